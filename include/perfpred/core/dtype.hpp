@@ -1,0 +1,21 @@
+#pragma once
+/// Tensor element types, named as ONNX names them.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace perfpred {
+
+/// Element type of a tensor. `unknown` when the model does not say.
+enum class DType { unknown, f32, f16, bf16, f64, i8, u8, i16, u16, i32, u32, i64, u64, boolean, string, f8 };
+
+/// Size of one element in bytes (0 for unknown and string).
+int64_t dtype_size(DType t);
+/// Lower-case name: "float32", "float16", "bfloat16", "int64", ...
+std::string to_string(DType t);
+/// Inverse of to_string; DType::unknown for anything else.
+DType dtype_from_string(std::string_view s);
+/// Map an ONNX TensorProto::DataType code to DType.
+DType dtype_from_onnx(int32_t code);
+
+}  // namespace perfpred

@@ -1,0 +1,93 @@
+#pragma once
+/// perfpred's one graph representation: what every importer produces and every analysis reads.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "perfpred/core/dtype.hpp"
+
+namespace perfpred {
+
+/// Dimension value meaning "not known".
+inline constexpr int64_t k_unknown_dim = -1;
+
+/// A tensor's static description. `shape` is empty for a scalar; a dim of k_unknown_dim is unknown.
+struct Tensor {
+  std::string name;
+  DType dtype = DType::unknown;
+  std::vector<int64_t> shape;
+  bool has_shape = false;        ///< false when even the rank is unknown
+  bool is_initializer = false;   ///< a weight stored in the model (or fed as a graph input with export_params=False)
+  bool is_graph_input = false;   ///< a runtime input of the graph (not a weight)
+  bool is_graph_output = false;
+  /// Integer contents when the tensor is a small constant (shape arithmetic); used by folding.
+  std::optional<std::vector<int64_t>> int_values;
+  /// Float contents when the tensor is a small float constant (e.g. Clip bounds, Pad values).
+  std::optional<std::vector<double>> float_values;
+
+  /// True when the rank and every dim are known.
+  bool shape_known() const;
+  /// Product of dims; nullopt when unknown or overflowing.
+  std::optional<int64_t> numel() const;
+  /// numel * dtype size; nullopt when unknown.
+  std::optional<int64_t> bytes() const;
+};
+
+/// One ONNX attribute value.
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                               std::vector<std::string>>;
+
+/// One operator instance. Tensor references are indices into Graph::tensors; -1 marks an omitted optional input.
+struct Node {
+  std::string name;
+  std::string op;      ///< ONNX op_type, e.g. "Conv"
+  std::string domain;  ///< "" for the default ONNX domain
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  std::map<std::string, AttrValue> attrs;
+  std::vector<std::string> warnings;
+
+  /// Integer attribute or default.
+  int64_t attr_int(const std::string& key, int64_t def) const;
+  /// Float attribute or default.
+  double attr_float(const std::string& key, double def) const;
+  /// String attribute or default.
+  std::string attr_string(const std::string& key, const std::string& def) const;
+  /// Integer-list attribute or default.
+  std::vector<int64_t> attr_ints(const std::string& key, const std::vector<int64_t>& def = {}) const;
+  /// True when the attribute exists.
+  bool has_attr(const std::string& key) const { return attrs.count(key) != 0; }
+};
+
+/// A whole model: tensors, nodes in a topological execution order, inputs and outputs.
+struct Graph {
+  std::string model_name;     ///< file stem or graph name
+  std::string producer;       ///< producer_name/version from the model, e.g. "pytorch 1.13.1"
+  int64_t opset = 0;          ///< default-domain opset
+  std::vector<Tensor> tensors;
+  std::vector<Node> nodes;    ///< topologically sorted
+  std::vector<int> inputs;    ///< runtime inputs (not weights)
+  std::vector<int> outputs;
+  std::vector<std::string> warnings;  ///< model-level warnings (newer opset, ...)
+
+  /// Index of a tensor by name, or -1.
+  int find_tensor(const std::string& name) const;
+  /// Add a tensor (name must be unique) and return its index.
+  int add_tensor(Tensor t);
+  /// Tensor of node input i, or nullptr when omitted / out of range.
+  const Tensor* input(const Node& n, size_t i) const;
+  /// Tensor of node output i, or nullptr.
+  const Tensor* output(const Node& n, size_t i) const;
+
+ private:
+  std::unordered_map<std::string, int> m_index;
+};
+
+/// Shape as text "[1, 3, 224, 224]" with "?" for unknown dims.
+std::string shape_to_string(const Tensor& t);
+
+}  // namespace perfpred

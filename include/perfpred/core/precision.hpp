@@ -1,0 +1,29 @@
+#pragma once
+/// Numeric precision, execution mode, runtime and optimizer: the knobs of a prediction.
+#include <string>
+#include <string_view>
+
+namespace perfpred {
+
+/// Math precision of a run. tf32 = fp32 storage with TF32 tensor-core math.
+enum class Precision { fp32, tf32, fp16, bf16, int8 };
+/// Inference (forward only) or one training step.
+enum class Mode { inference, training };
+/// Runtime that executes the graph; decides fusion and host overhead.
+enum class Runtime { pytorch, tensorrt, onnxruntime, cudnn };
+/// Optimizer of a training step.
+enum class Optimizer { none, sgd, momentum, adam };
+
+std::string to_string(Precision p);
+std::string to_string(Mode m);
+std::string to_string(Runtime r);
+std::string to_string(Optimizer o);
+/// Parsers: throw InputError naming `what` and the accepted values.
+Precision precision_from_string(std::string_view s, std::string_view what = "precision");
+Mode mode_from_string(std::string_view s, std::string_view what = "mode");
+Runtime runtime_from_string(std::string_view s, std::string_view what = "runtime");
+Optimizer optimizer_from_string(std::string_view s, std::string_view what = "optimizer");
+/// Bytes of one activation/weight element stored at this precision (tf32 stores fp32).
+int element_bytes(Precision p);
+
+}  // namespace perfpred

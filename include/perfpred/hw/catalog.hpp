@@ -1,0 +1,49 @@
+#pragma once
+/// The GPU catalog (data/gpus/*.json), MIG slices, Jetson power modes, and spec files.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "perfpred/hw/gpu_spec.hpp"
+
+namespace perfpred {
+
+/// Every catalogued device, loaded once from a directory of JSON specs.
+class GpuCatalog {
+ public:
+  /// Load data_dir()/gpus. Throws InputError naming a malformed file and field.
+  static const GpuCatalog& instance();
+  /// Load a specific directory (tests).
+  explicit GpuCatalog(const std::filesystem::path& dir);
+
+  /// Whole devices, sorted by id.
+  const std::vector<GpuSpec>& devices() const { return m_devices; }
+  /// Every id resolve() accepts: whole devices, MIG slices ("id:profile"), power modes ("id@mode").
+  std::vector<std::string> all_ids() const;
+  /// MIG slices of a device (empty when it has no MIG).
+  std::vector<GpuSpec> mig_slices(const std::string& id) const;
+  /// Power modes of a Jetson (empty otherwise), max mode first.
+  std::vector<GpuSpec> power_modes(const std::string& id) const;
+  /// Resolve an id, a MIG slice, a power mode. Throws InputError listing close ids when unknown.
+  GpuSpec resolve(const std::string& id) const;
+
+ private:
+  std::vector<GpuSpec> m_devices;
+  std::vector<nlohmann::json> m_raw;  // parallel to m_devices: mig profiles and power modes
+};
+
+/// Resolve what --gpu accepts: a catalog id, or a path to a spec JSON (a file that exists or ends in .json).
+GpuSpec resolve_gpu(const std::string& id_or_path);
+
+/// Parse a hypothetical GPU spec file. Only essentials are required (sm_count, boost_clock_mhz,
+/// fp32_lanes_per_sm or fp32_tflops, mem_bandwidth_gbps, memory_gb); the rest is derived and listed in
+/// GpuSpec::assumptions. Missing/zero/negative/NaN fields and unknown keys throw InputError naming the field.
+GpuSpec load_spec_file(const std::filesystem::path& path);
+/// Same, from a parsed document; `label` names it in messages.
+GpuSpec spec_from_json(const nlohmann::json& j, const std::string& label);
+/// Serialise to the catalog's JSON format.
+nlohmann::json to_json(const GpuSpec& s);
+
+}  // namespace perfpred

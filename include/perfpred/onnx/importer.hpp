@@ -1,0 +1,31 @@
+#pragma once
+/// ONNX import: the only module that includes ONNX/protobuf headers. Produces a fully shaped Graph.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "perfpred/core/graph.hpp"
+
+namespace perfpred::onnx_import {
+
+/// How to resolve a model's free (symbolic or missing) dimensions.
+struct ImportOptions {
+  int64_t batch = 1;  ///< value for the leading symbolic dim of every runtime input
+  std::map<std::string, std::vector<int64_t>> input_shapes;  ///< exact shapes by input name (override batch)
+};
+
+/// Load an .onnx file (never opening external-data files), resolve dims, run ONNX shape inference with
+/// data propagation, fold shape subgraphs, and return the Graph. Throws InputError naming the file,
+/// node or field on bad input.
+Graph import_file(const std::filesystem::path& path, const ImportOptions& opts = {});
+
+/// Same, from an in-memory serialized ModelProto; `label` names it in messages.
+Graph import_bytes(const std::string& bytes, const std::string& label, const ImportOptions& opts = {});
+
+/// Same, from ONNX textual syntax (the onnx parser's `<ir_version:8, opset_import:["":13]> agraph (...) => (...) {...}`);
+/// used by tests to write small models inline.
+Graph import_text(const std::string& text, const ImportOptions& opts = {});
+
+}  // namespace perfpred::onnx_import

@@ -1,0 +1,125 @@
+#pragma once
+/// The prediction: kernels per runtime, their times on a GPU, host overhead, copies, training step,
+/// memory and energy. Fast path: analyse a graph once, then predict on many GPUs.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfpred/analysis/cost.hpp"
+#include "perfpred/core/graph.hpp"
+#include "perfpred/core/precision.hpp"
+#include "perfpred/hw/gpu_spec.hpp"
+
+namespace perfpred {
+
+/// What to predict.
+struct PredictOptions {
+  int64_t batch = 1;  ///< for throughput; the graph is already shaped at this batch
+  Precision precision = Precision::fp32;
+  Mode mode = Mode::inference;
+  Runtime runtime = Runtime::pytorch;
+  Optimizer optimizer = Optimizer::sgd;
+  bool include_copies = true;  ///< time host-to-device of inputs and device-to-host of outputs
+};
+
+/// What limits a kernel.
+enum class Bound { compute, memory, launch };
+std::string to_string(Bound b);
+
+/// One kernel the runtime launches (after fusion), with the analytical model's terms. These are also
+/// the learned corrector's features.
+struct KernelEstimate {
+  std::string name;        ///< node name (first node of a fused group)
+  std::string op;          ///< op type, "Conv+Relu" for a fused group, "Conv.bwd_data" for backward
+  OpFamily family = OpFamily::unknown;
+  std::string phase = "forward";  ///< forward | backward_data | backward_weight | backward | loss | optimizer
+  int node_index = -1;     ///< graph node this kernel belongs to
+  double flops = 0;
+  double bytes = 0;        ///< DRAM bytes moved (read + write)
+  std::optional<GemmShape> gemm;
+  std::vector<std::pair<std::string, double>> attrs;  ///< from NodeCost::attrs
+  // Analytical terms (seconds unless noted).
+  double compute_s = 0;    ///< flops / effective peak
+  double memory_s = 0;     ///< bytes / effective bandwidth
+  double launch_s = 0;     ///< per-kernel floor
+  double waves = 0;        ///< thread blocks / (SMs x blocks per SM)
+  double wave_efficiency = 1;  ///< useful share of the last wave
+  double time_s = 0;       ///< analytical estimate
+  double corrected_time_s = 0;  ///< after the learned corrector (== time_s without one)
+  Bound bound = Bound::compute;
+};
+
+/// Learned correction of kernel times, implemented by the learn module. Returns a multiplicative
+/// factor for the analytical time (exp of the predicted log-ratio).
+class KernelCorrector {
+ public:
+  virtual ~KernelCorrector() = default;
+  virtual double factor(const KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts) const = 0;
+  /// Correction of the per-network host overhead (seconds added), per runtime; default none.
+  virtual double host_overhead_s(double analytical_s, const GpuSpec&, const PredictOptions&) const {
+    return analytical_s;
+  }
+  /// Bundle label reported in JSON (model_bundle).
+  virtual std::string label() const = 0;
+  /// Whether the GPU id was in the training data.
+  virtual bool gpu_seen(const GpuSpec& gpu) const = 0;
+};
+
+/// Per-layer roll-up (a graph node, possibly fused with its followers).
+struct LayerPrediction {
+  std::string name;
+  std::string op;
+  int kernels = 0;
+  double time_ms = 0;
+  double flops = 0;
+  double bytes = 0;
+  Bound bound = Bound::compute;
+};
+
+/// Peak memory decomposition, bytes.
+struct MemoryBreakdown {
+  double weights_bytes = 0;
+  double activations_bytes = 0;     ///< peak live activations (training: kept for backward + gradients)
+  double optimizer_state_bytes = 0; ///< gradients + momentum/Adam state in training
+  double workspace_bytes = 0;
+  double context_bytes = 0;         ///< CUDA context and runtime allocator overhead
+};
+
+/// The whole prediction.
+struct Prediction {
+  double latency_ms = 0;
+  double throughput_samples_per_s = 0;
+  double energy_mj = 0;
+  double avg_power_w = 0;
+  double peak_memory_bytes = 0;
+  bool fits = true;
+  double memory_shortfall_bytes = 0;  ///< > 0 when it does not fit
+  // breakdown
+  double kernels_ms = 0;
+  double host_overhead_ms = 0;
+  double h2d_ms = 0;
+  double d2h_ms = 0;
+  double optimizer_ms = 0;
+  MemoryBreakdown memory;
+  std::vector<LayerPrediction> layers;
+  std::vector<KernelEstimate> kernels;
+  std::vector<std::string> notes;  ///< assumptions the prediction rests on
+  std::string model_bundle;        ///< "analytical" or the bundle label
+  bool gpu_seen_in_training = false;
+};
+
+/// Predict from a graph and its analysis. `corrector` may be null (analytical model alone).
+Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& opts,
+                   const KernelCorrector* corrector = nullptr);
+
+/// The kernel list alone (fusion per runtime, backward expansion in training), with analytical terms;
+/// what the learned model trains on.
+std::vector<KernelEstimate> plan_kernels(const Graph& g, const GraphCost& cost, const GpuSpec& gpu,
+                                         const PredictOptions& opts);
+
+/// Analytical time of one kernel on a GPU (fills the terms of k). Exposed for kernel-level datasets.
+void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts);
+
+}  // namespace perfpred

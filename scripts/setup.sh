@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Install what perfpred needs to build and test, from Debian packages only. Idempotent: a package
+# already installed is not touched, and nothing runs apt when everything is present.
+# Usage: scripts/setup.sh [--no-python] [--with-browser]
+set -euo pipefail
+
+want_python=1
+want_browser=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-python) want_python=0 ;;
+    --with-browser) want_browser=1 ;;
+    -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+pkgs=(cmake make g++ pkg-config libonnx-dev libprotobuf-dev protobuf-compiler libxgboost-dev libcli11-dev
+      nlohmann-json3-dev libspdlog-dev libgtest-dev libbenchmark-dev)
+if [ "$want_python" = 1 ]; then
+  pkgs+=(python3 python3-torch python3-torchvision python3-onnx python3-numpy)
+fi
+if [ "$want_browser" = 1 ]; then
+  pkgs+=(chromium)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup.sh: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+
+echo "setup.sh: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" != 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup.sh: done"

@@ -1,0 +1,30 @@
+#include "common.hpp"
+
+#include <iostream>
+
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
+
+namespace perfpred::cli {
+
+std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector<std::string>& specs) {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const auto& s : specs) {
+    auto eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      throw InputError("--input-shape '" + s + "': expected NAME=D0,D1,... (e.g. input=1,3,224,224)");
+    std::string name = s.substr(0, eq);
+    std::vector<int64_t> dims;
+    for (const auto& d : split(s.substr(eq + 1), ',')) {
+      int64_t v = parse_int64(d, "--input-shape " + name);
+      if (v <= 0) throw InputError("--input-shape " + name + ": dimension " + d + " must be positive");
+      dims.push_back(v);
+    }
+    out[name] = std::move(dims);
+  }
+  return out;
+}
+
+void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+
+}  // namespace perfpred::cli

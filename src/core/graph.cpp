@@ -1,0 +1,90 @@
+#include "perfpred/core/graph.hpp"
+
+#include "perfpred/util/checked_math.hpp"
+#include "perfpred/util/error.hpp"
+
+namespace perfpred {
+
+bool Tensor::shape_known() const {
+  if (!has_shape) return false;
+  for (int64_t d : shape)
+    if (d < 0) return false;
+  return true;
+}
+
+std::optional<int64_t> Tensor::numel() const {
+  if (!shape_known()) return std::nullopt;
+  return checked_product(shape);
+}
+
+std::optional<int64_t> Tensor::bytes() const {
+  auto n = numel();
+  if (!n) return std::nullopt;
+  return checked_mul(*n, dtype_size(dtype));
+}
+
+int64_t Node::attr_int(const std::string& key, int64_t def) const {
+  auto it = attrs.find(key);
+  if (it == attrs.end()) return def;
+  if (auto* v = std::get_if<int64_t>(&it->second)) return *v;
+  if (auto* d = std::get_if<double>(&it->second)) return static_cast<int64_t>(*d);
+  return def;
+}
+
+double Node::attr_float(const std::string& key, double def) const {
+  auto it = attrs.find(key);
+  if (it == attrs.end()) return def;
+  if (auto* d = std::get_if<double>(&it->second)) return *d;
+  if (auto* v = std::get_if<int64_t>(&it->second)) return static_cast<double>(*v);
+  return def;
+}
+
+std::string Node::attr_string(const std::string& key, const std::string& def) const {
+  auto it = attrs.find(key);
+  if (it == attrs.end()) return def;
+  if (auto* s = std::get_if<std::string>(&it->second)) return *s;
+  return def;
+}
+
+std::vector<int64_t> Node::attr_ints(const std::string& key, const std::vector<int64_t>& def) const {
+  auto it = attrs.find(key);
+  if (it == attrs.end()) return def;
+  if (auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
+  if (auto* i = std::get_if<int64_t>(&it->second)) return {*i};
+  return def;
+}
+
+int Graph::find_tensor(const std::string& name) const {
+  auto it = m_index.find(name);
+  return it == m_index.end() ? -1 : it->second;
+}
+
+int Graph::add_tensor(Tensor t) {
+  if (m_index.count(t.name)) throw InternalError("duplicate tensor name '" + t.name + "'");
+  int id = static_cast<int>(tensors.size());
+  m_index.emplace(t.name, id);
+  tensors.push_back(std::move(t));
+  return id;
+}
+
+const Tensor* Graph::input(const Node& n, size_t i) const {
+  if (i >= n.inputs.size() || n.inputs[i] < 0) return nullptr;
+  return &tensors[static_cast<size_t>(n.inputs[i])];
+}
+
+const Tensor* Graph::output(const Node& n, size_t i) const {
+  if (i >= n.outputs.size() || n.outputs[i] < 0) return nullptr;
+  return &tensors[static_cast<size_t>(n.outputs[i])];
+}
+
+std::string shape_to_string(const Tensor& t) {
+  if (!t.has_shape) return "?";
+  std::string s = "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    if (i) s += ", ";
+    s += t.shape[i] < 0 ? std::string("?") : std::to_string(t.shape[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace perfpred

@@ -1,0 +1,35 @@
+#include <gtest/gtest.h>
+
+#include "perfpred/util/checked_math.hpp"
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
+
+using namespace perfpred;
+
+TEST(Strings, SplitKeepsEmptyFields) {
+  auto v = split("a,,b", ',');
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[1], "");
+  EXPECT_EQ(v[2], "b");
+}
+
+TEST(Strings, ParseIntRejectsGarbage) {
+  EXPECT_EQ(parse_int64(" 42 ", "batch"), 42);
+  EXPECT_THROW(parse_int64("4x", "batch"), InputError);
+  EXPECT_THROW(parse_int64("", "batch"), InputError);
+}
+
+TEST(Strings, ParseDoubleRejectsNan) {
+  EXPECT_DOUBLE_EQ(parse_double("1.5", "x"), 1.5);
+  EXPECT_THROW(parse_double("nan", "x"), InputError);
+  EXPECT_THROW(parse_double("inf", "x"), InputError);
+}
+
+TEST(CheckedMath, ProductOverflowIsDetected) {
+  std::vector<int64_t> ok{2, 3, 4};
+  EXPECT_EQ(checked_product(ok).value(), 24);
+  std::vector<int64_t> big{int64_t{1} << 40, int64_t{1} << 40};
+  EXPECT_FALSE(checked_product(big).has_value());
+  std::vector<int64_t> unknown{2, -1};
+  EXPECT_FALSE(checked_product(unknown).has_value());
+}
