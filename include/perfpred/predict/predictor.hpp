@@ -57,6 +57,13 @@ class KernelCorrector {
  public:
   virtual ~KernelCorrector() = default;
   virtual double factor(const KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts) const = 0;
+  /// Factors of many kernels at once (a bundle predicts them in one model call per family); the
+  /// default calls factor() per kernel. predict() should call this once per graph.
+  virtual void factors(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu, const PredictOptions& opts,
+                       std::vector<double>& out) const {
+    out.resize(ks.size());
+    for (size_t i = 0; i < ks.size(); ++i) out[i] = factor(ks[i], gpu, opts);
+  }
   /// Correction of the per-network host overhead (seconds added), per runtime; default none.
   virtual double host_overhead_s(double analytical_s, const GpuSpec&, const PredictOptions&) const {
     return analytical_s;
