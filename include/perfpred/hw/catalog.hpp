@@ -28,6 +28,9 @@ class GpuCatalog {
   std::vector<GpuSpec> power_modes(const std::string& id) const;
   /// Resolve an id, a MIG slice, a power mode. Throws InputError listing close ids when unknown.
   GpuSpec resolve(const std::string& id) const;
+  /// The catalog file of a whole device as loaded (chip, reference notes, mig_profiles, power_modes);
+  /// nullptr when `id` is not a whole device.
+  const nlohmann::json* raw(const std::string& id) const;
 
  private:
   std::vector<GpuSpec> m_devices;

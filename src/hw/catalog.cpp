@@ -1,0 +1,363 @@
+#include "perfpred/hw/catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "fields.hpp"
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/paths.hpp"
+#include "perfpred/util/strings.hpp"
+
+namespace perfpred {
+
+using hw_detail::Field;
+using hw_detail::FieldKind;
+
+namespace {
+
+constexpr int k_schema_version = 1;
+constexpr double k_gib_to_gb = 1.073741824;
+
+// Keys a catalog file may carry besides GpuSpec fields: provenance and the derived-device tables.
+const std::set<std::string>& catalog_extra_keys() {
+  static const std::set<std::string> k = {
+      "schema_version", "chip", "tensor_core_generation", "launch_date", "provisional", "reference_id",
+      "reference_derived_fields", "reference_unsourced_fields", "reference_conflicts", "reference_notes",
+      "tensor_fp8_tflops", "mig_profiles", "power_modes"};
+  return k;
+}
+// GpuSpec fields only derived devices carry; optional in a catalog file.
+bool derived_only(const std::string& name) {
+  return name == "parent_id" || name == "mig_profile" || name == "power_mode" || name == "sm_fraction";
+}
+
+std::string fmt(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+double get_number(const nlohmann::json& obj, const char* key, const std::string& where, bool positive) {
+  auto it = obj.find(key);
+  if (it == obj.end()) throw InputError(where + ": missing required field '" + key + "'");
+  if (!it->is_number())
+    throw InputError(where + ": field '" + key + "' must be a finite number, got " + it->dump());
+  double v = it->get<double>();
+  if (!std::isfinite(v) || (positive ? !(v > 0) : v < 0))
+    throw InputError(where + ": field '" + key + "' must be " + (positive ? "greater than 0" : "non-negative") +
+                     ", got " + it->dump());
+  return v;
+}
+
+std::string get_text(const nlohmann::json& obj, const char* key, const std::string& where) {
+  auto it = obj.find(key);
+  if (it == obj.end()) throw InputError(where + ": missing required field '" + key + "'");
+  if (!it->is_string() || it->get<std::string>().empty())
+    throw InputError(where + ": field '" + key + "' must be a non-empty string");
+  return it->get<std::string>();
+}
+
+std::vector<std::string> get_list(const nlohmann::json& obj, const char* key) {
+  std::vector<std::string> out;
+  if (auto it = obj.find(key); it != obj.end() && it->is_array())
+    for (const auto& e : *it)
+      if (e.is_string()) out.push_back(e.get<std::string>());
+  return out;
+}
+
+void check_keys(const nlohmann::json& obj, const std::set<std::string>& allowed, const std::string& where) {
+  std::vector<std::string> names(allowed.begin(), allowed.end());
+  for (const auto& [k, v] : obj.items())
+    if (!allowed.count(k))
+      throw InputError(where + ": unknown field '" + k + "'" + hw_detail::did_you_mean(k, names));
+}
+
+void validate_mig_profiles(const nlohmann::json& list, const GpuSpec& parent, const std::string& file) {
+  static const std::set<std::string> k_keys = {
+      "name", "gi_profile_id", "sm_count", "compute_slices", "compute_slices_total", "memory_slices",
+      "memory_slices_total", "memory_gib_usable", "memory_fraction", "sm_fraction", "l2_cache_mb",
+      "mem_bandwidth_gbps", "max_instances", "assumptions", "sources", "reference_id",
+      "reference_derived_fields", "reference_unsourced_fields", "reference_conflicts", "reference_notes"};
+  if (!list.is_array()) throw InputError(file + ": field 'mig_profiles' must be a list");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const auto& p = list[i];
+    std::string where = file + ": mig_profiles[" + std::to_string(i) + "]";
+    if (!p.is_object()) throw InputError(where + " must be an object");
+    check_keys(p, k_keys, where);
+    std::string name = get_text(p, "name", where);
+    where += " (" + name + ")";
+    if (!seen.insert(name).second) throw InputError(where + ": duplicate profile name");
+    double sms = get_number(p, "sm_count", where, true);
+    if (sms > parent.sm_count)
+      throw InputError(where + ": field 'sm_count' (" + fmt(sms) + ") exceeds the device's " +
+                       std::to_string(parent.sm_count) + " SMs");
+    get_number(p, "memory_gib_usable", where, true);
+    double mf = get_number(p, "memory_fraction", where, true);
+    double sf = get_number(p, "sm_fraction", where, true);
+    if (mf > 1 || sf > 1) throw InputError(where + ": memory_fraction and sm_fraction must be at most 1");
+    get_number(p, "l2_cache_mb", where, true);
+    get_number(p, "mem_bandwidth_gbps", where, true);
+    get_number(p, "max_instances", where, true);
+  }
+}
+
+void validate_power_modes(const nlohmann::json& list, const GpuSpec& parent, const std::string& file) {
+  static const std::set<std::string> k_keys = {"name", "nvpmodel", "gpu_max_clock_mhz", "active_sms", "power_w",
+                                               "assumptions", "notes"};
+  if (!list.is_array() || list.empty()) throw InputError(file + ": field 'power_modes' must be a non-empty list");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const auto& m = list[i];
+    std::string where = file + ": power_modes[" + std::to_string(i) + "]";
+    if (!m.is_object()) throw InputError(where + " must be an object");
+    check_keys(m, k_keys, where);
+    std::string name = get_text(m, "name", where);
+    where += " (" + name + ")";
+    if (!seen.insert(name).second) throw InputError(where + ": duplicate power mode name");
+    get_number(m, "gpu_max_clock_mhz", where, true);
+    double sms = get_number(m, "active_sms", where, true);
+    if (sms > parent.sm_count) throw InputError(where + ": field 'active_sms' exceeds the device's SM count");
+    get_number(m, "power_w", where, true);
+  }
+}
+
+/// Parse one catalog file strictly.
+GpuSpec parse_catalog_entry(const nlohmann::json& j, const std::string& file, const std::string& stem) {
+  if (!j.is_object()) throw InputError(file + ": expected a JSON object");
+  std::set<std::string> allowed(catalog_extra_keys());
+  for (const auto& f : hw_detail::fields()) allowed.insert(f.name);
+  check_keys(j, allowed, file);
+  auto sv = j.find("schema_version");
+  if (sv == j.end() || !sv->is_number_integer() || sv->get<int>() != k_schema_version)
+    throw InputError(file + ": field 'schema_version' must be " + std::to_string(k_schema_version));
+  GpuSpec s;
+  for (const auto& f : hw_detail::fields()) {
+    auto it = j.find(f.name);
+    if (it == j.end()) {
+      if (derived_only(f.name)) continue;
+      throw InputError(file + ": missing required field '" + f.name + "'");
+    }
+    hw_detail::read_field(*it, f, s, file);
+  }
+  if (s.id != stem)
+    throw InputError(file + ": field 'id' is '" + s.id + "' but the file is named " + stem + ".json");
+  if (s.id.find_first_of(":@") != std::string::npos)
+    throw InputError(file + ": field 'id' must not contain ':' or '@' (reserved for MIG slices and power modes)");
+  hw_detail::validate_spec(s, file);
+  if (auto it = j.find("mig_profiles"); it != j.end()) validate_mig_profiles(*it, s, file);
+  if (auto it = j.find("power_modes"); it != j.end()) validate_power_modes(*it, s, file);
+  return s;
+}
+
+GpuSpec make_mig_slice(const GpuSpec& parent, const nlohmann::json& p) {
+  GpuSpec s = parent;
+  const std::string profile = p.at("name").get<std::string>();
+  const int sms = static_cast<int>(p.at("sm_count").get<double>());
+  const double f = static_cast<double>(sms) / parent.sm_count;
+  s.id = parent.id + ":" + profile;
+  s.name = parent.name + " MIG " + profile;
+  s.parent_id = parent.id;
+  s.mig_profile = profile;
+  s.power_mode.clear();
+  s.sm_count = sms;
+  s.sm_fraction = f;
+  for (double GpuSpec::*m : {&GpuSpec::fp32_tflops, &GpuSpec::fp16_tflops, &GpuSpec::bf16_tflops,
+                             &GpuSpec::fp64_tflops, &GpuSpec::tensor_fp16_tflops, &GpuSpec::tensor_bf16_tflops,
+                             &GpuSpec::tensor_tf32_tflops, &GpuSpec::tensor_int8_tops, &GpuSpec::int8_tops})
+    s.*m = parent.*m * f;
+  s.tensor_cores = static_cast<int>(std::lround(parent.tensor_cores * f));
+  s.memory_gb = p.at("memory_gib_usable").get<double>() * k_gib_to_gb;
+  s.mem_bandwidth_gbps = p.at("mem_bandwidth_gbps").get<double>();
+  s.l2_cache_mb = p.at("l2_cache_mb").get<double>();
+  s.assumptions = get_list(p, "assumptions");
+  s.assumptions.push_back("MIG slice of " + parent.id + ": " + std::to_string(sms) + " of " +
+                          std::to_string(parent.sm_count) + " SMs; peak rates scaled by the SM share (" +
+                          fmt(f) + "); memory_gb = " + fmt(p.at("memory_gib_usable").get<double>()) +
+                          " GiB usable.");
+  s.assumptions.push_back("tdp_w and idle_power_w are the whole GPU's: power is reported per GPU, not per MIG "
+                          "instance, and other instances may be busy.");
+  auto srcs = get_list(p, "sources");
+  s.sources.insert(s.sources.end(), srcs.begin(), srcs.end());
+  return s;
+}
+
+GpuSpec make_power_mode(const GpuSpec& parent, const nlohmann::json& m) {
+  GpuSpec s = parent;
+  const std::string mode = m.at("name").get<std::string>();
+  const double cap = m.at("gpu_max_clock_mhz").get<double>();
+  const int sms = static_cast<int>(m.at("active_sms").get<double>());
+  const double clock = std::min(cap, parent.boost_clock_mhz);
+  const double fc = clock / parent.boost_clock_mhz;
+  const double fs = static_cast<double>(sms) / parent.sm_count;
+  s.id = parent.id + "@" + mode;
+  s.name = parent.name + " (" + mode + ")";
+  s.parent_id = parent.id;
+  s.power_mode = mode;
+  s.mig_profile.clear();
+  s.sm_count = sms;
+  s.boost_clock_mhz = clock;
+  if (s.base_clock_mhz > clock) s.base_clock_mhz = clock;
+  for (double GpuSpec::*f : {&GpuSpec::fp32_tflops, &GpuSpec::fp16_tflops, &GpuSpec::bf16_tflops,
+                             &GpuSpec::fp64_tflops, &GpuSpec::tensor_fp16_tflops, &GpuSpec::tensor_bf16_tflops,
+                             &GpuSpec::tensor_tf32_tflops, &GpuSpec::tensor_int8_tops, &GpuSpec::int8_tops})
+    s.*f = parent.*f * fc * fs;
+  s.tensor_cores = static_cast<int>(std::lround(parent.tensor_cores * fs));
+  s.tdp_w = m.at("power_w").get<double>();
+  s.idle_power_w = std::min(parent.idle_power_w, 0.5 * s.tdp_w);
+  s.assumptions = get_list(m, "assumptions");
+  s.assumptions.push_back("power mode " + mode + " of " + parent.id + ": GPU clock capped at " + fmt(clock) +
+                          " MHz, " + std::to_string(sms) + " of " + std::to_string(parent.sm_count) +
+                          " SMs active; peak rates scaled by both; tdp_w = the mode's power budget (" +
+                          fmt(s.tdp_w) + " W, whole module).");
+  s.assumptions.push_back("mem_bandwidth_gbps kept at the maximum: the memory clock caps of low-power modes "
+                          "are not modelled.");
+  for (const auto& a : parent.assumptions)
+    if (a.rfind("idle_power_w", 0) == 0) s.assumptions.push_back(a);
+  return s;
+}
+
+}  // namespace
+
+GpuCatalog::GpuCatalog(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw InputError("GPU catalog directory " + dir.string() +
+                     " not found (set PERFPRED_DATA_DIR to the folder holding gpus/)");
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw InputError("GPU catalog directory " + dir.string() + " has no .json files");
+  for (const auto& path : files) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path.string() + ": cannot be read");
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(path.string() + ": not valid JSON (" + e.what() + ")");
+    }
+    m_devices.push_back(parse_catalog_entry(j, path.string(), path.stem().string()));
+    m_raw.push_back(std::move(j));
+  }
+}
+
+const GpuCatalog& GpuCatalog::instance() {
+  static const GpuCatalog k_catalog(data_dir() / "gpus");
+  return k_catalog;
+}
+
+const nlohmann::json* GpuCatalog::raw(const std::string& id) const {
+  for (size_t i = 0; i < m_devices.size(); ++i)
+    if (m_devices[i].id == id) return &m_raw[i];
+  return nullptr;
+}
+
+std::vector<GpuSpec> GpuCatalog::mig_slices(const std::string& id) const {
+  std::vector<GpuSpec> out;
+  for (size_t i = 0; i < m_devices.size(); ++i) {
+    if (m_devices[i].id != id) continue;
+    if (auto it = m_raw[i].find("mig_profiles"); it != m_raw[i].end())
+      for (const auto& p : *it) out.push_back(make_mig_slice(m_devices[i], p));
+  }
+  return out;
+}
+
+std::vector<GpuSpec> GpuCatalog::power_modes(const std::string& id) const {
+  std::vector<GpuSpec> out;
+  for (size_t i = 0; i < m_devices.size(); ++i) {
+    if (m_devices[i].id != id) continue;
+    if (auto it = m_raw[i].find("power_modes"); it != m_raw[i].end())
+      for (const auto& m : *it) out.push_back(make_power_mode(m_devices[i], m));
+  }
+  return out;
+}
+
+std::vector<std::string> GpuCatalog::all_ids() const {
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < m_devices.size(); ++i) {
+    ids.push_back(m_devices[i].id);
+    if (auto it = m_raw[i].find("mig_profiles"); it != m_raw[i].end())
+      for (const auto& p : *it) ids.push_back(m_devices[i].id + ":" + p.at("name").get<std::string>());
+    if (auto it = m_raw[i].find("power_modes"); it != m_raw[i].end())
+      for (const auto& m : *it) ids.push_back(m_devices[i].id + "@" + m.at("name").get<std::string>());
+  }
+  return ids;
+}
+
+GpuSpec GpuCatalog::resolve(const std::string& id_in) const {
+  const std::string id = to_lower(trim(id_in));
+  auto unknown = [&](const std::string& what, const std::vector<std::string>& candidates) {
+    auto near = hw_detail::closest(id, candidates, 5);
+    return InputError("unknown " + what + " '" + id_in + "'" +
+                      (near.empty() ? "" : "; closest: " + join(near, ", ")) +
+                      " (run `perfpred devices` to list all ids)");
+  };
+  const size_t colon = id.find(':');
+  const size_t at = id.find('@');
+  const std::string base = id.substr(0, std::min(colon, at));
+  const GpuSpec* parent = nullptr;
+  size_t index = 0;
+  for (size_t i = 0; i < m_devices.size(); ++i)
+    if (m_devices[i].id == base) {
+      parent = &m_devices[i];
+      index = i;
+    }
+  if (!parent) throw unknown("GPU", all_ids());
+  const auto& raw = m_raw[index];
+  if (colon != std::string::npos) {
+    const std::string profile = id.substr(colon + 1);
+    auto it = raw.find("mig_profiles");
+    if (it == raw.end())
+      throw InputError("GPU '" + base + "' has no MIG profiles ('" + id_in +
+                       "'); MIG exists on A100, A30, H100 and H200 (run `perfpred devices show " + base + "`)");
+    std::vector<std::string> names;
+    for (const auto& p : *it) {
+      if (p.at("name").get<std::string>() == profile) return make_mig_slice(*parent, p);
+      names.push_back(base + ":" + p.at("name").get<std::string>());
+    }
+    throw unknown("MIG profile", names);
+  }
+  auto modes = raw.find("power_modes");
+  if (at != std::string::npos) {
+    const std::string mode = id.substr(at + 1);
+    if (modes == raw.end())
+      throw InputError("GPU '" + base + "' has no power modes ('" + id_in + "'); only Jetsons have them");
+    std::vector<std::string> names;
+    for (const auto& m : *modes) {
+      if (m.at("name").get<std::string>() == mode) return make_power_mode(*parent, m);
+      names.push_back(base + "@" + m.at("name").get<std::string>());
+    }
+    throw unknown("power mode", names);
+  }
+  GpuSpec s = *parent;
+  if (modes != raw.end() && !modes->empty()) s.power_mode = (*modes)[0].at("name").get<std::string>();
+  return s;
+}
+
+nlohmann::json to_json(const GpuSpec& s) {
+  nlohmann::json j = nlohmann::json::object();
+  j["schema_version"] = k_schema_version;
+  for (const auto& f : hw_detail::fields()) {
+    if (derived_only(f.name) && f.kind == FieldKind::text && (s.*f.text).empty()) continue;
+    if (std::string(f.name) == "sm_fraction" && s.mig_profile.empty()) continue;
+    j[f.name] = hw_detail::field_json(s, f);
+  }
+  return j;
+}
+
+GpuSpec resolve_gpu(const std::string& id_or_path) {
+  std::error_code ec;
+  const bool is_file = std::filesystem::is_regular_file(id_or_path, ec);
+  const bool looks_json = id_or_path.size() > 5 && to_lower(id_or_path.substr(id_or_path.size() - 5)) == ".json";
+  if (is_file || looks_json) return load_spec_file(id_or_path);
+  return GpuCatalog::instance().resolve(id_or_path);
+}
+
+}  // namespace perfpred
