@@ -1,0 +1,320 @@
+// analyze(): walks the graph once, applies each node's rule (rules_table.cpp) and adds bytes and
+// parameters, which follow the same logic for every op:
+//
+// - bytes_read: every distinct input tensor once, at its dtype (activations and weights); a gather or
+//   slice reads at most what it selects from its data input. bytes_written: every output.
+// - weight_bytes: the part of bytes_read that comes from initializers (or from tensors computed only
+//   from initializers, e.g. a Transpose of a weight left in a model exported with export_params=False).
+// - params: elements of floating-point initializers in an op's weight slots (Conv/Gemm/MatMul weights
+//   and biases, norm scale and bias, PRelu slope, embedding tables, RNN W/R/B, and tensors of more than
+//   one element added or multiplied into activations such as position embeddings or exported GroupNorm
+//   gamma/beta). Never BN running mean/var, integer tensors (shapes, indices) or scalar constants. Each
+//   initializer counts once per graph, at its first consumer, also when it reaches the consumer through
+//   constant-foldable nodes.
+// - Constant folding: a node of family view, data_movement or elementwise whose inputs are all
+//   constants (initializers, tensors with folded values, outputs of other folded nodes) runs at load
+//   time in every runtime, so it is reported as family view with zero cost. This is what removes the
+//   shape subgraphs (Shape -> Gather -> Concat -> Reshape) and weight preprocessing from the totals.
+// - view ops (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Shape, Size, Constant) launch no
+//   kernel: 0 bytes, 0 FLOPs.
+// - A tensor whose shape or dtype is unknown contributes no bytes, and the node says so in a warning;
+//   the FLOPs of a node whose inputs or first output are unshaped are not counted, with a warning.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "perfpred/analysis/cost.hpp"
+#include "perfpred/analysis/features.hpp"
+#include "perfpred/util/checked_math.hpp"
+#include "perfpred/util/error.hpp"
+#include "rules.hpp"
+
+namespace perfpred {
+
+namespace {
+
+using analysis_detail::OpRule;
+using analysis_detail::ParamSlots;
+using analysis_detail::RuleContext;
+
+constexpr std::array<std::pair<OpFamily, std::string_view>, 12> k_family_names{{
+    {OpFamily::conv, "conv"},
+    {OpFamily::conv_transpose, "conv_transpose"},
+    {OpFamily::gemm, "gemm"},
+    {OpFamily::norm, "norm"},
+    {OpFamily::elementwise, "elementwise"},
+    {OpFamily::pool, "pool"},
+    {OpFamily::reduce, "reduce"},
+    {OpFamily::softmax, "softmax"},
+    {OpFamily::data_movement, "data_movement"},
+    {OpFamily::rnn, "rnn"},
+    {OpFamily::view, "view"},
+    {OpFamily::unknown, "unknown"},
+}};
+
+// Per-tensor flags of one analyze() run.
+enum : uint8_t {
+  k_const = 1,          // known before the graph runs
+  k_weight = 2,         // an initializer or computed only from constants that include one
+  k_param_counted = 4,  // already counted in some node's params
+};
+
+bool is_float(DType t) {
+  return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64 || t == DType::f8;
+}
+
+bool foldable_family(OpFamily f) {
+  return f == OpFamily::view || f == OpFamily::data_movement || f == OpFamily::elementwise;
+}
+
+std::string node_label(const Node& n, size_t index) {
+  std::string name = n.name.empty() ? "#" + std::to_string(index) : n.name;
+  return name + " (" + (n.domain.empty() || n.domain == "ai.onnx" ? n.op : n.domain + "." + n.op) + ")";
+}
+
+int64_t add_or_throw(int64_t a, int64_t b, const Node& n, const char* what) {
+  auto r = checked_add(a, b);
+  if (!r) throw InputError("node '" + n.name + "' (" + n.op + "): " + what + " overflows int64");
+  return *r;
+}
+
+class Analyzer {
+ public:
+  Analyzer(const Graph& g, const AnalyzeOptions& opts) : m_g(g), m_opts(opts), m_flags(g.tensors.size(), 0) {
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+      const Tensor& t = g.tensors[i];
+      if (t.is_initializer) m_flags[i] = k_const | k_weight;
+      else if (t.int_values || t.float_values) m_flags[i] = k_const;
+    }
+  }
+
+  GraphCost run() {
+    GraphCost gc;
+    gc.nodes.resize(m_g.nodes.size());
+    std::vector<size_t> unknown;
+    for (size_t i = 0; i < m_g.nodes.size(); ++i) {
+      const Node& node = m_g.nodes[i];
+      NodeCost& c = gc.nodes[i];
+      c.node_index = static_cast<int>(i);
+      c.name = node.name;
+      c.op = node.op;
+      const OpRule* rule = analysis_detail::find_rule(node);
+      if (!rule) {
+        unknown.push_back(i);
+        if (!m_opts.allow_unknown) continue;
+        c.family = OpFamily::unknown;
+        c.estimated = true;
+        c.warnings.push_back("op " + node_label(node, i) +
+                             " is not known to perfpred: bytes-only estimate, FLOPs not counted");
+        add_bytes(node, c, -1, gc);
+        continue;
+      }
+      analyze_node(node, *rule, c, gc);
+    }
+    if (!unknown.empty() && !m_opts.allow_unknown) {
+      std::string msg = std::to_string(unknown.size()) + " node(s) with an op perfpred does not know: ";
+      for (size_t j = 0; j < unknown.size(); ++j) {
+        if (j) msg += ", ";
+        msg += node_label(m_g.nodes[unknown[j]], unknown[j]);
+      }
+      msg += "; --allow-unknown gives a bytes-only estimate for them";
+      throw UnsupportedOpError(msg);
+    }
+    for (const NodeCost& c : gc.nodes) {
+      gc.total_flops += c.flops;
+      gc.total_params += c.params;
+      const Node& n = m_g.nodes[static_cast<size_t>(c.node_index)];
+      gc.total_bytes_read = add_or_throw(gc.total_bytes_read, c.bytes_read, n, "total bytes read");
+      gc.total_bytes_written = add_or_throw(gc.total_bytes_written, c.bytes_written, n, "total bytes written");
+    }
+    return gc;
+  }
+
+ private:
+  bool is_const(int t) const { return t >= 0 && (m_flags[static_cast<size_t>(t)] & k_const); }
+
+  void analyze_node(const Node& node, const OpRule& rule, NodeCost& c, GraphCost& gc) {
+    c.family = rule.family;
+    // Constant folding (see the comment at the top).
+    bool all_const = true;
+    bool any_weight = false;
+    for (int t : node.inputs) {
+      if (t < 0) continue;
+      uint8_t f = m_flags[static_cast<size_t>(t)];
+      if (!(f & k_const)) all_const = false;
+      if (f & k_weight) any_weight = true;
+    }
+    bool shape_op = rule.family == OpFamily::view && (node.op == "Shape" || node.op == "Size");
+    if (shape_op || (all_const && foldable_family(rule.family))) {
+      for (int t : node.outputs)
+        if (t >= 0) m_flags[static_cast<size_t>(t)] |= k_const | (any_weight && !shape_op ? k_weight : 0);
+      if (rule.family != OpFamily::view) c.family = OpFamily::view;
+      note_unknown_outputs(node, c, gc);
+      return;
+    }
+    if (rule.family == OpFamily::view) {
+      note_unknown_outputs(node, c, gc);
+      return;
+    }
+    // An output with values folded by the importer (e.g. a ConstantOfShape feeding a shape) costs nothing.
+    bool all_out_folded = !node.outputs.empty();
+    for (int t : node.outputs)
+      if (t < 0 || !(m_g.tensors[static_cast<size_t>(t)].int_values || m_g.tensors[static_cast<size_t>(t)].float_values))
+        all_out_folded = false;
+    if (all_out_folded && foldable_family(rule.family)) {
+      for (int t : node.outputs) m_flags[static_cast<size_t>(t)] |= k_const;
+      c.family = OpFamily::view;
+      return;
+    }
+
+    RuleContext ctx{m_g, node, c};
+    if (shapes_known_for_flops(node)) {
+      rule.cost(ctx, rule);
+    } else {
+      c.warnings.push_back("FLOPs not counted: an input or the first output has an unknown shape");
+    }
+    add_bytes(node, c, ctx.input0_read_cap, gc);
+    add_params(node, rule, c);
+  }
+
+  bool shapes_known_for_flops(const Node& node) const {
+    for (int t : node.inputs)
+      if (t >= 0 && !m_g.tensors[static_cast<size_t>(t)].shape_known()) return false;
+    const Tensor* out = m_g.output(node, 0);
+    return out == nullptr || out->shape_known();
+  }
+
+  void note_unknown_outputs(const Node& node, NodeCost& c, GraphCost& gc) {
+    std::string names;
+    for (int t : node.outputs) {
+      if (t < 0) continue;
+      const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
+      if (tensor.shape_known()) continue;
+      ++gc.unknown_shape_tensors;
+      names += names.empty() ? tensor.name : ", " + tensor.name;
+    }
+    if (!names.empty()) c.warnings.push_back("shape unknown for " + names);
+  }
+
+  // Bytes of every distinct input and every output; warns about tensors whose size is unknown.
+  void add_bytes(const Node& node, NodeCost& c, int64_t input0_cap, GraphCost& gc) {
+    std::string unknown_names;
+    auto size_of = [&](int t) -> std::optional<int64_t> {
+      const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
+      auto b = tensor.bytes();
+      if (!b || (dtype_size(tensor.dtype) == 0 && tensor.dtype != DType::string)) {
+        unknown_names += unknown_names.empty() ? tensor.name : ", " + tensor.name;
+        return std::nullopt;
+      }
+      return b;
+    };
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      int t = node.inputs[i];
+      if (t < 0) continue;
+      bool seen = false;
+      for (size_t j = 0; j < i; ++j) seen = seen || node.inputs[j] == t;
+      if (seen) continue;
+      auto b = size_of(t);
+      if (!b) continue;
+      int64_t bytes = *b;
+      if (i == 0 && input0_cap >= 0) bytes = std::min(bytes, input0_cap);
+      c.bytes_read = add_or_throw(c.bytes_read, bytes, node, "bytes read");
+      if (m_flags[static_cast<size_t>(t)] & k_weight) c.weight_bytes = add_or_throw(c.weight_bytes, bytes, node, "weight bytes");
+    }
+    for (int t : node.outputs) {
+      if (t < 0) continue;
+      if (!m_g.tensors[static_cast<size_t>(t)].shape_known()) ++gc.unknown_shape_tensors;
+      auto b = size_of(t);
+      if (b) c.bytes_written = add_or_throw(c.bytes_written, *b, node, "bytes written");
+    }
+    if (!unknown_names.empty())
+      c.warnings.push_back("size unknown (shape or dtype not resolved) for " + unknown_names +
+                           ": bytes counted for the known tensors only");
+  }
+
+  std::optional<int64_t> param_elements(int t, bool multi_only) const {
+    const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
+    if (!is_float(tensor.dtype)) return std::nullopt;
+    auto n = tensor.numel();
+    if (!n || (multi_only && *n <= 1)) return std::nullopt;
+    return n;
+  }
+
+  void add_params(const Node& node, const OpRule& rule, NodeCost& c) {
+    if (rule.params == ParamSlots::none) return;
+    bool multi_only = rule.params == ParamSlots::listed_multi;
+    for (size_t i = 0; i < node.inputs.size() && i < 32; ++i) {
+      int t = node.inputs[i];
+      if (t < 0 || !(rule.param_mask & (1u << i))) continue;
+      uint8_t f = m_flags[static_cast<size_t>(t)];
+      if (!(f & k_weight) || (f & k_param_counted)) continue;
+      if (m_g.tensors[static_cast<size_t>(t)].is_initializer) {
+        if (auto n = param_elements(t, multi_only)) {
+          c.params += *n;
+          m_flags[static_cast<size_t>(t)] |= k_param_counted;
+        }
+      } else {
+        trace_params(t, multi_only, c);
+      }
+    }
+  }
+
+  // A weight slot fed by a folded node (e.g. MatMul(x, Transpose(W))): count the initializers behind it.
+  void trace_params(int start, bool multi_only, NodeCost& c) {
+    if (m_producer.empty()) {
+      m_producer.assign(m_g.tensors.size(), -1);
+      for (size_t i = 0; i < m_g.nodes.size(); ++i)
+        for (int t : m_g.nodes[i].outputs)
+          if (t >= 0) m_producer[static_cast<size_t>(t)] = static_cast<int>(i);
+    }
+    std::vector<int> stack{start};
+    while (!stack.empty()) {
+      int t = stack.back();
+      stack.pop_back();
+      uint8_t& f = m_flags[static_cast<size_t>(t)];
+      if (!(f & k_weight) || (f & k_param_counted)) continue;
+      f |= k_param_counted;
+      if (m_g.tensors[static_cast<size_t>(t)].is_initializer) {
+        if (auto n = param_elements(t, multi_only)) c.params += *n;
+        continue;
+      }
+      int p = m_producer[static_cast<size_t>(t)];
+      if (p < 0) continue;
+      for (int in : m_g.nodes[static_cast<size_t>(p)].inputs)
+        if (in >= 0) stack.push_back(in);
+    }
+  }
+
+  const Graph& m_g;
+  const AnalyzeOptions& m_opts;
+  std::vector<uint8_t> m_flags;
+  std::vector<int> m_producer;
+};
+
+}  // namespace
+
+std::string to_string(OpFamily f) {
+  for (const auto& [fam, name] : k_family_names)
+    if (fam == f) return std::string(name);
+  return "unknown";
+}
+
+OpFamily op_family_from_string(const std::string& s) {
+  for (const auto& [fam, name] : k_family_names)
+    if (name == s) return fam;
+  std::string accepted;
+  for (const auto& [fam, name] : k_family_names) accepted += (accepted.empty() ? "" : ", ") + std::string(name);
+  throw InputError("unknown op family '" + s + "' (accepted: " + accepted + ")");
+}
+
+double NodeCost::intensity() const {
+  double bytes = static_cast<double>(bytes_read) + static_cast<double>(bytes_written);
+  return bytes > 0 ? flops / bytes : 0.0;
+}
+
+GraphCost analyze(const Graph& g, const AnalyzeOptions& opts) { return Analyzer(g, opts).run(); }
+
+bool is_known_op(const std::string& op) { return analysis_detail::find_rule_any_domain(op) != nullptr; }
+
+}  // namespace perfpred

@@ -1,0 +1,109 @@
+#pragma once
+// Internal to the analysis module: the op rule table and the context a cost function works in.
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfpred/analysis/cost.hpp"
+#include "perfpred/analysis/features.hpp"
+#include "perfpred/core/graph.hpp"
+
+namespace perfpred::analysis_detail {
+
+struct RuleContext;
+struct OpRule;
+
+/// Computes flops, gemm shape and attrs of one node whose inputs and first output have known shapes.
+/// Throws InputError (through RuleContext::fail) when the node is malformed.
+using CostFn = void (*)(RuleContext& ctx, const OpRule& rule);
+
+/// Input slots whose initializers are trainable parameters.
+enum class ParamSlots : uint8_t {
+  none,
+  listed,        ///< the slots in OpRule::param_mask
+  listed_multi,  ///< the listed slots, only tensors of more than one element (constants like eps are scalars)
+};
+
+/// One op: family, cost function and which inputs are trainable weights. Defined once, in rules_table.cpp.
+struct OpRule {
+  OpFamily family = OpFamily::unknown;
+  CostFn cost = nullptr;
+  double per_element = 0;     ///< flops per element for the generic elementwise/norm/reduce/pool rules
+  ParamSlots params = ParamSlots::none;
+  uint32_t param_mask = 0;    ///< bit i = input slot i
+};
+
+inline constexpr uint32_t k_all_slots = 0xFFFFFFFFu;
+
+/// Rule for a node (default domain "" / "ai.onnx", or com.microsoft), or nullptr when unknown.
+const OpRule* find_rule(const Node& node);
+/// Rule for an op type of the default domain, else of com.microsoft; nullptr when neither has it.
+const OpRule* find_rule_any_domain(const std::string& op);
+
+/// What a cost function sees.
+struct RuleContext {
+  const Graph& graph;
+  const Node& node;
+  NodeCost& cost;
+  /// When >= 0, bytes read from input 0 are capped at this value (a gather reads only what it selects).
+  int64_t input0_read_cap = -1;
+
+  /// Shape of input i (known: the driver checked). Fails when the input is absent.
+  const std::vector<int64_t>& in_shape(size_t i) const;
+  /// Shape of output i (known for output 0).
+  const std::vector<int64_t>& out_shape(size_t i) const;
+  /// True when input i is present.
+  bool has_input(size_t i) const { return graph.input(node, i) != nullptr; }
+  /// Input i tensor or nullptr.
+  const Tensor* input(size_t i) const { return graph.input(node, i); }
+  /// Number of present inputs.
+  size_t present_inputs() const;
+
+  /// Throws InputError "node 'NAME' (OP): MSG".
+  [[noreturn]] void fail(const std::string& msg) const;
+  /// Adds a warning to the node.
+  void warn(std::string msg) const { cost.warnings.push_back(std::move(msg)); }
+
+  /// Writes the family's attributes in features::names(family) order; values.size() must match.
+  void set_attrs(OpFamily family, std::span<const double> values) const;
+};
+
+/// Product of dims as double (no overflow concerns; exact below 2^53).
+double product(std::span<const int64_t> dims);
+/// Normalises a possibly negative axis against a rank; fails through ctx when out of range.
+int64_t normalize_axis(const RuleContext& ctx, int64_t axis, size_t rank);
+
+// Cost functions (rules_compute.cpp: conv, gemm, einsum, rnn; rules_simple.cpp: the rest).
+void cost_conv(RuleContext& ctx, const OpRule& rule);
+void cost_conv_transpose(RuleContext& ctx, const OpRule& rule);
+void cost_gemm(RuleContext& ctx, const OpRule& rule);
+void cost_matmul(RuleContext& ctx, const OpRule& rule);
+void cost_einsum(RuleContext& ctx, const OpRule& rule);
+void cost_rnn(RuleContext& ctx, const OpRule& rule);
+
+void cost_none(RuleContext& ctx, const OpRule& rule);
+void cost_elementwise(RuleContext& ctx, const OpRule& rule);
+void cost_variadic(RuleContext& ctx, const OpRule& rule);
+void cost_batchnorm(RuleContext& ctx, const OpRule& rule);
+void cost_layernorm(RuleContext& ctx, const OpRule& rule);
+void cost_instancenorm(RuleContext& ctx, const OpRule& rule);
+void cost_groupnorm(RuleContext& ctx, const OpRule& rule);
+void cost_groupnorm_nhwc(RuleContext& ctx, const OpRule& rule);
+void cost_skip_layernorm(RuleContext& ctx, const OpRule& rule);
+void cost_lrn(RuleContext& ctx, const OpRule& rule);
+void cost_mvn(RuleContext& ctx, const OpRule& rule);
+void cost_pool(RuleContext& ctx, const OpRule& rule);
+void cost_global_pool(RuleContext& ctx, const OpRule& rule);
+void cost_roi_pool(RuleContext& ctx, const OpRule& rule);
+void cost_softmax(RuleContext& ctx, const OpRule& rule);
+void cost_reduce(RuleContext& ctx, const OpRule& rule);
+void cost_scan(RuleContext& ctx, const OpRule& rule);
+void cost_topk(RuleContext& ctx, const OpRule& rule);
+void cost_data_movement(RuleContext& ctx, const OpRule& rule);
+void cost_gather(RuleContext& ctx, const OpRule& rule);
+void cost_resize(RuleContext& ctx, const OpRule& rule);
+
+}  // namespace perfpred::analysis_detail

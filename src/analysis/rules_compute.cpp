@@ -1,0 +1,406 @@
+// Cost rules of the compute-heavy families: conv, conv_transpose, gemm (Gemm, MatMul, Einsum), rnn.
+// Conventions (a multiply-add counts 2 FLOPs):
+//   Conv          2 * N * K * prod(out_spatial) * C/groups * prod(kernel)  (+ N*K*prod(out_spatial) with a bias)
+//                 implicit GEMM: batch = groups, m = N*prod(out_spatial), n = K/groups, k = C/groups*prod(kernel)
+//   ConvTranspose 2 * N * C * prod(in_spatial) * K/groups * prod(kernel)   (+ N*K*prod(out_spatial) with a bias)
+//                 GEMM + col2im: batch = groups, m = N*prod(in_spatial), n = K/groups*prod(kernel), k = C/groups
+//   Gemm          2*M*N*K (+ M*N when C is given); MatMul 2*batch*M*N*K with numpy broadcasting of batch dims
+//   Einsum        two operands: 2 * product of the sizes of all distinct indices (ellipsis dims included);
+//                 more operands: contracted left to right, each step costed the same way; one operand:
+//                 product of all index sizes when it reduces (family reduce), 0 for a pure permutation
+//                 (family data_movement)
+//   LSTM/GRU/RNN  per step, direction and batch row: 2*gates*H*(I+H) for the two matrix products,
+//                 2*gates*H for the two bias vectors when B is given, and the gate elementwise work:
+//                 LSTM 24*H (3 sigmoids and 1 tanh on the gates, 4 each; c = f*c + i*g 3; h = o*tanh(c) 5),
+//                 GRU 16*H (2 sigmoids 8, tanh 4, reset product 1, blend 3), RNN 4*H (tanh).
+//                 GEMM view per step: batch 1, m = batch, n = gates*H, k = I+H.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "perfpred/util/checked_math.hpp"
+#include "rules.hpp"
+
+namespace perfpred::analysis_detail {
+
+namespace {
+
+struct Triple {
+  double d = 1, h = 1, w = 1;
+};
+
+// Maps N spatial values onto (d, h, w): 1-D -> w, 2-D -> h, w, 3-D -> d, h, w; more dims fold into d.
+Triple spatial(std::span<const int64_t> v, double def) {
+  Triple t{def, def, def};
+  size_t n = v.size();
+  if (n >= 1) t.w = static_cast<double>(v[n - 1]);
+  if (n >= 2) t.h = static_cast<double>(v[n - 2]);
+  if (n >= 3) t.d = product(v.first(n - 2));
+  return t;
+}
+
+std::vector<int64_t> attr_or_fill(const Node& node, const char* key, size_t n, int64_t def) {
+  auto v = node.attr_ints(key);
+  if (v.size() != n) v.assign(n, def);
+  return v;
+}
+
+// Leading pads per spatial dim, honouring auto_pad SAME_UPPER / SAME_LOWER.
+std::vector<int64_t> leading_pads(const Node& node, std::span<const int64_t> in, std::span<const int64_t> out,
+                                  std::span<const int64_t> kernel, std::span<const int64_t> strides,
+                                  std::span<const int64_t> dilations) {
+  size_t n = in.size();
+  std::vector<int64_t> pads(n, 0);
+  std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t i = 0; i < n; ++i) {
+      int64_t total = (out[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i];
+      total = std::max<int64_t>(total, 0);
+      pads[i] = auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
+    }
+  } else if (auto_pad == "NOTSET") {
+    auto p = node.attr_ints("pads");
+    if (p.size() == 2 * n) std::copy(p.begin(), p.begin() + static_cast<long>(n), pads.begin());
+  }
+  return pads;
+}
+
+void set_conv_attrs(RuleContext& ctx, OpFamily family, double batch, double cin, double cout, double groups,
+                    std::span<const int64_t> in_sp, std::span<const int64_t> out_sp, std::span<const int64_t> kernel,
+                    std::span<const int64_t> strides, std::span<const int64_t> dilations,
+                    std::span<const int64_t> pads, bool bias) {
+  Triple i = spatial(in_sp, 1), o = spatial(out_sp, 1), k = spatial(kernel, 1), s = spatial(strides, 1),
+         d = spatial(dilations, 1), p = spatial(pads, 0);
+  const std::array<double, 23> v{batch, cin, cout, groups, i.d, i.h, i.w, o.d, o.h, o.w, k.d, k.h,
+                                 k.w,   s.d, s.h,  s.w,    d.d, d.h, d.w, p.d, p.h, p.w, bias ? 1.0 : 0.0};
+  ctx.set_attrs(family, v);
+}
+
+std::optional<GemmShape> make_gemm(int64_t batch, std::optional<int64_t> m, std::optional<int64_t> n,
+                                   std::optional<int64_t> k) {
+  if (!m || !n || !k) return std::nullopt;
+  return GemmShape{batch, *m, *n, *k};
+}
+
+}  // namespace
+
+void cost_conv(RuleContext& ctx, const OpRule&) {
+  const auto& x = ctx.in_shape(0);
+  const auto& w = ctx.in_shape(1);
+  const auto& y = ctx.out_shape(0);
+  // com.microsoft NhwcConv and friends are not covered; Conv and FusedConv are NCHW.
+  if (x.size() < 3 || w.size() != x.size() || y.size() != x.size())
+    ctx.fail("input, weight and output must have the same rank >= 3 (got " + std::to_string(x.size()) + ", " +
+             std::to_string(w.size()) + ", " + std::to_string(y.size()) + ")");
+  size_t nsp = x.size() - 2;
+  int64_t groups = ctx.node.attr_int("group", 1);
+  if (groups < 1 || x[1] != w[1] * groups || w[0] % groups != 0)
+    ctx.fail("channels do not match: input has " + std::to_string(x[1]) + ", weight " + std::to_string(w[1]) +
+             " per group with group=" + std::to_string(groups));
+  std::span<const int64_t> in_sp(x.data() + 2, nsp), out_sp(y.data() + 2, nsp), kernel(w.data() + 2, nsp);
+  bool bias = ctx.has_input(2);
+  double out_elems = product(y);  // N * K * prod(out_spatial)
+  double macs = out_elems * static_cast<double>(w[1]) * product(kernel);
+  ctx.cost.flops = 2 * macs + (bias ? out_elems : 0);
+  // FusedConv (com.microsoft) adds an activation: count 1 per output element.
+  if (ctx.node.op == "FusedConv") ctx.cost.flops += out_elems;
+
+  auto m = checked_mul(x[0], checked_product(out_sp).value_or(-1));
+  auto k = checked_mul(w[1], checked_product(kernel).value_or(-1));
+  if (m && *m < 0) m.reset();
+  if (k && *k < 0) k.reset();
+  ctx.cost.gemm = make_gemm(groups, m, w[0] / groups, k);
+
+  auto strides = attr_or_fill(ctx.node, "strides", nsp, 1);
+  auto dilations = attr_or_fill(ctx.node, "dilations", nsp, 1);
+  auto pads = leading_pads(ctx.node, in_sp, out_sp, kernel, strides, dilations);
+  set_conv_attrs(ctx, OpFamily::conv, static_cast<double>(x[0]), static_cast<double>(x[1]),
+                 static_cast<double>(w[0]), static_cast<double>(groups), in_sp, out_sp, kernel, strides, dilations,
+                 pads, bias);
+}
+
+void cost_conv_transpose(RuleContext& ctx, const OpRule&) {
+  const auto& x = ctx.in_shape(0);
+  const auto& w = ctx.in_shape(1);
+  const auto& y = ctx.out_shape(0);
+  if (x.size() < 3 || w.size() != x.size() || y.size() != x.size())
+    ctx.fail("input, weight and output must have the same rank >= 3");
+  size_t nsp = x.size() - 2;
+  int64_t groups = ctx.node.attr_int("group", 1);
+  if (groups < 1 || x[1] != w[0] || x[1] % groups != 0)
+    ctx.fail("channels do not match: input has " + std::to_string(x[1]) + ", weight " + std::to_string(w[0]) +
+             " with group=" + std::to_string(groups));
+  std::span<const int64_t> in_sp(x.data() + 2, nsp), out_sp(y.data() + 2, nsp), kernel(w.data() + 2, nsp);
+  bool bias = ctx.has_input(2);
+  int64_t out_channels = w[1] * groups;
+  double macs = product(x) * static_cast<double>(w[1]) * product(kernel);  // N*C*prod(in) * K/g * prod(kernel)
+  double out_elems = product(y);
+  ctx.cost.flops = 2 * macs + (bias ? out_elems : 0);
+
+  auto m = checked_mul(x[0], checked_product(in_sp).value_or(-1));
+  auto n = checked_mul(w[1], checked_product(kernel).value_or(-1));
+  if (m && *m < 0) m.reset();
+  if (n && *n < 0) n.reset();
+  ctx.cost.gemm = make_gemm(groups, m, n, x[1] / groups);
+
+  auto strides = attr_or_fill(ctx.node, "strides", nsp, 1);
+  auto dilations = attr_or_fill(ctx.node, "dilations", nsp, 1);
+  auto p = ctx.node.attr_ints("pads");
+  std::vector<int64_t> pads(nsp, 0);
+  if (p.size() == 2 * nsp) std::copy(p.begin(), p.begin() + static_cast<long>(nsp), pads.begin());
+  set_conv_attrs(ctx, OpFamily::conv_transpose, static_cast<double>(x[0]), static_cast<double>(x[1]),
+                 static_cast<double>(out_channels), static_cast<double>(groups), in_sp, out_sp, kernel, strides,
+                 dilations, pads, bias);
+}
+
+void cost_gemm(RuleContext& ctx, const OpRule&) {
+  const auto& a = ctx.in_shape(0);
+  const auto& b = ctx.in_shape(1);
+  if (a.size() != 2 || b.size() != 2) ctx.fail("Gemm inputs must be 2-D");
+  bool ta = ctx.node.attr_int("transA", 0) != 0, tb = ctx.node.attr_int("transB", 0) != 0;
+  int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1];
+  int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
+  if (k != kb) ctx.fail("inner dimensions differ (" + std::to_string(k) + " vs " + std::to_string(kb) + ")");
+  double mn = static_cast<double>(m) * static_cast<double>(n);
+  ctx.cost.flops = 2 * mn * static_cast<double>(k) + (ctx.has_input(2) ? mn : 0);
+  ctx.cost.gemm = GemmShape{1, m, n, k};
+  const std::array<double, 4> v{1, static_cast<double>(m), static_cast<double>(n), static_cast<double>(k)};
+  ctx.set_attrs(OpFamily::gemm, v);
+}
+
+void cost_matmul(RuleContext& ctx, const OpRule&) {
+  std::vector<int64_t> a = ctx.in_shape(0);
+  std::vector<int64_t> b = ctx.in_shape(1);
+  if (a.empty() || b.empty()) ctx.fail("MatMul inputs must have rank >= 1");
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  // com.microsoft FusedMatMul: transA / transB swap the last two dims.
+  if (ctx.node.attr_int("transA", 0)) std::swap(a[a.size() - 1], a[a.size() - 2]);
+  if (ctx.node.attr_int("transB", 0)) std::swap(b[b.size() - 1], b[b.size() - 2]);
+  int64_t m = a[a.size() - 2], k = a[a.size() - 1], kb = b[b.size() - 2], n = b[b.size() - 1];
+  if (k != kb) ctx.fail("inner dimensions differ (" + std::to_string(k) + " vs " + std::to_string(kb) + ")");
+  // Broadcast the batch dims.
+  size_t ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb);
+  int64_t batch = 1;
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
+    int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
+    if (da != db && da != 1 && db != 1)
+      ctx.fail("batch dimensions do not broadcast (" + std::to_string(da) + " vs " + std::to_string(db) + ")");
+    auto next = checked_mul(batch, std::max(da, db));
+    if (!next) ctx.fail("batch size overflows int64");
+    batch = *next;
+  }
+  ctx.cost.flops = 2 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
+                   static_cast<double>(k);
+  ctx.cost.gemm = GemmShape{batch, m, n, k};
+  const std::array<double, 4> v{static_cast<double>(batch), static_cast<double>(m), static_cast<double>(n),
+                                static_cast<double>(k)};
+  ctx.set_attrs(OpFamily::gemm, v);
+}
+
+namespace {
+
+// Labels: 'a'..'z' -> 0..25, 'A'..'Z' -> 26..51, ellipsis dims -> 52.. (rightmost ellipsis dim last).
+constexpr int k_letters = 52;
+
+struct EinsumTerm {
+  std::vector<int> labels;  // after expanding "..." into ellipsis labels
+};
+
+int letter_label(char c) {
+  if (c >= 'a' && c <= 'z') return c - 'a';
+  if (c >= 'A' && c <= 'Z') return 26 + (c - 'A');
+  return -1;
+}
+
+// Parses one term; `ell_rank` is how many dims "..." stands for (for the output: the broadcast rank).
+EinsumTerm parse_term(const RuleContext& ctx, const std::string& term, size_t ell_rank, int max_ell_rank,
+                      bool* has_ellipsis) {
+  EinsumTerm t;
+  bool seen = false;
+  for (size_t i = 0; i < term.size(); ++i) {
+    if (term[i] == '.') {
+      if (seen || term.compare(i, 3, "...") != 0) ctx.fail("bad ellipsis in Einsum equation term '" + term + "'");
+      seen = true;
+      for (size_t j = 0; j < ell_rank; ++j)
+        t.labels.push_back(k_letters + max_ell_rank - static_cast<int>(ell_rank) + static_cast<int>(j));
+      i += 2;
+      continue;
+    }
+    int l = letter_label(term[i]);
+    if (l < 0) ctx.fail("bad character '" + std::string(1, term[i]) + "' in Einsum equation");
+    t.labels.push_back(l);
+  }
+  if (has_ellipsis) *has_ellipsis = seen;
+  return t;
+}
+
+size_t count_letters(const std::string& term) {
+  return static_cast<size_t>(std::count_if(term.begin(), term.end(), [](char c) { return c != '.'; }));
+}
+
+}  // namespace
+
+void cost_einsum(RuleContext& ctx, const OpRule&) {
+  std::string eq;
+  for (char c : ctx.node.attr_string("equation", "")) if (c != ' ') eq += c;
+  if (eq.empty()) ctx.fail("Einsum without an equation attribute");
+  std::string lhs = eq, rhs;
+  bool explicit_out = false;
+  if (auto arrow = eq.find("->"); arrow != std::string::npos) {
+    lhs = eq.substr(0, arrow);
+    rhs = eq.substr(arrow + 2);
+    explicit_out = true;
+  }
+  std::vector<std::string> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  size_t n_ops = ctx.present_inputs();
+  if (terms.size() != n_ops)
+    ctx.fail("Einsum equation has " + std::to_string(terms.size()) + " operands but the node has " +
+             std::to_string(n_ops) + " inputs");
+
+  // Ellipsis ranks per operand, and the broadcast ellipsis rank.
+  std::vector<size_t> ell_ranks(n_ops, 0);
+  size_t max_ell = 0;
+  for (size_t i = 0; i < n_ops; ++i) {
+    size_t rank = ctx.in_shape(i).size();
+    size_t letters = count_letters(terms[i]);
+    bool has_ell = terms[i].find("...") != std::string::npos;
+    if (has_ell) letters -= 3;
+    if ((!has_ell && letters != rank) || letters > rank)
+      ctx.fail("Einsum term '" + terms[i] + "' does not match input rank " + std::to_string(rank));
+    ell_ranks[i] = has_ell ? rank - letters : 0;
+    max_ell = std::max(max_ell, ell_ranks[i]);
+  }
+  std::vector<int64_t> size(k_letters + max_ell, -1);
+  std::vector<EinsumTerm> ops;
+  for (size_t i = 0; i < n_ops; ++i) {
+    ops.push_back(parse_term(ctx, terms[i], ell_ranks[i], static_cast<int>(max_ell), nullptr));
+    const auto& shape = ctx.in_shape(i);
+    for (size_t j = 0; j < shape.size(); ++j) {
+      int l = ops.back().labels[j];
+      int64_t& s = size[static_cast<size_t>(l)];
+      if (s < 0 || s == 1) s = shape[j];
+      else if (shape[j] != s && !(l >= k_letters && shape[j] == 1))
+        ctx.fail("Einsum index sizes disagree (" + std::to_string(s) + " vs " + std::to_string(shape[j]) + ")");
+    }
+  }
+  std::vector<int> count(size.size(), 0);
+  for (const auto& op : ops)
+    for (int l : op.labels) ++count[static_cast<size_t>(l)];
+  EinsumTerm out;
+  if (explicit_out) {
+    out = parse_term(ctx, rhs, max_ell, static_cast<int>(max_ell), nullptr);
+  } else {
+    for (size_t j = 0; j < max_ell; ++j) out.labels.push_back(k_letters + static_cast<int>(j));
+    for (int l = 0; l < k_letters; ++l)
+      if (count[static_cast<size_t>(l)] == 1) out.labels.push_back(l);
+  }
+  for (int l : out.labels)
+    if (size[static_cast<size_t>(l)] < 0) ctx.fail("Einsum output index not found in any input");
+  auto contains = [](const std::vector<int>& v, int l) { return std::find(v.begin(), v.end(), l) != v.end(); };
+  auto unique = [](std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  };
+  auto size_product = [&](const std::vector<int>& labels) {
+    double p = 1;
+    for (int l : labels) p *= static_cast<double>(size[static_cast<size_t>(l)]);
+    return p;
+  };
+  std::vector<double> attrs_gemm{1, 0, 0, 0};
+
+  if (n_ops == 1) {
+    std::vector<int> in = unique(ops[0].labels);
+    bool reduces = in.size() != out.labels.size() || in.size() != ops[0].labels.size();
+    if (reduces) {
+      ctx.cost.family = OpFamily::reduce;
+      ctx.cost.flops = size_product(in);
+      double outer = size_product(out.labels);
+      const std::array<double, 3> v{product(ctx.in_shape(0)), outer > 0 ? size_product(in) / outer : 0, outer};
+      ctx.set_attrs(OpFamily::reduce, v);
+    } else {
+      ctx.cost.family = OpFamily::data_movement;
+      const std::array<double, 1> v{product(ctx.in_shape(0))};
+      ctx.set_attrs(OpFamily::data_movement, v);
+    }
+    return;
+  }
+
+  // Contract left to right; keep an index while a later operand or the output needs it.
+  std::vector<int> cur = unique(ops[0].labels);
+  double flops = 0;
+  for (size_t j = 1; j < n_ops; ++j) {
+    std::vector<int> rhs_labels = unique(ops[j].labels);
+    std::vector<int> all = cur;
+    all.insert(all.end(), rhs_labels.begin(), rhs_labels.end());
+    all = unique(all);
+    flops += 2 * size_product(all);
+    std::vector<int> keep;
+    for (int l : all) {
+      bool needed = contains(out.labels, l);
+      for (size_t r = j + 1; r < n_ops && !needed; ++r) needed = contains(ops[r].labels, l);
+      if (needed) keep.push_back(l);
+    }
+    if (n_ops == 2) {
+      // GEMM view: batch = in both and the output, m = only A's kept, n = only B's kept, k = the rest.
+      int64_t b = 1, m = 1, n = 1, k = 1;
+      bool overflow = false;
+      auto mul = [&](int64_t& acc, int l) {
+        auto r = checked_mul(acc, size[static_cast<size_t>(l)]);
+        if (!r) overflow = true;
+        else acc = *r;
+      };
+      for (int l : all) {
+        bool in_a = contains(cur, l), in_b = contains(rhs_labels, l), in_out = contains(out.labels, l);
+        if (in_a && in_b && in_out) mul(b, l);
+        else if (in_a && !in_b && in_out) mul(m, l);
+        else if (!in_a && in_b && in_out) mul(n, l);
+        else mul(k, l);
+      }
+      if (!overflow) {
+        ctx.cost.gemm = GemmShape{b, m, n, k};
+        attrs_gemm = {static_cast<double>(b), static_cast<double>(m), static_cast<double>(n), static_cast<double>(k)};
+      }
+    }
+    cur = keep;
+  }
+  ctx.cost.flops = flops;
+  ctx.set_attrs(OpFamily::gemm, attrs_gemm);
+}
+
+void cost_rnn(RuleContext& ctx, const OpRule&) {
+  const std::string& op = ctx.node.op;
+  int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
+  double elementwise_per_h = op == "LSTM" ? 24 : op == "GRU" ? 16 : 4;
+  const auto& x = ctx.in_shape(0);
+  const auto& w = ctx.in_shape(1);
+  if (x.size() != 3 || w.size() != 3) ctx.fail("X and W must be 3-D");
+  bool batch_first = ctx.node.attr_int("layout", 0) == 1;
+  int64_t seq = batch_first ? x[1] : x[0];
+  int64_t batch = batch_first ? x[0] : x[1];
+  int64_t input = x[2];
+  int64_t dirs = w[0];
+  int64_t hidden = ctx.node.attr_int("hidden_size", gates > 0 ? w[1] / gates : 0);
+  if (hidden <= 0 || w[1] != gates * hidden || w[2] != input)
+    ctx.fail("W shape does not match " + std::to_string(gates) + " gates x hidden_size " + std::to_string(hidden) +
+             " and input size " + std::to_string(input));
+  double per_row = 2.0 * static_cast<double>(gates * hidden) * static_cast<double>(input + hidden) +
+                   (ctx.has_input(3) ? 2.0 * static_cast<double>(gates * hidden) : 0.0) +
+                   elementwise_per_h * static_cast<double>(hidden);
+  ctx.cost.flops = static_cast<double>(seq) * static_cast<double>(dirs) * static_cast<double>(batch) * per_row;
+  ctx.cost.gemm = GemmShape{1, batch, gates * hidden, input + hidden};
+  const std::array<double, 6> v{static_cast<double>(batch), static_cast<double>(seq), static_cast<double>(hidden),
+                                static_cast<double>(input), static_cast<double>(dirs), static_cast<double>(gates)};
+  ctx.set_attrs(OpFamily::rnn, v);
+}
+
+}  // namespace perfpred::analysis_detail

@@ -1,0 +1,297 @@
+// Cost rules of the memory-bound families: norm, elementwise, pool, reduce, softmax, data_movement.
+// FLOP conventions (the per-element figures live in rules_table.cpp, next to each op):
+//   elementwise     per-element cost x output elements: 1 for arithmetic, comparison, logic, Relu, Abs, Neg,
+//                   Sign, Floor, Ceil, Round, Reciprocal; 2 for LeakyRelu, PRelu, Clip, Shrink, ThresholdedRelu,
+//                   Quantize/DequantizeLinear; 3 for HardSigmoid, Softsign; 4 for Exp, Log, Sqrt, Pow, Sin, Cos,
+//                   Sigmoid, Tanh, Erf, Softplus, Elu, Selu, Celu, HardSwish; 8 for Gelu and Mish.
+//                   Variadic Sum/Max/Min: (inputs-1) per element; Mean: inputs per element.
+//   norm            BatchNormalization (inference) 2 per element (scale and shift); LayerNormalization,
+//                   InstanceNormalization, GroupNormalization, MeanVarianceNormalization 8 per element
+//                   (mean, variance, normalise, scale, shift); SkipLayerNormalization 9 (+1 for the bias);
+//                   LRN 2*size + 4 per element (window sum of squares, then scale, pow and divide).
+//   softmax         Softmax and LogSoftmax 5 per element (max, subtract, exp, sum, divide); Hardmax 2.
+//   pool            kernel volume per output element (LpPool 2x); global pooling: 1 per input element;
+//                   MaxRoiPool: an upper bound of R*C*H*W (every RoI spanning the whole map).
+//   reduce          1 per input element (ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSumExp: 2);
+//                   CumSum 1 per element; TopK: input elements x ceil(log2(k)) comparisons (at least 1).
+//   data_movement   0 FLOPs (Concat, Split, Slice, Gather*, Scatter*, Transpose, Pad, Tile, Expand, Cast, Where,
+//                   ...), except Resize/Upsample: 2*2^r per output element for linear and 2*4^r for cubic
+//                   interpolation over r resized axes, 0 for nearest.
+// Attributes: elements (output elements; input elements for reduce), inner (size of the normalised or
+// reduced extent; last output dim for elementwise), outer (elements / inner).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "perfpred/util/checked_math.hpp"
+#include "rules.hpp"
+
+namespace perfpred::analysis_detail {
+
+namespace {
+
+void set_shaped(RuleContext& ctx, OpFamily family, double elements, double inner) {
+  double outer = inner > 0 ? elements / inner : 0;
+  const std::array<double, 3> v{elements, inner, outer};
+  ctx.set_attrs(family, v);
+}
+
+std::vector<int64_t> attr_or_fill(const Node& node, const char* key, size_t n, int64_t def) {
+  auto v = node.attr_ints(key);
+  if (v.size() != n) v.assign(n, def);
+  return v;
+}
+
+struct Triple {
+  double d = 1, h = 1, w = 1;
+};
+
+Triple spatial(std::span<const int64_t> v, double def) {
+  Triple t{def, def, def};
+  size_t n = v.size();
+  if (n >= 1) t.w = static_cast<double>(v[n - 1]);
+  if (n >= 2) t.h = static_cast<double>(v[n - 2]);
+  if (n >= 3) t.d = product(v.first(n - 2));
+  return t;
+}
+
+void set_pool_attrs(RuleContext& ctx, double batch, double channels, std::span<const int64_t> in_sp,
+                    std::span<const int64_t> out_sp, std::span<const int64_t> kernel,
+                    std::span<const int64_t> strides, std::span<const int64_t> pads, double out_elements) {
+  Triple i = spatial(in_sp, 1), o = spatial(out_sp, 1), k = spatial(kernel, 1), s = spatial(strides, 1),
+         p = spatial(pads, 0);
+  const std::array<double, 18> v{batch, channels, i.d, i.h, i.w, o.d, o.h, o.w, k.d,
+                                 k.h,   k.w,      s.d, s.h, s.w, p.d, p.h, p.w, out_elements};
+  ctx.set_attrs(OpFamily::pool, v);
+}
+
+}  // namespace
+
+void cost_none(RuleContext&, const OpRule&) {}
+
+void cost_elementwise(RuleContext& ctx, const OpRule& rule) {
+  const auto& y = ctx.out_shape(0);
+  double elements = product(y);
+  ctx.cost.flops = rule.per_element * elements;
+  bool broadcast = false;
+  for (size_t i = 0; i < ctx.node.inputs.size(); ++i)
+    if (ctx.has_input(i) && product(ctx.in_shape(i)) < elements) broadcast = true;
+  double inner = y.empty() ? 1 : static_cast<double>(y.back());
+  const std::array<double, 4> v{elements, inner, inner > 0 ? elements / inner : 0, broadcast ? 1.0 : 0.0};
+  ctx.set_attrs(OpFamily::elementwise, v);
+}
+
+void cost_variadic(RuleContext& ctx, const OpRule& rule) {
+  double n = static_cast<double>(ctx.present_inputs());
+  OpRule per = rule;
+  per.per_element = ctx.node.op == "Mean" ? (n > 1 ? n : 0) : std::max(n - 1, 0.0);
+  cost_elementwise(ctx, per);
+}
+
+void cost_batchnorm(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  double elements = product(x);
+  ctx.cost.flops = rule.per_element * elements;
+  double channels = x.size() >= 2 ? static_cast<double>(x[1]) : 1;
+  set_shaped(ctx, OpFamily::norm, elements, channels > 0 ? elements / channels : 0);
+}
+
+void cost_layernorm(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  double elements = product(x);
+  ctx.cost.flops = rule.per_element * elements;
+  int64_t axis = x.empty() ? 0 : normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.size());
+  set_shaped(ctx, OpFamily::norm, elements, product(std::span(x).subspan(static_cast<size_t>(axis))));
+}
+
+void cost_instancenorm(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  if (x.size() < 2) ctx.fail("input must have rank >= 2");
+  double elements = product(x);
+  ctx.cost.flops = rule.per_element * elements;
+  set_shaped(ctx, OpFamily::norm, elements, product(std::span(x).subspan(2)));
+}
+
+void cost_groupnorm(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  if (x.size() < 2) ctx.fail("input must have rank >= 2");
+  int64_t groups = ctx.node.attr_int("num_groups", 0);
+  if (groups <= 0 || x[1] % groups != 0)
+    ctx.fail("num_groups " + std::to_string(groups) + " does not divide the " + std::to_string(x[1]) + " channels");
+  double elements = product(x);
+  ctx.cost.flops = rule.per_element * elements;
+  set_shaped(ctx, OpFamily::norm, elements, elements / (static_cast<double>(x[0]) * static_cast<double>(groups)));
+}
+
+void cost_groupnorm_nhwc(RuleContext& ctx, const OpRule& rule) {
+  // com.microsoft GroupNorm: NHWC input, attribute `groups`.
+  const auto& x = ctx.in_shape(0);
+  if (x.size() < 2) ctx.fail("input must have rank >= 2");
+  int64_t groups = ctx.node.attr_int("groups", 0);
+  if (groups <= 0 || x.back() % groups != 0)
+    ctx.fail("groups " + std::to_string(groups) + " does not divide the " + std::to_string(x.back()) + " channels");
+  double elements = product(x);
+  ctx.cost.flops = rule.per_element * elements;
+  set_shaped(ctx, OpFamily::norm, elements, elements / (static_cast<double>(x[0]) * static_cast<double>(groups)));
+}
+
+void cost_skip_layernorm(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  if (x.empty()) ctx.fail("input must have rank >= 1");
+  double elements = product(x);
+  ctx.cost.flops = (rule.per_element + (ctx.has_input(4) ? 1 : 0)) * elements;
+  set_shaped(ctx, OpFamily::norm, elements, static_cast<double>(x.back()));
+}
+
+void cost_lrn(RuleContext& ctx, const OpRule&) {
+  const auto& x = ctx.in_shape(0);
+  if (x.size() < 2) ctx.fail("input must have rank >= 2");
+  double size = static_cast<double>(ctx.node.attr_int("size", 1));
+  double elements = product(x);
+  ctx.cost.flops = (2 * size + 4) * elements;
+  set_shaped(ctx, OpFamily::norm, elements, static_cast<double>(x[1]));
+}
+
+void cost_mvn(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  double elements = product(x);
+  ctx.cost.flops = rule.per_element * elements;
+  double inner = 1;
+  for (int64_t a : ctx.node.attr_ints("axes", {0, 2, 3}))
+    if (!x.empty()) inner *= static_cast<double>(x[static_cast<size_t>(normalize_axis(ctx, a, x.size()))]);
+  set_shaped(ctx, OpFamily::norm, elements, inner);
+}
+
+void cost_pool(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  const auto& y = ctx.out_shape(0);
+  if (x.size() < 3 || y.size() != x.size()) ctx.fail("input and output must have the same rank >= 3");
+  size_t nsp = x.size() - 2;
+  auto kernel = ctx.node.attr_ints("kernel_shape");
+  if (kernel.size() != nsp) ctx.fail("kernel_shape must have " + std::to_string(nsp) + " values");
+  double out_elements = product(y);
+  ctx.cost.flops = rule.per_element * product(kernel) * out_elements;
+  auto strides = attr_or_fill(ctx.node, "strides", nsp, 1);
+  std::vector<int64_t> pads(nsp, 0);
+  auto p = ctx.node.attr_ints("pads");
+  if (p.size() == 2 * nsp) std::copy(p.begin(), p.begin() + static_cast<long>(nsp), pads.begin());
+  set_pool_attrs(ctx, static_cast<double>(x[0]), static_cast<double>(x[1]), std::span(x).subspan(2),
+                 std::span(y).subspan(2), kernel, strides, pads, out_elements);
+}
+
+void cost_global_pool(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  const auto& y = ctx.out_shape(0);
+  if (x.size() < 3 || y.size() != x.size()) ctx.fail("input and output must have the same rank >= 3");
+  size_t nsp = x.size() - 2;
+  ctx.cost.flops = rule.per_element * product(x);
+  std::vector<int64_t> ones(nsp, 1), zeros(nsp, 0);
+  std::span<const int64_t> in_sp = std::span(x).subspan(2);
+  set_pool_attrs(ctx, static_cast<double>(x[0]), static_cast<double>(x[1]), in_sp, std::span(y).subspan(2), in_sp,
+                 ones, zeros, product(y));
+}
+
+void cost_roi_pool(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  const auto& rois = ctx.in_shape(1);
+  const auto& y = ctx.out_shape(0);
+  if (x.size() != 4 || rois.size() != 2 || y.size() != 4) ctx.fail("expects X [N,C,H,W], rois [R,5], Y 4-D");
+  ctx.cost.flops = rule.per_element * static_cast<double>(rois[0]) * product(std::span(x).subspan(1));
+  std::vector<int64_t> kernel{std::max<int64_t>(1, x[2] / std::max<int64_t>(1, y[2])),
+                              std::max<int64_t>(1, x[3] / std::max<int64_t>(1, y[3]))};
+  std::vector<int64_t> zeros(2, 0);
+  set_pool_attrs(ctx, static_cast<double>(rois[0]), static_cast<double>(x[1]), std::span(x).subspan(2),
+                 std::span(y).subspan(2), kernel, kernel, zeros, product(y));
+}
+
+void cost_softmax(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  double elements = product(x);
+  ctx.cost.flops = rule.per_element * elements;
+  if (x.empty()) {
+    set_shaped(ctx, OpFamily::softmax, elements, 1);
+    return;
+  }
+  // Opset 13 made the default axis -1 and the op per-axis; before, the input is coerced to 2-D at axis.
+  bool old = ctx.graph.opset > 0 && ctx.graph.opset < 13;
+  int64_t axis = normalize_axis(ctx, ctx.node.attr_int("axis", old ? 1 : -1), x.size());
+  double inner = old ? product(std::span(x).subspan(static_cast<size_t>(axis))) : static_cast<double>(x[static_cast<size_t>(axis)]);
+  set_shaped(ctx, OpFamily::softmax, elements, inner);
+}
+
+void cost_reduce(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  double in_elements = product(x);
+  double out_elements = product(ctx.out_shape(0));
+  ctx.cost.flops = rule.per_element * in_elements;
+  set_shaped(ctx, OpFamily::reduce, in_elements, out_elements > 0 ? in_elements / out_elements : 0);
+}
+
+void cost_scan(RuleContext& ctx, const OpRule& rule) {
+  // CumSum: axis is input 1 (a scalar constant).
+  const auto& x = ctx.in_shape(0);
+  double elements = product(x);
+  ctx.cost.flops = rule.per_element * elements;
+  double inner = elements;
+  const Tensor* axis_t = ctx.input(1);
+  if (!x.empty() && axis_t && axis_t->int_values && axis_t->int_values->size() == 1)
+    inner = static_cast<double>(x[static_cast<size_t>(normalize_axis(ctx, axis_t->int_values->front(), x.size()))]);
+  set_shaped(ctx, OpFamily::reduce, elements, inner);
+}
+
+void cost_topk(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  double elements = product(x);
+  double k = 1;
+  const Tensor* k_t = ctx.input(1);
+  if (k_t && k_t->int_values && k_t->int_values->size() == 1) k = static_cast<double>(k_t->int_values->front());
+  else if (!ctx.out_shape(0).empty() && !x.empty()) {
+    int64_t axis = normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.size());
+    k = static_cast<double>(ctx.out_shape(0)[static_cast<size_t>(axis)]);
+  }
+  ctx.cost.flops = rule.per_element * elements * std::max(1.0, std::ceil(std::log2(std::max(k, 1.0))));
+  double inner = elements;
+  if (!x.empty())
+    inner = static_cast<double>(x[static_cast<size_t>(normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.size()))]);
+  set_shaped(ctx, OpFamily::reduce, elements, inner);
+}
+
+void cost_data_movement(RuleContext& ctx, const OpRule&) {
+  double elements = 0;
+  for (size_t i = 0; i < ctx.node.outputs.size(); ++i) {
+    const Tensor* t = ctx.graph.output(ctx.node, i);
+    if (t && t->shape_known()) elements += product(t->shape);
+  }
+  const std::array<double, 1> v{elements};
+  ctx.set_attrs(OpFamily::data_movement, v);
+}
+
+void cost_gather(RuleContext& ctx, const OpRule& rule) {
+  // Gather, GatherElements, GatherND, Slice: the kernel reads only the selected part of the data input.
+  const Tensor* data = ctx.input(0);
+  const Tensor* out = ctx.graph.output(ctx.node, 0);
+  if (data && out) {
+    auto n = out->numel();
+    auto cap = n ? checked_mul(*n, dtype_size(data->dtype)) : std::nullopt;
+    if (cap) ctx.input0_read_cap = *cap;
+  }
+  cost_data_movement(ctx, rule);
+}
+
+void cost_resize(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  const auto& y = ctx.out_shape(0);
+  cost_data_movement(ctx, rule);
+  if (x.size() != y.size()) return;
+  int resized = 0;
+  for (size_t i = 0; i < x.size(); ++i) resized += x[i] != y[i] ? 1 : 0;
+  std::string mode = ctx.node.attr_string("mode", "nearest");
+  double per_output = 0;
+  if (mode == "linear" || mode == "bilinear" || mode == "trilinear") per_output = 2 * std::pow(2.0, resized);
+  else if (mode == "cubic") per_output = 2 * std::pow(4.0, resized);
+  ctx.cost.flops = per_output * product(y);
+}
+
+}  // namespace perfpred::analysis_detail

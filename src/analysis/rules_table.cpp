@@ -1,0 +1,271 @@
+// The op table: every op perfpred knows, with its family, cost function, per-element FLOPs and weight
+// slots, defined here once. The FLOP conventions are documented in rules_compute.cpp and rules_simple.cpp.
+#include <string>
+#include <unordered_map>
+
+#include "perfpred/util/error.hpp"
+#include "rules.hpp"
+
+namespace perfpred::analysis_detail {
+
+namespace {
+
+using Table = std::unordered_map<std::string, OpRule>;
+
+constexpr uint32_t slots(std::initializer_list<int> list) {
+  uint32_t m = 0;
+  for (int i : list) m |= 1u << i;
+  return m;
+}
+
+OpRule rule(OpFamily f, CostFn fn, double per_element = 0, ParamSlots p = ParamSlots::none, uint32_t mask = 0) {
+  return OpRule{f, fn, per_element, p, mask};
+}
+OpRule ew(double per_element) { return rule(OpFamily::elementwise, cost_elementwise, per_element); }
+// Elementwise arithmetic whose non-scalar float initializers are weights (position embeddings, GroupNorm gamma).
+OpRule ew_weighted(double per_element) {
+  return rule(OpFamily::elementwise, cost_elementwise, per_element, ParamSlots::listed_multi, k_all_slots);
+}
+OpRule data(uint32_t weight_mask = 0) {
+  return rule(OpFamily::data_movement, cost_data_movement, 0,
+              weight_mask ? ParamSlots::listed_multi : ParamSlots::none, weight_mask);
+}
+OpRule view() { return rule(OpFamily::view, cost_none); }
+OpRule reduce(double per_element) { return rule(OpFamily::reduce, cost_reduce, per_element); }
+
+const Table& default_table() {
+  static const Table table{
+        // conv / gemm / rnn
+        {"Conv", rule(OpFamily::conv, cost_conv, 0, ParamSlots::listed, slots({1, 2}))},
+        {"ConvTranspose", rule(OpFamily::conv_transpose, cost_conv_transpose, 0, ParamSlots::listed, slots({1, 2}))},
+        {"Gemm", rule(OpFamily::gemm, cost_gemm, 0, ParamSlots::listed, k_all_slots)},
+        {"MatMul", rule(OpFamily::gemm, cost_matmul, 0, ParamSlots::listed, k_all_slots)},
+        {"Einsum", rule(OpFamily::gemm, cost_einsum, 0, ParamSlots::listed, k_all_slots)},
+        {"LSTM", rule(OpFamily::rnn, cost_rnn, 0, ParamSlots::listed, slots({1, 2, 3, 7}))},
+        {"GRU", rule(OpFamily::rnn, cost_rnn, 0, ParamSlots::listed, slots({1, 2, 3}))},
+        {"RNN", rule(OpFamily::rnn, cost_rnn, 0, ParamSlots::listed, slots({1, 2, 3}))},
+        // norm
+        {"BatchNormalization", rule(OpFamily::norm, cost_batchnorm, 2, ParamSlots::listed, slots({1, 2}))},
+        {"LayerNormalization", rule(OpFamily::norm, cost_layernorm, 8, ParamSlots::listed, slots({1, 2}))},
+        {"InstanceNormalization", rule(OpFamily::norm, cost_instancenorm, 8, ParamSlots::listed, slots({1, 2}))},
+        {"GroupNormalization", rule(OpFamily::norm, cost_groupnorm, 8, ParamSlots::listed, slots({1, 2}))},
+        {"MeanVarianceNormalization", rule(OpFamily::norm, cost_mvn, 8)},
+        {"LRN", rule(OpFamily::norm, cost_lrn)},
+        // softmax
+        {"Softmax", rule(OpFamily::softmax, cost_softmax, 5)},
+        {"LogSoftmax", rule(OpFamily::softmax, cost_softmax, 5)},
+        {"Hardmax", rule(OpFamily::softmax, cost_softmax, 2)},
+        // pool
+        {"MaxPool", rule(OpFamily::pool, cost_pool, 1)},
+        {"AveragePool", rule(OpFamily::pool, cost_pool, 1)},
+        {"LpPool", rule(OpFamily::pool, cost_pool, 2)},
+        {"GlobalMaxPool", rule(OpFamily::pool, cost_global_pool, 1)},
+        {"GlobalAveragePool", rule(OpFamily::pool, cost_global_pool, 1)},
+        {"GlobalLpPool", rule(OpFamily::pool, cost_global_pool, 2)},
+        {"MaxRoiPool", rule(OpFamily::pool, cost_roi_pool, 1)},
+        // reduce
+        {"ReduceMean", reduce(1)},
+        {"ReduceSum", reduce(1)},
+        {"ReduceMax", reduce(1)},
+        {"ReduceMin", reduce(1)},
+        {"ReduceProd", reduce(1)},
+        {"ReduceLogSum", reduce(1)},
+        {"ReduceL1", reduce(2)},
+        {"ReduceL2", reduce(2)},
+        {"ReduceSumSquare", reduce(2)},
+        {"ReduceLogSumExp", reduce(2)},
+        {"ArgMax", reduce(1)},
+        {"ArgMin", reduce(1)},
+        {"CumSum", rule(OpFamily::reduce, cost_scan, 1)},
+        {"TopK", rule(OpFamily::reduce, cost_topk, 1)},
+        // elementwise: arithmetic with broadcasting
+        {"Add", ew_weighted(1)},
+        {"Sub", ew_weighted(1)},
+        {"Mul", ew_weighted(1)},
+        {"Div", ew_weighted(1)},
+        {"Sum", rule(OpFamily::elementwise, cost_variadic, 0, ParamSlots::listed_multi, k_all_slots)},
+        {"Mean", rule(OpFamily::elementwise, cost_variadic, 0, ParamSlots::listed_multi, k_all_slots)},
+        {"Max", rule(OpFamily::elementwise, cost_variadic, 0, ParamSlots::listed_multi, k_all_slots)},
+        {"Min", rule(OpFamily::elementwise, cost_variadic, 0, ParamSlots::listed_multi, k_all_slots)},
+        {"Mod", ew(1)},
+        {"Pow", ew(4)},
+        {"Equal", ew(1)},
+        {"Less", ew(1)},
+        {"Greater", ew(1)},
+        {"LessOrEqual", ew(1)},
+        {"GreaterOrEqual", ew(1)},
+        {"And", ew(1)},
+        {"Or", ew(1)},
+        {"Xor", ew(1)},
+        {"Not", ew(1)},
+        {"BitShift", ew(1)},
+        {"IsNaN", ew(1)},
+        {"IsInf", ew(1)},
+        // elementwise: activations and unary math
+        {"Relu", ew(1)},
+        {"Abs", ew(1)},
+        {"Neg", ew(1)},
+        {"Sign", ew(1)},
+        {"Floor", ew(1)},
+        {"Ceil", ew(1)},
+        {"Round", ew(1)},
+        {"Reciprocal", ew(1)},
+        {"LeakyRelu", ew(2)},
+        {"PRelu", rule(OpFamily::elementwise, cost_elementwise, 2, ParamSlots::listed, slots({1}))},
+        {"Clip", ew(2)},
+        {"Shrink", ew(2)},
+        {"ThresholdedRelu", ew(2)},
+        {"QuantizeLinear", ew(2)},
+        {"DequantizeLinear", ew(2)},
+        {"DynamicQuantizeLinear", ew(4)},
+        {"HardSigmoid", ew(3)},
+        {"Softsign", ew(3)},
+        {"Exp", ew(4)},
+        {"Log", ew(4)},
+        {"Sqrt", ew(4)},
+        {"Sin", ew(4)},
+        {"Cos", ew(4)},
+        {"Tan", ew(4)},
+        {"Asin", ew(4)},
+        {"Acos", ew(4)},
+        {"Atan", ew(4)},
+        {"Sinh", ew(4)},
+        {"Cosh", ew(4)},
+        {"Asinh", ew(4)},
+        {"Acosh", ew(4)},
+        {"Atanh", ew(4)},
+        {"Sigmoid", ew(4)},
+        {"Tanh", ew(4)},
+        {"Erf", ew(4)},
+        {"Softplus", ew(4)},
+        {"Elu", ew(4)},
+        {"Selu", ew(4)},
+        {"Celu", ew(4)},
+        {"HardSwish", ew(4)},
+        {"Gelu", ew(8)},
+        {"Mish", ew(8)},
+        // data movement
+        {"Concat", data(k_all_slots)},
+        {"Split", data()},
+        {"Transpose", data()},
+        {"Pad", data()},
+        {"Tile", data(slots({0}))},
+        {"Expand", data(slots({0}))},
+        {"Where", data(slots({1, 2}))},
+        {"Cast", data()},
+        {"CastLike", data()},
+        {"ScatterND", data()},
+        {"ScatterElements", data()},
+        {"Scatter", data()},
+        {"DepthToSpace", data()},
+        {"SpaceToDepth", data()},
+        {"NonZero", data()},
+        {"OneHot", data()},
+        {"Trilu", data()},
+        {"Range", data()},
+        {"Compress", data()},
+        {"ReverseSequence", data()},
+        {"EyeLike", data()},
+        {"ConstantOfShape", data()},
+        {"Gather", rule(OpFamily::data_movement, cost_gather, 0, ParamSlots::listed, slots({0}))},
+        {"GatherElements", rule(OpFamily::data_movement, cost_gather, 0, ParamSlots::listed, slots({0}))},
+        {"GatherND", rule(OpFamily::data_movement, cost_gather, 0, ParamSlots::listed, slots({0}))},
+        {"Slice", rule(OpFamily::data_movement, cost_gather)},
+        {"Resize", rule(OpFamily::data_movement, cost_resize)},
+        {"Upsample", rule(OpFamily::data_movement, cost_resize)},
+        // view: no kernel
+        {"Reshape", view()},
+        {"Flatten", view()},
+        {"Squeeze", view()},
+        {"Unsqueeze", view()},
+        {"Identity", view()},
+        {"Dropout", view()},
+        {"Shape", view()},
+        {"Size", view()},
+        {"Constant", view()},
+  };
+  return table;
+}
+
+// com.microsoft contrib ops whose cost is that of a default op (plus a fused activation or bias).
+const Table& microsoft_table() {
+  static const Table table{
+      {"FusedConv", rule(OpFamily::conv, cost_conv, 0, ParamSlots::listed, slots({1, 2}))},
+      {"FusedMatMul", rule(OpFamily::gemm, cost_matmul, 0, ParamSlots::listed, k_all_slots)},
+      {"Gelu", ew(8)},
+      {"FastGelu", rule(OpFamily::elementwise, cost_elementwise, 8, ParamSlots::listed, slots({1}))},
+      {"BiasGelu", rule(OpFamily::elementwise, cost_elementwise, 9, ParamSlots::listed, slots({1}))},
+      {"QuickGelu", ew(5)},
+      {"GroupNorm", rule(OpFamily::norm, cost_groupnorm_nhwc, 8, ParamSlots::listed, slots({1, 2}))},
+      {"SkipLayerNormalization", rule(OpFamily::norm, cost_skip_layernorm, 9, ParamSlots::listed, slots({2, 3, 4}))},
+  };
+  return table;
+}
+
+}  // namespace
+
+const OpRule* find_rule(const Node& node) {
+  const Table* table = nullptr;
+  if (node.domain.empty() || node.domain == "ai.onnx") table = &default_table();
+  else if (node.domain == "com.microsoft") table = &microsoft_table();
+  else return nullptr;
+  auto it = table->find(node.op);
+  return it == table->end() ? nullptr : &it->second;
+}
+
+const OpRule* find_rule_any_domain(const std::string& op) {
+  for (const Table* table : {&default_table(), &microsoft_table()}) {
+    auto it = table->find(op);
+    if (it != table->end()) return &it->second;
+  }
+  return nullptr;
+}
+
+const std::vector<int64_t>& RuleContext::in_shape(size_t i) const {
+  const Tensor* t = graph.input(node, i);
+  if (!t) fail("input " + std::to_string(i) + " is missing");
+  if (!t->shape_known()) fail("input " + t->name + " has an unknown shape");
+  return t->shape;
+}
+
+const std::vector<int64_t>& RuleContext::out_shape(size_t i) const {
+  const Tensor* t = graph.output(node, i);
+  if (!t) fail("output " + std::to_string(i) + " is missing");
+  if (!t->shape_known()) fail("output " + t->name + " has an unknown shape");
+  return t->shape;
+}
+
+size_t RuleContext::present_inputs() const {
+  size_t n = 0;
+  for (int t : node.inputs) n += t >= 0 ? 1 : 0;
+  return n;
+}
+
+void RuleContext::fail(const std::string& msg) const {
+  throw InputError("node '" + node.name + "' (" + node.op + "): " + msg);
+}
+
+void RuleContext::set_attrs(OpFamily family, std::span<const double> values) const {
+  auto names = feature::names(family);
+  if (names.size() != values.size())
+    throw InternalError("attrs of family " + to_string(family) + ": " + std::to_string(values.size()) +
+                        " values for " + std::to_string(names.size()) + " names");
+  cost.attrs.clear();
+  cost.attrs.reserve(names.size());
+  for (size_t i = 0; i < names.size(); ++i) cost.attrs.emplace_back(std::string(names[i]), values[i]);
+}
+
+double product(std::span<const int64_t> dims) {
+  double p = 1;
+  for (int64_t d : dims) p *= static_cast<double>(d);
+  return p;
+}
+
+int64_t normalize_axis(const RuleContext& ctx, int64_t axis, size_t rank) {
+  int64_t r = static_cast<int64_t>(rank);
+  int64_t a = axis < 0 ? axis + r : axis;
+  if (a < 0 || a >= r) ctx.fail("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+  return a;
+}
+
+}  // namespace perfpred::analysis_detail
