@@ -1,0 +1,942 @@
+// ONNX import: protobuf -> perfpred::Graph with every tensor shaped.
+//
+// Steps: parse the ModelProto (never touching external-data files), classify graph inputs into runtime
+// inputs and weights (export_params=False exports weights as inputs), resolve symbolic input dims from
+// ImportOptions, sort nodes topologically, run ONNX shape inference with data propagation, then run
+// perfpred's folding and shape rules (shape_rules.cpp) to close the gaps ONNX 1.12 leaves; when that
+// made progress, the result is written back into the proto and ONNX inference runs again so ops
+// perfpred has no rule for still get shapes from ONNX.
+#include "perfpred/onnx/importer.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <queue>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <onnx/defs/parser.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+// After the ONNX headers: <sys/mman.h> defines MAP_TYPE, an enumerator name in onnx/defs/parser.h.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perfpred/util/checked_math.hpp"
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
+#include "shape_rules.hpp"
+
+namespace perfpred::onnx_import {
+
+namespace {
+
+using detail::is_integral;
+using detail::k_max_float_values;
+using detail::k_max_fold_elems;
+using Shape = std::vector<int64_t>;
+
+constexpr int64_t k_min_opset = 7;
+constexpr int64_t k_max_opset = 17;
+
+std::string dims_text(const Shape& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal
+      exp = 127 - 15 + 1;
+      while (!(mant & 0x400u)) {
+        mant <<= 1;
+        --exp;
+      }
+      bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float bf16_to_float(uint16_t h) {
+  uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename T>
+T load_le(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+// Element values of a small tensor as doubles (integers exact up to 2^53) or int64; nullopt when the
+// data is absent, external or inconsistent.
+bool read_values(const onnx::TensorProto& tp, DType dt, int64_t n, std::vector<int64_t>* iv, std::vector<double>* dv) {
+  if (tp.data_location() == onnx::TensorProto::EXTERNAL) return false;
+  const size_t cnt = static_cast<size_t>(n);
+  const int64_t esize = dtype_size(dt);
+  if (tp.has_raw_data()) {
+    const std::string& raw = tp.raw_data();
+    if (esize <= 0 || raw.size() != cnt * static_cast<size_t>(esize)) return false;
+    const char* p = raw.data();
+    for (size_t i = 0; i < cnt; ++i, p += esize) {
+      switch (dt) {
+        case DType::i64: iv->push_back(load_le<int64_t>(p)); break;
+        case DType::u64: iv->push_back(static_cast<int64_t>(load_le<uint64_t>(p))); break;
+        case DType::i32: iv->push_back(load_le<int32_t>(p)); break;
+        case DType::u32: iv->push_back(load_le<uint32_t>(p)); break;
+        case DType::i16: iv->push_back(load_le<int16_t>(p)); break;
+        case DType::u16: iv->push_back(load_le<uint16_t>(p)); break;
+        case DType::i8: iv->push_back(load_le<int8_t>(p)); break;
+        case DType::u8: case DType::boolean: iv->push_back(load_le<uint8_t>(p)); break;
+        case DType::f32: dv->push_back(load_le<float>(p)); break;
+        case DType::f64: dv->push_back(load_le<double>(p)); break;
+        case DType::f16: dv->push_back(half_to_float(load_le<uint16_t>(p))); break;
+        case DType::bf16: dv->push_back(bf16_to_float(load_le<uint16_t>(p))); break;
+        default: return false;
+      }
+    }
+    return true;
+  }
+  switch (dt) {
+    case DType::i64:
+      if (static_cast<size_t>(tp.int64_data_size()) != cnt) return false;
+      iv->assign(tp.int64_data().begin(), tp.int64_data().end());
+      return true;
+    case DType::u32: case DType::u64:
+      if (static_cast<size_t>(tp.uint64_data_size()) != cnt) return false;
+      for (auto v : tp.uint64_data()) iv->push_back(static_cast<int64_t>(v));
+      return true;
+    case DType::i32: case DType::i16: case DType::i8: case DType::u16: case DType::u8: case DType::boolean:
+      if (static_cast<size_t>(tp.int32_data_size()) != cnt) return false;
+      iv->assign(tp.int32_data().begin(), tp.int32_data().end());
+      return true;
+    case DType::f16: case DType::bf16:
+      if (static_cast<size_t>(tp.int32_data_size()) != cnt) return false;
+      for (auto v : tp.int32_data())
+        dv->push_back(dt == DType::f16 ? half_to_float(static_cast<uint16_t>(v)) : bf16_to_float(static_cast<uint16_t>(v)));
+      return true;
+    case DType::f32:
+      if (static_cast<size_t>(tp.float_data_size()) != cnt) return false;
+      dv->assign(tp.float_data().begin(), tp.float_data().end());
+      return true;
+    case DType::f64:
+      if (static_cast<size_t>(tp.double_data_size()) != cnt) return false;
+      dv->assign(tp.double_data().begin(), tp.double_data().end());
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Fill a Tensor from a TensorProto: dtype, dims, and the values of small constants.
+void tensor_from_proto(const onnx::TensorProto& tp, Tensor& t, const std::string& where) {
+  t.dtype = dtype_from_onnx(tp.data_type());
+  t.shape.assign(tp.dims().begin(), tp.dims().end());
+  t.has_shape = true;
+  for (int64_t d : t.shape)
+    if (d < 0) throw InputError(where + ": negative dimension in dims " + dims_text(t.shape));
+  auto n = checked_product(t.shape);
+  if (!n) throw InputError(where + ": dims " + dims_text(t.shape) + " overflow int64 elements; the model is corrupt");
+  if (!checked_mul(*n, std::max<int64_t>(dtype_size(t.dtype), 1)))
+    throw InputError(where + ": dims " + dims_text(t.shape) + " overflow int64 bytes; the model is corrupt");
+  const bool integral = is_integral(t.dtype);
+  if ((integral && *n <= k_max_fold_elems) || (!integral && *n <= k_max_float_values)) {
+    std::vector<int64_t> iv;
+    std::vector<double> dv;
+    if (read_values(tp, t.dtype, *n, &iv, &dv)) {
+      if (integral) t.int_values = std::move(iv);
+      else if (t.dtype == DType::f32 || t.dtype == DType::f64 || t.dtype == DType::f16 || t.dtype == DType::bf16)
+        t.float_values = std::move(dv);
+    }
+  }
+}
+
+// Shape of a value_info/input type: dims, with k_unknown_dim for symbolic or missing ones.
+struct TypeShape {
+  DType dtype = DType::unknown;
+  bool has_shape = false;
+  Shape dims;
+  std::vector<std::string> dim_names;  // dim_param per dim ("" when none)
+};
+
+TypeShape type_shape(const onnx::TypeProto& tp) {
+  TypeShape r;
+  if (!tp.has_tensor_type()) return r;
+  r.dtype = dtype_from_onnx(tp.tensor_type().elem_type());
+  if (!tp.tensor_type().has_shape()) return r;
+  r.has_shape = true;
+  for (const auto& d : tp.tensor_type().shape().dim()) {
+    r.dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : k_unknown_dim);
+    r.dim_names.push_back(d.has_dim_param() ? d.dim_param() : "");
+  }
+  return r;
+}
+
+void set_type_shape(onnx::TypeProto* tp, DType dtype_unused, const Shape& dims) {
+  (void)dtype_unused;
+  auto* shape = tp->mutable_tensor_type()->mutable_shape();
+  shape->clear_dim();
+  for (int64_t d : dims) {
+    auto* dim = shape->add_dim();
+    if (d >= 0) dim->set_dim_value(d);
+  }
+}
+
+AttrValue convert_attr(const onnx::AttributeProto& a) {
+  switch (a.type()) {
+    case onnx::AttributeProto::FLOAT: return static_cast<double>(a.f());
+    case onnx::AttributeProto::INT: return static_cast<int64_t>(a.i());
+    case onnx::AttributeProto::STRING: return a.s();
+    case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case onnx::AttributeProto::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
+    case onnx::AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    default: return std::string();
+  }
+}
+
+// Which input slots of an op hold weights (for export_params=False models whose weights are graph inputs).
+bool is_weight_slot(const std::string& op, size_t slot) {
+  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "LayerNormalization" ||
+      op == "InstanceNormalization" || op == "GroupNormalization")
+    return slot == 1 || slot == 2;
+  if (op == "BatchNormalization") return slot >= 1 && slot <= 4;
+  if (op == "LSTM" || op == "GRU" || op == "RNN") return slot >= 1 && slot <= 3;
+  if (op == "MatMul" || op == "PRelu") return slot == 1;
+  if (op == "Gather") return slot == 0;  // embedding table
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Concat") return true;
+  return false;
+}
+
+// Slots that show a tensor is runtime data (activations, token ids).
+bool is_data_slot(const std::string& op, size_t slot) {
+  if (op == "Shape" || op == "Size") return true;
+  if (op == "Gather") return slot == 1;
+  if (slot != 0) return false;
+  return op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "LSTM" || op == "GRU" || op == "RNN" ||
+         op == "BatchNormalization" || op == "LayerNormalization" || op == "InstanceNormalization" || op == "MatMul";
+}
+
+// Pass-through ops: a weight fed through them is still a weight (Identity ties, Expand of a class token).
+bool is_pass_through(const std::string& op) {
+  return op == "Identity" || op == "Expand" || op == "Unsqueeze" || op == "Squeeze" || op == "Cast" ||
+         op == "Transpose" || op == "Reshape" || op == "Slice" || op == "Concat" || op == "Split" || op == "Flatten";
+}
+
+class Importer {
+ public:
+  Importer(onnx::ModelProto& model, std::string label, const ImportOptions& opts)
+      : m_model(model), m_label(std::move(label)), m_opts(opts) {}
+
+  Graph run(const std::string& model_name) {
+    if (!m_model.has_graph()) throw InputError(m_label + ": not an ONNX model (no graph); is the file an .onnx ModelProto?");
+    read_header(model_name);
+    check_subgraphs();
+    read_initializers();
+    read_inputs();
+    read_nodes();
+    classify_inputs();
+    resolve_inputs();
+    sort_nodes();
+    mark_outputs();
+    infer();
+    finish();
+    return std::move(m_g);
+  }
+
+ private:
+  onnx::ModelProto& m_model;
+  std::string m_label;
+  const ImportOptions& m_opts;
+  Graph m_g;
+  std::unordered_map<std::string, TypeShape> m_input_types;  // non-initializer graph inputs
+  std::vector<std::string> m_input_order;
+  std::unordered_map<std::string, std::vector<std::pair<int, size_t>>> m_consumers;  // tensor -> (node, slot)
+
+  onnx::GraphProto& graph() { return *m_model.mutable_graph(); }
+
+  std::string node_label(const Node& n) const { return m_label + ": node '" + n.name + "' (" + n.op + ")"; }
+
+  void read_header(const std::string& model_name) {
+    m_g.model_name = model_name.empty() ? m_model.graph().name() : model_name;
+    m_g.producer = m_model.producer_name();
+    if (!m_model.producer_version().empty()) m_g.producer += " " + m_model.producer_version();
+    bool found = false;
+    for (const auto& o : m_model.opset_import()) {
+      if (o.domain().empty() || o.domain() == "ai.onnx") {
+        m_g.opset = o.version();
+        found = true;
+      }
+    }
+    if (!found) {
+      if (m_model.opset_import_size() == 0 && m_model.ir_version() <= 0)
+        throw InputError(m_label + ": not an ONNX model (no ir_version and no opset_import)");
+      throw InputError(m_label + ": opset_import has no entry for the default ONNX domain; re-export with a standard opset");
+    }
+    if (m_g.opset > k_max_opset)
+      m_g.warnings.push_back("opset " + std::to_string(m_g.opset) + " is newer than the tested range " +
+                             std::to_string(k_min_opset) + "-" + std::to_string(k_max_opset) + "; shapes are a best effort");
+    if (m_g.opset < k_min_opset)
+      m_g.warnings.push_back("opset " + std::to_string(m_g.opset) + " is older than the supported range " +
+                             std::to_string(k_min_opset) + "-" + std::to_string(k_max_opset) + "; shapes are a best effort");
+  }
+
+  void check_subgraphs() {
+    int idx = 0;
+    for (const auto& n : m_model.graph().node()) {
+      for (const auto& a : n.attribute())
+        if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS || a.has_g() ||
+            a.graphs_size() > 0) {
+          std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(idx) : n.name();
+          throw InputError(m_label + ": node '" + name + "' (" + n.op_type() + "): attribute '" + a.name() +
+                           "' holds a subgraph; control flow (If/Loop/Scan) is not supported, export the model "
+                           "with the branch resolved (e.g. torch.jit.trace instead of script)");
+        }
+      ++idx;
+    }
+  }
+
+  void read_initializers() {
+    for (const auto& tp : m_model.graph().initializer()) {
+      if (tp.name().empty()) throw InputError(m_label + ": an initializer has no name");
+      if (m_g.find_tensor(tp.name()) >= 0) throw InputError(m_label + ": initializer '" + tp.name() + "' is defined twice");
+      Tensor t;
+      t.name = tp.name();
+      t.is_initializer = true;
+      tensor_from_proto(tp, t, m_label + ": initializer '" + tp.name() + "'");
+      m_g.add_tensor(std::move(t));
+    }
+    for (const auto& sp : m_model.graph().sparse_initializer()) {
+      const auto& v = sp.values();
+      if (v.name().empty() || m_g.find_tensor(v.name()) >= 0) continue;
+      Tensor t;
+      t.name = v.name();
+      t.is_initializer = true;
+      t.dtype = dtype_from_onnx(v.data_type());
+      t.shape.assign(sp.dims().begin(), sp.dims().end());
+      t.has_shape = true;
+      if (!checked_product(t.shape)) throw InputError(m_label + ": sparse initializer '" + t.name + "': dims " + dims_text(t.shape) + " are negative or overflow int64");
+      m_g.add_tensor(std::move(t));
+    }
+  }
+
+  void read_inputs() {
+    for (const auto& vi : m_model.graph().input()) {
+      if (m_g.find_tensor(vi.name()) >= 0) continue;  // an initializer also listed as input (IR < 4)
+      if (vi.name().empty()) throw InputError(m_label + ": a graph input has no name");
+      TypeShape ts = type_shape(vi.type());
+      m_input_types[vi.name()] = ts;
+      m_input_order.push_back(vi.name());
+      Tensor t;
+      t.name = vi.name();
+      t.dtype = ts.dtype;
+      m_g.add_tensor(std::move(t));
+    }
+  }
+
+  void read_nodes() {
+    int idx = 0;
+    std::unordered_set<std::string> names;
+    for (const auto& np : m_model.graph().node()) {
+      Node n;
+      n.op = np.op_type();
+      n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+      n.name = np.name().empty() ? n.op + "_" + std::to_string(idx) : np.name();
+      if (!names.insert(n.name).second) n.name += "#" + std::to_string(idx);
+      ++idx;
+      for (const auto& a : np.attribute()) {
+        if (a.type() == onnx::AttributeProto::TENSOR || a.has_t()) {
+          if (n.op == "ConstantOfShape" && a.name() == "value") {
+            Tensor tmp;
+            tensor_from_proto(a.t(), tmp, node_label(n) + " attribute 'value'");
+            double v = 0;
+            if (tmp.int_values && !tmp.int_values->empty()) v = static_cast<double>((*tmp.int_values)[0]);
+            if (tmp.float_values && !tmp.float_values->empty()) v = (*tmp.float_values)[0];
+            n.attrs["value"] = v;
+            n.attrs["value.dtype"] = static_cast<int64_t>(a.t().data_type());
+          }
+          continue;
+        }
+        n.attrs[a.name()] = convert_attr(a);
+      }
+      for (const auto& in : np.input()) {
+        if (in.empty()) {
+          n.inputs.push_back(-1);
+          continue;
+        }
+        n.inputs.push_back(-2);  // resolved after all outputs are known
+      }
+      for (const auto& out : np.output()) {
+        if (out.empty()) {
+          n.outputs.push_back(-1);
+          continue;
+        }
+        if (m_g.find_tensor(out) >= 0)
+          throw InputError(node_label(n) + ": output '" + out + "' is already defined by another node, input or initializer");
+        Tensor t;
+        t.name = out;
+        n.outputs.push_back(m_g.add_tensor(std::move(t)));
+      }
+      if (n.op == "Constant" && n.domain.empty()) read_constant(np, n);
+      m_g.nodes.push_back(std::move(n));
+    }
+    for (size_t i = 0; i < m_g.nodes.size(); ++i) {
+      Node& n = m_g.nodes[i];
+      const auto& np = m_model.graph().node(static_cast<int>(i));
+      for (int k = 0; k < np.input_size(); ++k) {
+        if (n.inputs[static_cast<size_t>(k)] == -1) continue;
+        int id = m_g.find_tensor(np.input(k));
+        if (id < 0)
+          throw InputError(node_label(n) + ": input '" + np.input(k) +
+                           "' is not produced by any node and is neither a graph input nor an initializer");
+        n.inputs[static_cast<size_t>(k)] = id;
+        m_consumers[np.input(k)].push_back({static_cast<int>(i), static_cast<size_t>(k)});
+      }
+    }
+  }
+
+  void read_constant(const onnx::NodeProto& np, Node& n) {
+    if (n.outputs.empty() || n.outputs[0] < 0) return;
+    Tensor& t = m_g.tensors[static_cast<size_t>(n.outputs[0])];
+    for (const auto& a : np.attribute()) {
+      const std::string& k = a.name();
+      if (k == "value") {
+        tensor_from_proto(a.t(), t, node_label(n) + " attribute 'value'");
+      } else if (k == "value_float") {
+        t.dtype = DType::f32, t.has_shape = true, t.shape = {}, t.float_values = std::vector<double>{a.f()};
+      } else if (k == "value_floats") {
+        t.dtype = DType::f32, t.has_shape = true, t.shape = {a.floats_size()};
+        t.float_values = std::vector<double>(a.floats().begin(), a.floats().end());
+      } else if (k == "value_int") {
+        t.dtype = DType::i64, t.has_shape = true, t.shape = {}, t.int_values = std::vector<int64_t>{a.i()};
+      } else if (k == "value_ints") {
+        t.dtype = DType::i64, t.has_shape = true, t.shape = {a.ints_size()};
+        t.int_values = std::vector<int64_t>(a.ints().begin(), a.ints().end());
+      } else if (k == "value_string") {
+        t.dtype = DType::string, t.has_shape = true, t.shape = {};
+      } else if (k == "value_strings") {
+        t.dtype = DType::string, t.has_shape = true, t.shape = {a.strings_size()};
+      } else if (k == "sparse_value") {
+        t.dtype = dtype_from_onnx(a.sparse_tensor().values().data_type());
+        t.has_shape = true;
+        t.shape.assign(a.sparse_tensor().dims().begin(), a.sparse_tensor().dims().end());
+        if (!checked_product(t.shape)) throw InputError(node_label(n) + ": sparse_value dims " + dims_text(t.shape) + " are negative or overflow int64");
+      }
+    }
+  }
+
+  // export_params=False puts weights among the graph inputs: a fully static input consumed where a
+  // weight goes (and never where data goes) is a weight; the rest are runtime inputs.
+  void classify_inputs() {
+    auto evidence = [&](const std::string& name, bool& weight, bool& data) {
+      std::vector<std::pair<std::string, int>> todo{{name, 0}};
+      while (!todo.empty()) {
+        auto [t, depth] = todo.back();
+        todo.pop_back();
+        auto it = m_consumers.find(t);
+        if (it == m_consumers.end()) continue;
+        for (auto [ni, slot] : it->second) {
+          const Node& n = m_g.nodes[static_cast<size_t>(ni)];
+          if (is_data_slot(n.op, slot)) data = true;
+          if (is_weight_slot(n.op, slot)) weight = true;
+          if (is_pass_through(n.op) && (slot == 0 || n.op == "Concat") && depth < 6)
+            for (int o : n.outputs)
+              if (o >= 0) todo.push_back({m_g.tensors[static_cast<size_t>(o)].name, depth + 1});
+        }
+      }
+    };
+    for (const auto& name : m_input_order) {
+      const TypeShape& ts = m_input_types[name];
+      Tensor& t = m_g.tensors[static_cast<size_t>(m_g.find_tensor(name))];
+      bool weight = false, data = false;
+      bool symbolic = !ts.has_shape || std::any_of(ts.dims.begin(), ts.dims.end(), [](int64_t d) { return d < 0; });
+      if (!symbolic && !m_opts.input_shapes.count(name)) evidence(name, weight, data);
+      t.is_initializer = weight && !data;
+      t.is_graph_input = !t.is_initializer;
+    }
+    bool any_runtime = std::any_of(m_input_order.begin(), m_input_order.end(), [&](const std::string& n) {
+      return m_g.tensors[static_cast<size_t>(m_g.find_tensor(n))].is_graph_input;
+    });
+    if (!any_runtime && !m_input_order.empty()) {
+      Tensor& t = m_g.tensors[static_cast<size_t>(m_g.find_tensor(m_input_order.front()))];
+      t.is_initializer = false;
+      t.is_graph_input = true;
+    }
+  }
+
+  std::vector<std::string> runtime_input_names() const {
+    std::vector<std::string> r;
+    for (const auto& name : m_input_order)
+      if (m_g.tensors[static_cast<size_t>(m_g.find_tensor(name))].is_graph_input) r.push_back(name);
+    return r;
+  }
+
+  void resolve_inputs() {
+    auto valid = runtime_input_names();
+    for (const auto& [name, dims] : m_opts.input_shapes) {
+      if (!m_input_types.count(name))
+        throw InputError(m_label + ": --input-shape names '" + name + "', which is not an input of the model; inputs: " +
+                         (valid.empty() ? std::string("(none)") : join(valid, ", ")));
+    }
+    // Input types in the proto, indexed by name, to write the resolved shapes back for ONNX inference.
+    std::unordered_map<std::string, onnx::ValueInfoProto*> protos;
+    for (auto& vi : *graph().mutable_input()) protos[vi.name()] = &vi;
+    for (const auto& name : m_input_order) {
+      const TypeShape& ts = m_input_types[name];
+      Tensor& t = m_g.tensors[static_cast<size_t>(m_g.find_tensor(name))];
+      Shape dims;
+      auto ov = m_opts.input_shapes.find(name);
+      if (ov != m_opts.input_shapes.end()) {
+        dims = ov->second;
+        if (ts.has_shape && ts.dims.size() != dims.size())
+          throw InputError(m_label + ": --input-shape " + name + " gives " + std::to_string(dims.size()) +
+                           " dims but the model declares rank " + std::to_string(ts.dims.size()));
+        for (size_t i = 0; i < dims.size() && ts.has_shape; ++i)
+          if (ts.dims[i] >= 0 && ts.dims[i] != dims[i])
+            m_g.warnings.push_back("input '" + name + "' dim " + std::to_string(i) + ": model declares " +
+                                   std::to_string(ts.dims[i]) + ", --input-shape gives " + std::to_string(dims[i]));
+      } else {
+        if (!ts.has_shape)
+          throw InputError(m_label + ": input '" + name + "' has no declared shape; pass --input-shape " + name + "=D0,D1,...");
+        dims = ts.dims;
+        for (size_t i = 0; i < dims.size(); ++i) {
+          if (dims[i] >= 0) continue;
+          if (i == 0 && t.is_graph_input) {
+            dims[i] = m_opts.batch;
+            continue;
+          }
+          std::string sym = ts.dim_names[i].empty() ? "" : " ('" + ts.dim_names[i] + "')";
+          throw InputError(m_label + ": input '" + name + "' dim " + std::to_string(i) + sym +
+                           " is unknown; pass --input-shape " + name + "=" + [&] {
+                             std::string ex;
+                             for (size_t k = 0; k < dims.size(); ++k)
+                               ex += (k ? "," : "") + (k == i ? std::string("N") : std::to_string(dims[k] < 0 ? 1 : dims[k]));
+                             return ex;
+                           }());
+        }
+        if (t.is_graph_input && m_opts.batch != 1 && !dims.empty() && ts.dims[0] >= 0 && ts.dims[0] != m_opts.batch)
+          m_g.warnings.push_back("input '" + name + "' has a fixed leading dim " + std::to_string(ts.dims[0]) +
+                                 "; --batch " + std::to_string(m_opts.batch) + " is not applied (use --input-shape)");
+      }
+      if (!checked_product(dims) ||
+          !checked_mul(*checked_product(dims), std::max<int64_t>(dtype_size(t.dtype), 1)))
+        throw InputError(m_label + ": input '" + name + "' shape " + dims_text(dims) +
+                         " overflows int64 elements or bytes; pass smaller dims with --batch/--input-shape");
+      t.shape = dims;
+      t.has_shape = true;
+      set_type_shape(protos[name]->mutable_type(), t.dtype, dims);
+      if (t.is_graph_input) m_g.inputs.push_back(m_g.find_tensor(name));
+    }
+  }
+
+  // Kahn's algorithm, keeping the file order where it is already valid. The proto's node list is
+  // reordered too, since ONNX shape inference walks it in order.
+  void sort_nodes() {
+    const size_t n = m_g.nodes.size();
+    std::vector<int> producer(m_g.tensors.size(), -1);
+    for (size_t i = 0; i < n; ++i)
+      for (int o : m_g.nodes[i].outputs)
+        if (o >= 0) producer[static_cast<size_t>(o)] = static_cast<int>(i);
+    std::vector<int> indeg(n, 0);
+    std::vector<std::vector<int>> succ(n);
+    for (size_t i = 0; i < n; ++i)
+      for (int in : m_g.nodes[i].inputs)
+        if (in >= 0 && producer[static_cast<size_t>(in)] >= 0) {
+          ++indeg[i];
+          succ[static_cast<size_t>(producer[static_cast<size_t>(in)])].push_back(static_cast<int>(i));
+        }
+    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+    for (size_t i = 0; i < n; ++i)
+      if (indeg[i] == 0) ready.push(static_cast<int>(i));
+    std::vector<int> order;
+    while (!ready.empty()) {
+      int i = ready.top();
+      ready.pop();
+      order.push_back(i);
+      for (int s : succ[static_cast<size_t>(i)])
+        if (--indeg[static_cast<size_t>(s)] == 0) ready.push(s);
+    }
+    if (order.size() != n) {
+      // Walk predecessors among the unsorted nodes until one repeats: that node lies on a cycle.
+      int cur = -1;
+      for (size_t i = 0; i < n; ++i)
+        if (indeg[i] > 0) { cur = static_cast<int>(i); break; }
+      std::vector<bool> seen(n, false);
+      while (!seen[static_cast<size_t>(cur)]) {
+        seen[static_cast<size_t>(cur)] = true;
+        for (int in : m_g.nodes[static_cast<size_t>(cur)].inputs) {
+          int p = in >= 0 ? producer[static_cast<size_t>(in)] : -1;
+          if (p >= 0 && indeg[static_cast<size_t>(p)] > 0) { cur = p; break; }
+        }
+      }
+      const Node& c = m_g.nodes[static_cast<size_t>(cur)];
+      throw InputError(node_label(c) + ": the graph has a cycle through this node; an ONNX graph must be acyclic");
+    }
+    bool sorted = std::is_sorted(order.begin(), order.end());
+    if (sorted) return;
+    std::vector<Node> nodes;
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> protos;
+    for (int i : order) {
+      nodes.push_back(std::move(m_g.nodes[static_cast<size_t>(i)]));
+      protos.Add()->Swap(graph().mutable_node(i));
+    }
+    m_g.nodes = std::move(nodes);
+    graph().mutable_node()->Swap(&protos);
+  }
+
+  // Copy ONNX's inferred types into tensors that perfpred has not shaped yet.
+  void take_onnx_shapes() {
+    auto take = [&](const onnx::ValueInfoProto& vi) {
+      int id = m_g.find_tensor(vi.name());
+      if (id < 0) return;
+      Tensor& t = m_g.tensors[static_cast<size_t>(id)];
+      if (t.is_initializer || t.is_graph_input) return;
+      TypeShape ts = type_shape(vi.type());
+      if (t.dtype == DType::unknown) t.dtype = ts.dtype;
+      if (!ts.has_shape) return;
+      if (!t.has_shape) {
+        t.has_shape = true;
+        t.shape = ts.dims;
+      } else if (t.shape.size() == ts.dims.size()) {
+        for (size_t i = 0; i < ts.dims.size(); ++i)
+          if (t.shape[i] < 0) t.shape[i] = ts.dims[i];
+      }
+    };
+    for (const auto& vi : m_model.graph().value_info()) take(vi);
+    for (const auto& vi : m_model.graph().output()) take(vi);
+  }
+
+  void run_onnx_inference() {
+    onnx::ShapeInferenceOptions options(false, 0, true);
+    try {
+      onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception& e) {
+      m_onnx_error = e.what();
+    }
+  }
+
+  std::string m_onnx_error;
+
+  size_t count_unknown() const {
+    size_t c = 0;
+    for (const auto& n : m_g.nodes)
+      for (int o : n.outputs)
+        if (o >= 0 && !m_g.tensors[static_cast<size_t>(o)].shape_known()) ++c;
+    return c;
+  }
+
+  // Write perfpred's shapes and folded constants into the proto so a second ONNX pass can use them.
+  bool write_back() {
+    std::unordered_set<std::string> have;
+    for (const auto& vi : m_model.graph().value_info()) {
+      TypeShape ts = type_shape(vi.type());
+      if (ts.has_shape && std::all_of(ts.dims.begin(), ts.dims.end(), [](int64_t d) { return d >= 0; }))
+        have.insert(vi.name());
+    }
+    bool wrote = false;
+    std::unordered_set<std::string> outputs;
+    for (const auto& vi : m_model.graph().output()) outputs.insert(vi.name());
+    for (const auto& n : m_g.nodes)
+      for (int o : n.outputs) {
+        if (o < 0) continue;
+        const Tensor& t = m_g.tensors[static_cast<size_t>(o)];
+        if (!t.shape_known() || have.count(t.name) || outputs.count(t.name) || t.dtype == DType::unknown) continue;
+        auto* vi = graph().add_value_info();
+        vi->set_name(t.name);
+        vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx_code(t.dtype));
+        set_type_shape(vi->mutable_type(), t.dtype, t.shape);
+        wrote = true;
+      }
+    // Folded integer tensors become initializers so ONNX's Reshape/Expand/... rules can read them;
+    // their producing nodes (pure shape arithmetic) are dropped from this working copy.
+    std::unordered_set<std::string> folded;
+    for (const auto& n : m_g.nodes) {
+      bool all = !n.outputs.empty();
+      for (int o : n.outputs)
+        if (o < 0 || !m_g.tensors[static_cast<size_t>(o)].int_values || m_g.tensors[static_cast<size_t>(o)].is_graph_output) all = false;
+      if (all)
+        for (int o : n.outputs) folded.insert(m_g.tensors[static_cast<size_t>(o)].name);
+    }
+    if (!folded.empty()) {
+      std::unordered_set<std::string> existing;
+      for (const auto& tp : m_model.graph().initializer()) existing.insert(tp.name());
+      google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+      for (auto& np : *graph().mutable_node()) {
+        bool drop = np.output_size() > 0 &&
+                    std::all_of(np.output().begin(), np.output().end(), [&](const std::string& s) { return folded.count(s) > 0; });
+        if (!drop) kept.Add()->Swap(&np);
+      }
+      graph().mutable_node()->Swap(&kept);
+      for (const auto& name : folded) {
+        if (existing.count(name)) continue;
+        const Tensor& t = m_g.tensors[static_cast<size_t>(m_g.find_tensor(name))];
+        auto* tp = graph().add_initializer();
+        tp->set_name(name);
+        tp->set_data_type(onnx_code(t.dtype == DType::unknown ? DType::i64 : t.dtype));
+        for (int64_t d : t.shape) tp->add_dims(d);
+        write_ints(*tp, t.dtype, *t.int_values);
+        wrote = true;
+      }
+    }
+    return wrote;
+  }
+
+  static int32_t onnx_code(DType d) {
+    for (int32_t c = 1; c <= 16; ++c)
+      if (dtype_from_onnx(c) == d) return c;
+    return 1;
+  }
+
+  static void write_ints(onnx::TensorProto& tp, DType d, const std::vector<int64_t>& v) {
+    switch (d) {
+      case DType::i64: case DType::unknown:
+        for (int64_t x : v) tp.add_int64_data(x);
+        break;
+      case DType::u32: case DType::u64:
+        for (int64_t x : v) tp.add_uint64_data(static_cast<uint64_t>(x));
+        break;
+      default:
+        for (int64_t x : v) tp.add_int32_data(static_cast<int32_t>(x));
+    }
+  }
+
+  void infer() {
+    // Stale intermediate shapes from the exporter (e.g. a fixed batch) would conflict with the resolved
+    // inputs: drop them, keeping only output element types.
+    graph().clear_value_info();
+    for (auto& vi : *graph().mutable_output())
+      if (vi.type().has_tensor_type()) vi.mutable_type()->mutable_tensor_type()->clear_shape();
+    for (int round = 0; round < 4; ++round) {
+      run_onnx_inference();
+      take_onnx_shapes();
+      detail::propagate(m_g);
+      if (count_unknown() == 0) break;
+      if (!write_back()) break;
+    }
+    if (!m_onnx_error.empty()) m_g.warnings.push_back("ONNX shape inference stopped early: " + one_line(m_onnx_error));
+  }
+
+  static std::string one_line(std::string s) {
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    if (s.size() > 300) s = s.substr(0, 300) + "...";
+    return s;
+  }
+
+  void mark_outputs() {
+    for (const auto& vi : m_model.graph().output()) {
+      int id = m_g.find_tensor(vi.name());
+      if (id < 0) throw InputError(m_label + ": graph output '" + vi.name() + "' is not produced by any node or input");
+      m_g.tensors[static_cast<size_t>(id)].is_graph_output = true;
+      m_g.outputs.push_back(id);
+    }
+  }
+
+  void finish() {
+    size_t unknown = 0;
+    for (auto& n : m_g.nodes) {
+      for (int o : n.outputs) {
+        if (o < 0) continue;
+        const Tensor& t = m_g.tensors[static_cast<size_t>(o)];
+        if (!t.shape_known()) {
+          ++unknown;
+          n.warnings.push_back("output '" + t.name + "' has unknown shape " + shape_to_string(t));
+          continue;
+        }
+        auto cnt = checked_product(t.shape);
+        if (!cnt || !checked_mul(*cnt, std::max<int64_t>(dtype_size(t.dtype), 1)))
+          throw InputError(node_label(n) + ": output '" + t.name + "' shape " + dims_text(t.shape) +
+                           " overflows int64 elements or bytes; use smaller --batch/--input-shape");
+      }
+    }
+    if (unknown)
+      m_g.warnings.push_back(std::to_string(unknown) + " node outputs still have unknown shapes (see the nodes' warnings)");
+  }
+};
+
+// Minimal protobuf wire-format walker, used to parse a ModelProto without copying large weight payloads:
+// the bytes of big data fields of initializers (raw_data, float_data, ...) are skipped, everything else
+// is handed to protobuf unchanged. perfpred needs only the dims and dtypes of weights.
+class WireReader {
+ public:
+  WireReader(const uint8_t* p, const uint8_t* end) : m_p(p), m_end(end) {}
+  bool done() const { return m_p >= m_end; }
+
+  struct Field {
+    uint32_t number = 0;
+    uint32_t wire_type = 0;
+    const uint8_t* start = nullptr;    // first byte of the tag
+    const uint8_t* payload = nullptr;  // length-delimited payload (wire type 2), else nullptr
+    uint64_t len = 0;
+    const uint8_t* end = nullptr;      // one past the field
+  };
+
+  // Reads one field; false on malformed or truncated input.
+  bool next(Field& f) {
+    f = Field{};
+    f.start = m_p;
+    uint64_t tag = 0;
+    if (!varint(tag)) return false;
+    f.number = static_cast<uint32_t>(tag >> 3);
+    f.wire_type = static_cast<uint32_t>(tag & 7);
+    if (f.number == 0) return false;
+    bool ok = false;
+    switch (f.wire_type) {
+      case 0: { uint64_t v; ok = varint(v); break; }
+      case 1: ok = advance(8); break;
+      case 5: ok = advance(4); break;
+      case 2:
+        ok = varint(f.len) && f.len <= static_cast<uint64_t>(m_end - m_p);
+        if (ok) {
+          f.payload = m_p;
+          m_p += f.len;
+        }
+        break;
+      default: ok = false;  // groups (3/4) are not used by onnx.proto; 6/7 are invalid
+    }
+    f.end = m_p;
+    return ok;
+  }
+
+ private:
+  const uint8_t* m_p;
+  const uint8_t* m_end;
+  bool advance(size_t n) {
+    if (static_cast<size_t>(m_end - m_p) < n) return false;
+    m_p += n;
+    return true;
+  }
+  bool varint(uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (m_p >= m_end) return false;
+      uint8_t b = *m_p++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  }
+};
+
+// ModelProto.graph = 7; GraphProto.initializer = 5; TensorProto data fields: float_data 4, int32_data 5,
+// int64_data 7, raw_data 9, double_data 10, uint64_data 11.
+constexpr uint32_t k_model_graph = 7;
+constexpr uint32_t k_graph_initializer = 5;
+constexpr uint64_t k_keep_payload_bytes = static_cast<uint64_t>(k_max_fold_elems) * 8;
+
+bool is_tensor_data_field(uint32_t f) { return f == 4 || f == 5 || f == 7 || f == 9 || f == 10 || f == 11; }
+
+void append(std::string& s, const WireReader::Field& f) {
+  s.append(reinterpret_cast<const char*>(f.start), static_cast<size_t>(f.end - f.start));
+}
+
+void parse_model(const void* data, size_t size, const std::string& label, onnx::ModelProto& model) {
+  if (size == 0) throw InputError(label + ": empty file, not an ONNX model");
+  const std::string bad = label + ": truncated or not an ONNX model (protobuf parse failed)";
+  const auto* begin = static_cast<const uint8_t*>(data);
+  std::string rest, graph_rest;
+  std::vector<std::string> initializers;
+  WireReader top(begin, begin + size);
+  WireReader::Field f;
+  while (!top.done()) {
+    if (!top.next(f)) throw InputError(bad);
+    if (f.number != k_model_graph || f.wire_type != 2) {
+      append(rest, f);
+      continue;
+    }
+    WireReader gr(f.payload, f.payload + f.len);
+    WireReader::Field gf;
+    while (!gr.done()) {
+      if (!gr.next(gf)) throw InputError(bad);
+      if (gf.number != k_graph_initializer || gf.wire_type != 2) {
+        append(graph_rest, gf);
+        continue;
+      }
+      std::string tensor;
+      WireReader tr(gf.payload, gf.payload + gf.len);
+      WireReader::Field tf;
+      while (!tr.done()) {
+        if (!tr.next(tf)) throw InputError(bad);
+        if (tf.wire_type == 2 && is_tensor_data_field(tf.number) && tf.len > k_keep_payload_bytes) continue;
+        append(tensor, tf);
+      }
+      initializers.push_back(std::move(tensor));
+    }
+  }
+  if (!model.ParseFromString(rest)) throw InputError(bad);
+  auto* g = model.mutable_graph();
+  if (!g->MergeFromString(graph_rest)) throw InputError(bad);
+  for (const auto& t : initializers)
+    if (!g->add_initializer()->ParseFromString(t)) throw InputError(bad);
+  if (model.ir_version() <= 0 || !model.has_graph() || model.graph().node_size() == 0)
+    throw InputError(label + ": not an ONNX model (no ir_version or an empty graph)");
+}
+
+std::string stem_of(const std::string& label) {
+  std::string s = std::filesystem::path(label).stem().string();
+  return s.empty() ? label : s;
+}
+
+}  // namespace
+
+Graph import_bytes(const std::string& bytes, const std::string& label, const ImportOptions& opts) {
+  onnx::ModelProto model;
+  parse_model(bytes.data(), bytes.size(), label, model);
+  return Importer(model, label, opts).run(stem_of(label));
+}
+
+Graph import_file(const std::filesystem::path& path, const ImportOptions& opts) {
+  const std::string label = path.string();
+  int fd = ::open(label.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(label + ": cannot open (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(label + ": not a regular file");
+  }
+  onnx::ModelProto model;
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    throw InputError(label + ": empty file, not an ONNX model");
+  }
+  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (data == MAP_FAILED) throw InputError(label + ": cannot read (" + std::strerror(errno) + ")");
+  try {
+    parse_model(data, size, label, model);
+  } catch (...) {
+    ::munmap(data, size);
+    throw;
+  }
+  ::munmap(data, size);
+  return Importer(model, label, opts).run(stem_of(label));
+}
+
+Graph import_text(const std::string& text, const ImportOptions& opts) {
+  onnx::ModelProto model;
+  auto status = onnx::OnnxParser::Parse(model, text.c_str());
+  if (!status.IsOK()) throw InputError("ONNX text: " + status.ErrorMessage());
+  if (model.ir_version() <= 0) model.set_ir_version(8);
+  return Importer(model, "<text>", opts).run(model.graph().name());
+}
+
+}  // namespace perfpred::onnx_import

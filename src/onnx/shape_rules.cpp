@@ -1,0 +1,1212 @@
+#include "shape_rules.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "perfpred/util/checked_math.hpp"
+
+namespace perfpred::onnx_import::detail {
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+constexpr int64_t U = k_unknown_dim;
+
+bool known(const Shape& s) {
+  return std::all_of(s.begin(), s.end(), [](int64_t d) { return d >= 0; });
+}
+
+std::optional<int64_t> numel_of(const Shape& s) {
+  if (!known(s)) return std::nullopt;
+  return checked_product(s);
+}
+
+const Tensor* shaped(const Tensor* t) { return t && t->has_shape ? t : nullptr; }
+
+Tensor* out_tensor(Graph& g, const Node& n, size_t i) {
+  if (i >= n.outputs.size() || n.outputs[i] < 0) return nullptr;
+  return &g.tensors[static_cast<size_t>(n.outputs[i])];
+}
+
+std::optional<std::vector<int64_t>> ints_of(const Tensor* t) {
+  if (!t) return std::nullopt;
+  if (t->int_values) return *t->int_values;
+  if (t->float_values) {
+    std::vector<int64_t> v;
+    for (double d : *t->float_values) {
+      if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e18) return std::nullopt;
+      v.push_back(static_cast<int64_t>(d));
+    }
+    return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<double>> doubles_of(const Tensor* t) {
+  if (!t) return std::nullopt;
+  if (t->float_values) return *t->float_values;
+  if (t->int_values) return std::vector<double>(t->int_values->begin(), t->int_values->end());
+  return std::nullopt;
+}
+
+bool has_values(const Tensor* t) { return t && (t->int_values || t->float_values); }
+
+std::optional<int64_t> scalar_int(const Tensor* t) {
+  auto v = ints_of(t);
+  if (!v || v->size() != 1) return std::nullopt;
+  return (*v)[0];
+}
+
+// Merge a derived shape into a tensor: fills unknown rank or unknown dims, never overrides a known dim.
+bool set_shape(Tensor& t, const Shape& s) {
+  if (!t.has_shape) {
+    t.has_shape = true;
+    t.shape = s;
+    return true;
+  }
+  if (t.shape.size() != s.size()) return false;
+  bool changed = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (t.shape[i] < 0 && s[i] >= 0) {
+      t.shape[i] = s[i];
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+bool set_dtype(Tensor& t, DType d) {
+  if (t.dtype == DType::unknown && d != DType::unknown) {
+    t.dtype = d;
+    return true;
+  }
+  return false;
+}
+
+bool same_shape(const Tensor& t, const Shape& s) { return t.has_shape && t.shape == s; }
+
+// Store folded integer values (and their shape) on an output.
+bool set_int_values(Tensor& t, const Shape& s, std::vector<int64_t> v) {
+  bool changed = set_shape(t, s);
+  if (!same_shape(t, s)) return changed;
+  auto n = numel_of(s);
+  if (!n || *n != static_cast<int64_t>(v.size()) || *n > k_max_fold_elems) return changed;
+  if (t.int_values || t.float_values) return changed;
+  if (t.dtype == DType::unknown) t.dtype = DType::i64;
+  if (is_integral(t.dtype)) {
+    if (t.dtype == DType::boolean)
+      for (auto& x : v) x = x != 0;
+    t.int_values = std::move(v);
+  } else {
+    t.float_values = std::vector<double>(v.begin(), v.end());
+  }
+  return true;
+}
+
+bool set_double_values(Tensor& t, const Shape& s, const std::vector<double>& v) {
+  bool changed = set_shape(t, s);
+  if (!same_shape(t, s)) return changed;
+  auto n = numel_of(s);
+  if (!n || *n != static_cast<int64_t>(v.size()) || *n > k_max_fold_elems) return changed;
+  if (t.int_values || t.float_values) return changed;
+  if (t.dtype == DType::unknown) t.dtype = DType::f32;
+  if (is_integral(t.dtype)) {
+    std::vector<int64_t> iv;
+    for (double d : v) {
+      if (!std::isfinite(d) || std::fabs(d) > 9.0e18) return changed;
+      iv.push_back(t.dtype == DType::boolean ? (d != 0) : static_cast<int64_t>(std::trunc(d)));
+    }
+    t.int_values = std::move(iv);
+  } else {
+    t.float_values = v;
+  }
+  return true;
+}
+
+int64_t norm_axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
+
+// Multidirectional (numpy) broadcast; nullopt when two known dims disagree.
+std::optional<Shape> broadcast(const std::vector<Shape>& shapes) {
+  size_t rank = 0;
+  for (const auto& s : shapes) rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t d = 1;
+    bool unknown = false;
+    for (const auto& s : shapes) {
+      if (s.size() + i < rank) continue;
+      int64_t x = s[i - (rank - s.size())];
+      if (x < 0) {
+        unknown = true;
+      } else if (x != 1) {
+        if (d != 1 && d != x) return std::nullopt;
+        d = x;
+      }
+    }
+    out[i] = (d == 1 && unknown) ? U : d;
+  }
+  return out;
+}
+
+// Row-major strides of `in` seen through a broadcast to `out` (0 on broadcast dims).
+std::vector<int64_t> bcast_strides(const Shape& in, const Shape& out) {
+  std::vector<int64_t> st(out.size(), 0);
+  int64_t s = 1;
+  for (size_t k = 0; k < in.size(); ++k) {
+    size_t i = in.size() - 1 - k;
+    size_t o = out.size() - 1 - k;
+    st[o] = in[i] == 1 ? 0 : s;
+    s *= in[i];
+  }
+  return st;
+}
+
+// Flat index into an input for each flat output index under broadcasting.
+std::vector<int64_t> bcast_index(const Shape& in, const Shape& out) {
+  auto st = bcast_strides(in, out);
+  int64_t n = *checked_product(out);
+  std::vector<int64_t> idx(static_cast<size_t>(n));
+  for (int64_t f = 0; f < n; ++f) {
+    int64_t rem = f, src = 0;
+    for (size_t d = out.size(); d-- > 0;) {
+      int64_t c = rem % out[d];
+      rem /= out[d];
+      src += c * st[d];
+    }
+    idx[static_cast<size_t>(f)] = src;
+  }
+  return idx;
+}
+
+const std::unordered_set<std::string> k_same_shape_ops = {
+    "Relu", "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "Erf", "Gelu", "HardSwish", "HardSigmoid", "Softplus",
+    "Softsign", "Clip", "Mish", "Elu", "Selu", "Celu", "ThresholdedRelu", "Exp", "Log", "Sqrt", "Reciprocal",
+    "Neg", "Abs", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+    "Asinh", "Acosh", "Atanh", "Not", "Identity", "Dropout", "Softmax", "LogSoftmax", "Hardmax",
+    "BatchNormalization", "InstanceNormalization", "LRN", "LpNormalization", "MeanVarianceNormalization",
+    "LayerNormalization", "GroupNormalization", "Shrink", "IsNaN", "IsInf", "CumSum", "Trilu", "Cast", "CastLike",
+    "QuantizeLinear", "DequantizeLinear", "Bernoulli", "RandomNormalLike", "RandomUniformLike", "EyeLike",
+    "BitwiseNot", "ScatterND", "ScatterElements", "Scatter", "Swish", "FastGelu", "BiasGelu", "QuickGelu",
+    "SkipLayerNormalization", "SimplifiedLayerNormalization", "ReverseSequence"};
+
+const std::unordered_set<std::string> k_broadcast_ops = {
+    "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
+    "Or", "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Max", "Min", "Sum", "Mean", "Where"};
+
+const std::unordered_set<std::string> k_bool_ops = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                                                    "And", "Or", "Xor", "Not", "IsNaN", "IsInf"};
+
+std::optional<double> fold_binary(const std::string& op, double a, double b, bool integral, int64_t fmod) {
+  if (op == "Add" || op == "Sum") return a + b;
+  if (op == "Sub") return a - b;
+  if (op == "Mul") return a * b;
+  if (op == "Div") {
+    if (b == 0) return std::nullopt;
+    return integral ? std::trunc(a / b) : a / b;
+  }
+  if (op == "Pow") return std::pow(a, b);
+  if (op == "Mod") {
+    if (b == 0) return std::nullopt;
+    if (fmod || !integral) return std::fmod(a, b);
+    double r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+  if (op == "Max") return std::max(a, b);
+  if (op == "Min") return std::min(a, b);
+  if (op == "Mean") return (a + b) / 2;  // only two-input Mean is folded
+  if (op == "Equal") return a == b ? 1.0 : 0.0;
+  if (op == "Less") return a < b ? 1.0 : 0.0;
+  if (op == "Greater") return a > b ? 1.0 : 0.0;
+  if (op == "LessOrEqual") return a <= b ? 1.0 : 0.0;
+  if (op == "GreaterOrEqual") return a >= b ? 1.0 : 0.0;
+  if (op == "And") return (a != 0 && b != 0) ? 1.0 : 0.0;
+  if (op == "Or") return (a != 0 || b != 0) ? 1.0 : 0.0;
+  if (op == "Xor") return ((a != 0) != (b != 0)) ? 1.0 : 0.0;
+  return std::nullopt;
+}
+
+std::optional<int64_t> fold_binary_int(const std::string& op, int64_t a, int64_t b, int64_t fmod) {
+  auto chk = [](std::optional<int64_t> v) { return v; };
+  if (op == "Add" || op == "Sum") return chk(checked_add(a, b));
+  if (op == "Sub") return chk(checked_add(a, -b));
+  if (op == "Mul") return chk(checked_mul(a, b));
+  if (op == "Div") return b == 0 ? std::nullopt : std::optional<int64_t>(a / b);
+  if (op == "Mod") {
+    if (b == 0) return std::nullopt;
+    int64_t r = a % b;
+    if (!fmod && r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+  if (op == "Max") return std::max(a, b);
+  if (op == "Min") return std::min(a, b);
+  if (op == "Equal") return a == b;
+  if (op == "Less") return a < b;
+  if (op == "Greater") return a > b;
+  if (op == "LessOrEqual") return a <= b;
+  if (op == "GreaterOrEqual") return a >= b;
+  if (op == "And") return a != 0 && b != 0;
+  if (op == "Or") return a != 0 || b != 0;
+  if (op == "Xor") return (a != 0) != (b != 0);
+  if (op == "BitwiseAnd") return a & b;
+  if (op == "BitwiseOr") return a | b;
+  if (op == "BitwiseXor") return a ^ b;
+  if (op == "Pow") {
+    if (b < 0 || b > 62) return std::nullopt;
+    int64_t r = 1;
+    for (int64_t i = 0; i < b; ++i) {
+      auto m = checked_mul(r, a);
+      if (!m) return std::nullopt;
+      r = *m;
+    }
+    return r;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> fold_unary(const std::string& op, double a) {
+  if (op == "Identity" || op == "Cast" || op == "CastLike") return a;
+  if (op == "Neg") return -a;
+  if (op == "Abs") return std::fabs(a);
+  if (op == "Floor") return std::floor(a);
+  if (op == "Ceil") return std::ceil(a);
+  if (op == "Round") return std::nearbyint(a);
+  if (op == "Sqrt") return a < 0 ? std::nullopt : std::optional<double>(std::sqrt(a));
+  if (op == "Reciprocal") return a == 0 ? std::nullopt : std::optional<double>(1.0 / a);
+  if (op == "Not") return a == 0 ? 1.0 : 0.0;
+  if (op == "Sign") return a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0;
+  if (op == "Relu") return std::max(a, 0.0);
+  if (op == "Exp") return std::exp(a);
+  if (op == "Log") return a <= 0 ? std::nullopt : std::optional<double>(std::log(a));
+  return std::nullopt;
+}
+
+// Output spatial size of a convolution/pooling window.
+int64_t window_out(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t pb, int64_t pe,
+                   const std::string& auto_pad, bool ceil_mode) {
+  if (in < 0 || k < 0) return U;
+  if (stride <= 0) stride = 1;
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") return (in + stride - 1) / stride;
+  int64_t eff = dil * (k - 1) + 1;
+  if (auto_pad == "VALID") pb = pe = 0;
+  int64_t span = in + pb + pe - eff;
+  if (span < 0) return U;
+  int64_t o = ceil_mode ? (span + stride - 1) / stride + 1 : span / stride + 1;
+  // ceil_mode: the last window must start inside the input or left padding
+  if (ceil_mode && (o - 1) * stride >= in + pb) --o;
+  return o;
+}
+
+bool conv_like(Graph& g, Node& n, Tensor& o) {
+  const Tensor* x = shaped(g.input(n, 0));
+  if (!x || x->shape.size() < 3) return false;
+  const Shape& xs = x->shape;
+  size_t sp = xs.size() - 2;
+  Shape kernel = n.attr_ints("kernel_shape");
+  int64_t out_c = U;
+  const bool is_conv = n.op == "Conv" || n.op == "ConvInteger" || n.op == "QLinearConv";
+  const bool is_tconv = n.op == "ConvTranspose";
+  if (is_conv || is_tconv) {
+    const Tensor* w = shaped(g.input(n, n.op == "QLinearConv" ? 3 : 1));
+    if (w && w->shape.size() == xs.size()) {
+      if (kernel.empty()) kernel.assign(w->shape.begin() + 2, w->shape.end());
+      int64_t grp = n.attr_int("group", 1);
+      out_c = is_tconv ? (w->shape[1] < 0 ? U : w->shape[1] * grp) : w->shape[0];
+    }
+  } else {
+    out_c = xs[1];
+  }
+  if (kernel.size() != sp) return false;
+  Shape strides = n.attr_ints("strides", Shape(sp, 1));
+  Shape dil = n.attr_ints("dilations", Shape(sp, 1));
+  Shape pads = n.attr_ints("pads", Shape(2 * sp, 0));
+  if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) return false;
+  std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
+  bool ceil_mode = n.attr_int("ceil_mode", 0) != 0;
+  Shape s{xs[0], out_c};
+  if (is_tconv) {
+    Shape out_shape = n.attr_ints("output_shape");
+    Shape out_pad = n.attr_ints("output_padding", Shape(sp, 0));
+    for (size_t i = 0; i < sp; ++i) {
+      if (out_shape.size() == sp) {
+        s.push_back(out_shape[i]);
+      } else if (xs[2 + i] < 0 || out_pad.size() != sp) {
+        s.push_back(U);
+      } else {
+        int64_t total = strides[i] * (xs[2 + i] - 1) + out_pad[i] + (kernel[i] - 1) * dil[i] + 1;
+        if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")
+          s.push_back(xs[2 + i] * strides[i]);
+        else
+          s.push_back(total - pads[i] - pads[sp + i]);
+      }
+    }
+  } else {
+    for (size_t i = 0; i < sp; ++i)
+      s.push_back(window_out(xs[2 + i], kernel[i], strides[i], dil[i], pads[i], pads[sp + i], auto_pad, ceil_mode));
+  }
+  return set_shape(o, s);
+}
+
+// Slice parameters for one axis: returns output length, and start/step for value folding.
+struct SliceAxis {
+  int64_t start = 0, step = 1, len = 0;
+};
+
+std::optional<SliceAxis> slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (dim < 0 || step == 0) return std::nullopt;
+  SliceAxis a;
+  a.step = step;
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    a.len = end > start ? (end - start + step - 1) / step : 0;
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    a.len = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+  }
+  a.start = start;
+  return a;
+}
+
+// Gather values of an n-d tensor at per-output-dim coordinates given by index lists.
+template <typename T>
+std::vector<T> gather_nd_coords(const std::vector<T>& data, const Shape& ds, const std::vector<std::vector<int64_t>>& coords) {
+  Shape os;
+  for (auto& c : coords) os.push_back(static_cast<int64_t>(c.size()));
+  int64_t n = *checked_product(os);
+  std::vector<int64_t> st(ds.size(), 1);
+  for (size_t d = ds.size(); d-- > 1;) st[d - 1] = st[d] * ds[d];
+  std::vector<T> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int64_t f = 0; f < n; ++f) {
+    int64_t rem = f, src = 0;
+    for (size_t d = os.size(); d-- > 0;) {
+      int64_t c = rem % os[d];
+      rem /= os[d];
+      src += coords[d][static_cast<size_t>(c)] * st[d];
+    }
+    out.push_back(data[static_cast<size_t>(src)]);
+  }
+  return out;
+}
+
+bool fold_gather_values(Tensor& o, const Tensor& data, const Tensor& idx, int64_t axis, const Shape& os) {
+  auto iv = ints_of(&idx);
+  if (!iv || !data.shape_known() || !idx.shape_known() || !known(os)) return false;
+  const Shape& ds = data.shape;
+  int64_t outer = *checked_product(Shape(ds.begin(), ds.begin() + axis));
+  int64_t inner = *checked_product(Shape(ds.begin() + axis + 1, ds.end()));
+  int64_t dim = ds[static_cast<size_t>(axis)];
+  std::vector<int64_t> src;
+  for (int64_t a = 0; a < outer; ++a)
+    for (int64_t k : *iv) {
+      if (k < 0) k += dim;
+      if (k < 0 || k >= dim) return false;
+      for (int64_t b = 0; b < inner; ++b) src.push_back((a * dim + k) * inner + b);
+    }
+  if (data.int_values) {
+    std::vector<int64_t> v;
+    for (int64_t s : src) v.push_back((*data.int_values)[static_cast<size_t>(s)]);
+    return set_int_values(o, os, v);
+  }
+  if (data.float_values) {
+    std::vector<double> v;
+    for (int64_t s : src) v.push_back((*data.float_values)[static_cast<size_t>(s)]);
+    return set_double_values(o, os, v);
+  }
+  return false;
+}
+
+bool infer_reduce(Graph& g, Node& n, Tensor& o) {
+  const Tensor* x = shaped(g.input(n, 0));
+  if (!x) return false;
+  int64_t rank = static_cast<int64_t>(x->shape.size());
+  std::optional<std::vector<int64_t>> axes;
+  if (n.has_attr("axes")) {
+    axes = n.attr_ints("axes");
+  } else if (g.input(n, 1)) {
+    axes = ints_of(g.input(n, 1));
+    if (!axes) return false;
+  } else {
+    axes = std::vector<int64_t>{};
+  }
+  bool keep = n.attr_int("keepdims", 1) != 0;
+  bool noop = n.attr_int("noop_with_empty_axes", 0) != 0;
+  std::set<int64_t> ax;
+  if (axes->empty()) {
+    if (noop) return set_shape(o, x->shape);
+    for (int64_t i = 0; i < rank; ++i) ax.insert(i);
+  }
+  for (int64_t a : *axes) ax.insert(norm_axis(a, rank));
+  Shape s;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (ax.count(i)) {
+      if (keep) s.push_back(1);
+    } else {
+      s.push_back(x->shape[static_cast<size_t>(i)]);
+    }
+  }
+  return set_shape(o, s);
+}
+
+bool infer_einsum(Graph& g, Node& n, Tensor& o) {
+  std::string eq = n.attr_string("equation", "");
+  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+  auto arrow = eq.find("->");
+  if (arrow == std::string::npos || eq.find("...") != std::string::npos) return false;
+  std::string lhs = eq.substr(0, arrow), rhs = eq.substr(arrow + 2);
+  std::vector<std::string> terms;
+  size_t start = 0;
+  for (;;) {
+    auto c = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, c == std::string::npos ? std::string::npos : c - start));
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  std::map<char, int64_t> dims;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const Tensor* t = shaped(g.input(n, i));
+    if (!t || t->shape.size() != terms[i].size()) return false;
+    for (size_t k = 0; k < terms[i].size(); ++k) {
+      int64_t d = t->shape[k];
+      auto it = dims.find(terms[i][k]);
+      if (it == dims.end() || it->second < 0 || it->second == 1) dims[terms[i][k]] = d;
+    }
+  }
+  Shape s;
+  for (char c : rhs) {
+    auto it = dims.find(c);
+    if (it == dims.end()) return false;
+    s.push_back(it->second);
+  }
+  return set_shape(o, s);
+}
+
+bool infer_rnn(Graph& g, Node& n) {
+  const Tensor* x = shaped(g.input(n, 0));
+  int64_t hidden = n.attr_int("hidden_size", U);
+  if (!x || x->shape.size() != 3 || hidden < 0) return false;
+  std::string dir = n.attr_string("direction", "forward");
+  int64_t dirs = dir == "bidirectional" ? 2 : 1;
+  bool batch_first = n.attr_int("layout", 0) != 0;
+  int64_t seq = batch_first ? x->shape[1] : x->shape[0];
+  int64_t batch = batch_first ? x->shape[0] : x->shape[1];
+  bool ch = false;
+  DType dt = x->dtype;
+  if (Tensor* y = out_tensor(g, n, 0)) {
+    ch |= set_dtype(*y, dt);
+    ch |= set_shape(*y, batch_first ? Shape{batch, seq, dirs, hidden} : Shape{seq, dirs, batch, hidden});
+  }
+  for (size_t i = 1; i < 3; ++i)
+    if (Tensor* y = out_tensor(g, n, i)) {
+      ch |= set_dtype(*y, dt);
+      ch |= set_shape(*y, batch_first ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden});
+    }
+  return ch;
+}
+
+bool infer_resize(Graph& g, Node& n, Tensor& o) {
+  const Tensor* x = shaped(g.input(n, 0));
+  if (!x) return false;
+  size_t rank = x->shape.size();
+  std::optional<std::vector<double>> scales;
+  std::optional<std::vector<int64_t>> sizes;
+  if (n.op == "Upsample" && n.has_attr("scales")) {
+    auto it = n.attrs.find("scales");
+    if (auto* v = std::get_if<std::vector<double>>(&it->second)) scales = *v;
+  } else if (n.op == "Upsample" || g.opset < 11) {
+    scales = doubles_of(g.input(n, 1));
+  } else {
+    const Tensor* st = g.input(n, 2);
+    if (st && st->shape_known() && st->numel().value_or(0) > 0) scales = doubles_of(st);
+    const Tensor* sz = g.input(n, 3);
+    if (sz && sz->shape_known() && sz->numel().value_or(0) > 0) {
+      sizes = ints_of(sz);
+      if (!sizes) return false;
+    }
+  }
+  Shape axes = n.attr_ints("axes");
+  if (sizes) {
+    Shape s = x->shape;
+    if (axes.empty()) {
+      if (sizes->size() != rank) return false;
+      s = *sizes;
+    } else {
+      if (axes.size() != sizes->size()) return false;
+      for (size_t i = 0; i < axes.size(); ++i) s[static_cast<size_t>(norm_axis(axes[i], static_cast<int64_t>(rank)))] = (*sizes)[i];
+    }
+    return set_shape(o, s);
+  }
+  if (!scales) return false;
+  std::vector<double> sc(rank, 1.0);
+  if (axes.empty()) {
+    if (scales->size() != rank) return false;
+    sc = *scales;
+  } else {
+    if (axes.size() != scales->size()) return false;
+    for (size_t i = 0; i < axes.size(); ++i) sc[static_cast<size_t>(norm_axis(axes[i], static_cast<int64_t>(rank)))] = (*scales)[i];
+  }
+  Shape s;
+  for (size_t i = 0; i < rank; ++i)
+    s.push_back(x->shape[i] < 0 ? U : static_cast<int64_t>(std::floor(static_cast<double>(x->shape[i]) * sc[i] + 1e-9)));
+  return set_shape(o, s);
+}
+
+}  // namespace
+
+bool is_integral(DType t) {
+  switch (t) {
+    case DType::i8: case DType::u8: case DType::i16: case DType::u16: case DType::i32: case DType::u32:
+    case DType::i64: case DType::u64: case DType::boolean:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool infer_node(Graph& g, Node& n) {
+  if (!n.domain.empty() && n.domain != "ai.onnx" && n.domain != "com.microsoft") return false;
+  const std::string& op = n.op;
+  const int64_t opset = g.opset;
+  Tensor* o = out_tensor(g, n, 0);
+  if (!o) return false;
+  const Tensor* x = g.input(n, 0);
+  bool ch = false;
+
+  // ---- dtypes -------------------------------------------------------------------------------
+  if (op == "Shape" || op == "Size" || op == "ArgMax" || op == "ArgMin" || op == "NonZero") {
+    ch |= set_dtype(*o, DType::i64);
+  } else if (k_bool_ops.count(op)) {
+    ch |= set_dtype(*o, DType::boolean);
+  } else if (op == "Cast") {
+    ch |= set_dtype(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("to", 0))));
+  } else if (op == "CastLike") {
+    if (auto* t = g.input(n, 1)) ch |= set_dtype(*o, t->dtype);
+  } else if (op == "Where") {
+    if (auto* t = g.input(n, 1)) ch |= set_dtype(*o, t->dtype);
+  } else if (op == "ConstantOfShape") {
+    ch |= set_dtype(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("value.dtype", 1))));
+  } else if (op == "DequantizeLinear") {
+    ch |= set_dtype(*o, DType::f32);
+  } else if (op == "QuantizeLinear") {
+    const Tensor* zp = g.input(n, 2);
+    ch |= set_dtype(*o, zp ? zp->dtype : DType::u8);
+  } else if (x && op != "Constant") {
+    ch |= set_dtype(*o, x->dtype);
+  }
+
+  // ---- same-shape ops -------------------------------------------------------------------------
+  if (k_same_shape_ops.count(op)) {
+    if (shaped(x)) ch |= set_shape(*o, x->shape);
+    if (x && x->shape_known() && has_values(x) && (op == "Cast" || op == "CastLike" || fold_unary(op, 1.0))) {
+      if (auto v = doubles_of(x)) {
+        std::vector<double> r;
+        bool ok = true;
+        for (double a : *v) {
+          auto y = fold_unary(op, a);
+          if (!y) { ok = false; break; }
+          r.push_back(*y);
+        }
+        if (ok) {
+          if (x->int_values && is_integral(o->dtype) && (op == "Identity" || op == "Cast" || op == "CastLike" || op == "Neg" || op == "Abs"))
+            ch |= set_int_values(*o, x->shape, op == "Neg" || op == "Abs"
+                                                   ? [&] { std::vector<int64_t> iv; for (int64_t a : *x->int_values) iv.push_back(op == "Neg" ? -a : std::llabs(a)); return iv; }()
+                                                   : *x->int_values);
+          else
+            ch |= set_double_values(*o, x->shape, r);
+        }
+      }
+    }
+    if (op == "Trilu" && x && x->shape_known() && x->shape.size() >= 2 && has_values(x)) {
+      int64_t k = 0;
+      if (g.input(n, 1)) {
+        auto kv = scalar_int(g.input(n, 1));
+        if (!kv) return ch;
+        k = *kv;
+      }
+      bool upper = n.attr_int("upper", 1) != 0;
+      auto v = *doubles_of(x);
+      int64_t rows = x->shape[x->shape.size() - 2], cols = x->shape.back();
+      for (size_t f = 0; f < v.size(); ++f) {
+        int64_t c = static_cast<int64_t>(f) % cols, r = (static_cast<int64_t>(f) / cols) % rows;
+        bool keep = upper ? (c - r >= k) : (c - r <= k);
+        if (!keep) v[f] = 0;
+      }
+      ch |= set_double_values(*o, x->shape, v);
+    }
+    // Secondary outputs of a few same-shape ops.
+    if (op == "Dropout")
+      if (Tensor* m = out_tensor(g, n, 1)) {
+        ch |= set_dtype(*m, DType::boolean);
+        if (shaped(x)) ch |= set_shape(*m, x->shape);
+      }
+    if (op == "LayerNormalization" && shaped(x)) {
+      int64_t r = static_cast<int64_t>(x->shape.size());
+      int64_t axis = norm_axis(n.attr_int("axis", -1), r);
+      Shape s = x->shape;
+      for (int64_t i = axis; i < r; ++i) s[static_cast<size_t>(i)] = 1;
+      for (size_t i = 1; i < 3; ++i)
+        if (Tensor* m = out_tensor(g, n, i)) {
+          ch |= set_dtype(*m, DType::f32);
+          ch |= set_shape(*m, s);
+        }
+    }
+    if (op == "BatchNormalization" && shaped(x) && x->shape.size() >= 2)
+      for (size_t i = 1; i < n.outputs.size(); ++i)
+        if (Tensor* m = out_tensor(g, n, i)) {
+          ch |= set_dtype(*m, x->dtype);
+          ch |= set_shape(*m, Shape{x->shape[1]});
+        }
+    return ch;
+  }
+
+  // ---- broadcasting elementwise ----------------------------------------------------------------
+  if (k_broadcast_ops.count(op)) {
+    std::vector<const Tensor*> ins;
+    for (size_t i = 0; i < n.inputs.size(); ++i) ins.push_back(g.input(n, i));
+    std::vector<Shape> shapes;
+    for (auto* t : ins) {
+      if (!shaped(t)) return ch;
+      shapes.push_back(t->shape);
+    }
+    auto s = broadcast(shapes);
+    if (!s) return ch;
+    ch |= set_shape(*o, *s);
+    if (!known(*s) || *numel_of(*s) > k_max_fold_elems) return ch;
+    for (auto* t : ins)
+      if (!has_values(t) || !t->shape_known()) return ch;
+    int64_t cnt = *numel_of(*s);
+    std::vector<std::vector<int64_t>> idx;
+    for (auto* t : ins) idx.push_back(bcast_index(t->shape, *s));
+    if (op == "Where") {
+      auto c = doubles_of(ins[0]);
+      auto a = doubles_of(ins[1]);
+      auto b = doubles_of(ins[2]);
+      if (ins[1]->int_values && ins[2]->int_values) {
+        std::vector<int64_t> r;
+        for (int64_t f = 0; f < cnt; ++f)
+          r.push_back((*c)[static_cast<size_t>(idx[0][static_cast<size_t>(f)])] != 0
+                          ? (*ins[1]->int_values)[static_cast<size_t>(idx[1][static_cast<size_t>(f)])]
+                          : (*ins[2]->int_values)[static_cast<size_t>(idx[2][static_cast<size_t>(f)])]);
+        return ch | set_int_values(*o, *s, r);
+      }
+      std::vector<double> r;
+      for (int64_t f = 0; f < cnt; ++f)
+        r.push_back((*c)[static_cast<size_t>(idx[0][static_cast<size_t>(f)])] != 0
+                        ? (*a)[static_cast<size_t>(idx[1][static_cast<size_t>(f)])]
+                        : (*b)[static_cast<size_t>(idx[2][static_cast<size_t>(f)])]);
+      return ch | set_double_values(*o, *s, r);
+    }
+    if (ins.size() < 2 || (op == "Mean" && ins.size() != 2)) return ch;
+    int64_t fmod = n.attr_int("fmod", 0);
+    bool all_int = std::all_of(ins.begin(), ins.end(), [](const Tensor* t) { return t->int_values.has_value(); });
+    if (all_int && (is_integral(o->dtype) || o->dtype == DType::unknown)) {
+      std::vector<int64_t> r(static_cast<size_t>(cnt));
+      for (int64_t f = 0; f < cnt; ++f) {
+        int64_t acc = (*ins[0]->int_values)[static_cast<size_t>(idx[0][static_cast<size_t>(f)])];
+        for (size_t i = 1; i < ins.size(); ++i) {
+          auto y = fold_binary_int(op, acc, (*ins[i]->int_values)[static_cast<size_t>(idx[i][static_cast<size_t>(f)])], fmod);
+          if (!y) return ch;
+          acc = *y;
+        }
+        r[static_cast<size_t>(f)] = acc;
+      }
+      return ch | set_int_values(*o, *s, r);
+    }
+    std::vector<std::vector<double>> vals;
+    for (auto* t : ins) vals.push_back(*doubles_of(t));
+    bool integral = is_integral(o->dtype);
+    std::vector<double> r(static_cast<size_t>(cnt));
+    for (int64_t f = 0; f < cnt; ++f) {
+      double acc = vals[0][static_cast<size_t>(idx[0][static_cast<size_t>(f)])];
+      for (size_t i = 1; i < ins.size(); ++i) {
+        auto y = fold_binary(op, acc, vals[i][static_cast<size_t>(idx[i][static_cast<size_t>(f)])], integral, fmod);
+        if (!y) return ch;
+        acc = *y;
+      }
+      r[static_cast<size_t>(f)] = acc;
+    }
+    return ch | set_double_values(*o, *s, r);
+  }
+
+  // ---- shape-producing and shape-consuming ops -------------------------------------------------
+  if (op == "Constant") return ch;  // values were set at import
+
+  if (op == "Shape") {
+    if (!shaped(x)) return ch;
+    int64_t r = static_cast<int64_t>(x->shape.size());
+    int64_t start = std::clamp<int64_t>(norm_axis(n.attr_int("start", 0), r), 0, r);
+    int64_t end = std::clamp<int64_t>(norm_axis(n.attr_int("end", r), r), 0, r);
+    Shape vals;
+    for (int64_t i = start; i < end; ++i) vals.push_back(x->shape[static_cast<size_t>(i)]);
+    ch |= set_shape(*o, Shape{static_cast<int64_t>(vals.size())});
+    if (known(vals)) ch |= set_int_values(*o, Shape{static_cast<int64_t>(vals.size())}, vals);
+    return ch;
+  }
+  if (op == "Size") {
+    ch |= set_shape(*o, Shape{});
+    if (x && x->shape_known())
+      if (auto c = x->numel()) ch |= set_int_values(*o, Shape{}, {*c});
+    return ch;
+  }
+  if (op == "ConstantOfShape") {
+    auto sv = ints_of(x);
+    if (!sv) {
+      if (shaped(x) && x->shape.size() == 1 && x->shape[0] >= 0) ch |= set_shape(*o, Shape(static_cast<size_t>(x->shape[0]), U));
+      return ch;
+    }
+    ch |= set_shape(*o, *sv);
+    auto cnt = numel_of(*sv);
+    if (cnt && *cnt <= k_max_fold_elems) {
+      double v = n.attr_float("value", 0.0);
+      ch |= set_double_values(*o, *sv, std::vector<double>(static_cast<size_t>(*cnt), v));
+    }
+    return ch;
+  }
+  if (op == "Range") {
+    auto a = doubles_of(g.input(n, 0)), b = doubles_of(g.input(n, 1)), d = doubles_of(g.input(n, 2));
+    if (!a || !b || !d || a->size() != 1 || b->size() != 1 || d->size() != 1 || (*d)[0] == 0) return ch;
+    double len = std::ceil(((*b)[0] - (*a)[0]) / (*d)[0]);
+    int64_t cnt = len > 0 ? static_cast<int64_t>(len) : 0;
+    ch |= set_shape(*o, Shape{cnt});
+    if (cnt <= k_max_fold_elems) {
+      std::vector<double> v;
+      for (int64_t i = 0; i < cnt; ++i) v.push_back((*a)[0] + static_cast<double>(i) * (*d)[0]);
+      ch |= set_double_values(*o, Shape{cnt}, v);
+    }
+    return ch;
+  }
+  if (op == "Reshape") {
+    if (!shaped(x)) return ch;
+    std::optional<std::vector<int64_t>> sv = n.has_attr("shape") ? std::optional(n.attr_ints("shape")) : ints_of(g.input(n, 1));
+    if (!sv) {
+      const Tensor* st = g.input(n, 1);
+      if (st && st->shape_known() && st->shape.size() == 1) ch |= set_shape(*o, Shape(static_cast<size_t>(st->shape[0]), U));
+      return ch;
+    }
+    bool allowzero = n.attr_int("allowzero", 0) != 0;
+    Shape s = *sv;
+    int neg = -1;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == 0 && !allowzero) s[i] = i < x->shape.size() ? x->shape[i] : U;
+      else if (s[i] == -1) {
+        if (neg >= 0) return ch;
+        neg = static_cast<int>(i);
+      } else if (s[i] < -1) return ch;
+    }
+    if (neg >= 0) {
+      s[static_cast<size_t>(neg)] = U;
+      auto total = x->numel();
+      Shape rest;
+      for (size_t i = 0; i < s.size(); ++i)
+        if (static_cast<int>(i) != neg) rest.push_back(s[i]);
+      auto part = numel_of(rest);
+      if (total && part && *part > 0 && *total % *part == 0) s[static_cast<size_t>(neg)] = *total / *part;
+    }
+    ch |= set_shape(*o, s);
+    if (x->int_values && known(s)) ch |= set_int_values(*o, s, *x->int_values);
+    else if (x->float_values && known(s)) ch |= set_double_values(*o, s, *x->float_values);
+    return ch;
+  }
+  if (op == "Flatten") {
+    if (!shaped(x)) return ch;
+    int64_t r = static_cast<int64_t>(x->shape.size());
+    int64_t axis = norm_axis(n.attr_int("axis", 1), r);
+    auto a = numel_of(Shape(x->shape.begin(), x->shape.begin() + axis));
+    auto b = numel_of(Shape(x->shape.begin() + axis, x->shape.end()));
+    Shape s{a.value_or(U), b.value_or(U)};
+    ch |= set_shape(*o, s);
+    if (x->int_values && known(s)) ch |= set_int_values(*o, s, *x->int_values);
+    return ch;
+  }
+  if (op == "Squeeze" || op == "Unsqueeze") {
+    if (!shaped(x)) return ch;
+    std::optional<std::vector<int64_t>> axes = opset < 13 || n.has_attr("axes")
+                                                   ? std::optional(n.attr_ints("axes"))
+                                                   : (g.input(n, 1) ? ints_of(g.input(n, 1)) : std::optional(std::vector<int64_t>{}));
+    if (!axes) return ch;
+    Shape s;
+    if (op == "Squeeze") {
+      int64_t r = static_cast<int64_t>(x->shape.size());
+      std::set<int64_t> ax;
+      for (int64_t a : *axes) ax.insert(norm_axis(a, r));
+      for (int64_t i = 0; i < r; ++i) {
+        int64_t d = x->shape[static_cast<size_t>(i)];
+        if (axes->empty()) {
+          if (d < 0) return ch;
+          if (d != 1) s.push_back(d);
+        } else if (!ax.count(i)) {
+          s.push_back(d);
+        }
+      }
+    } else {
+      int64_t r = static_cast<int64_t>(x->shape.size() + axes->size());
+      std::set<int64_t> ax;
+      for (int64_t a : *axes) ax.insert(norm_axis(a, r));
+      size_t k = 0;
+      for (int64_t i = 0; i < r; ++i) {
+        if (ax.count(i)) s.push_back(1);
+        else if (k < x->shape.size()) s.push_back(x->shape[k++]);
+        else return ch;
+      }
+    }
+    ch |= set_shape(*o, s);
+    if (x->int_values && known(s)) ch |= set_int_values(*o, s, *x->int_values);
+    else if (x->float_values && known(s)) ch |= set_double_values(*o, s, *x->float_values);
+    return ch;
+  }
+  if (op == "Transpose") {
+    if (!shaped(x)) return ch;
+    size_t r = x->shape.size();
+    Shape perm = n.attr_ints("perm");
+    if (perm.empty())
+      for (size_t i = 0; i < r; ++i) perm.push_back(static_cast<int64_t>(r - 1 - i));
+    if (perm.size() != r) return ch;
+    Shape s;
+    for (int64_t p : perm) {
+      if (p < 0 || p >= static_cast<int64_t>(r)) return ch;
+      s.push_back(x->shape[static_cast<size_t>(p)]);
+    }
+    return ch | set_shape(*o, s);
+  }
+  if (op == "MatMul" || op == "MatMulInteger" || op == "FusedMatMul") {
+    const Tensor* a = shaped(x);
+    const Tensor* b = shaped(g.input(n, 1));
+    if (!a || !b || a->shape.empty() || b->shape.empty()) return ch;
+    Shape as = a->shape, bs = b->shape;
+    bool a1 = as.size() == 1, b1 = bs.size() == 1;
+    if (a1) as.insert(as.begin(), 1);
+    if (b1) bs.push_back(1);
+    auto batch = broadcast({Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2)});
+    if (!batch) return ch;
+    Shape s = *batch;
+    if (!a1) s.push_back(as[as.size() - 2]);
+    if (!b1) s.push_back(bs.back());
+    return ch | set_shape(*o, s);
+  }
+  if (op == "Gemm") {
+    const Tensor* a = shaped(x);
+    const Tensor* b = shaped(g.input(n, 1));
+    if (!a || !b || a->shape.size() != 2 || b->shape.size() != 2) return ch;
+    int64_t m = n.attr_int("transA", 0) ? a->shape[1] : a->shape[0];
+    int64_t nn = n.attr_int("transB", 0) ? b->shape[0] : b->shape[1];
+    return ch | set_shape(*o, Shape{m, nn});
+  }
+  if (op == "Gather") {
+    const Tensor* idx = shaped(g.input(n, 1));
+    if (!shaped(x) || !idx) return ch;
+    int64_t r = static_cast<int64_t>(x->shape.size());
+    int64_t axis = norm_axis(n.attr_int("axis", 0), r);
+    if (axis < 0 || axis >= r) return ch;
+    Shape s(x->shape.begin(), x->shape.begin() + axis);
+    s.insert(s.end(), idx->shape.begin(), idx->shape.end());
+    s.insert(s.end(), x->shape.begin() + axis + 1, x->shape.end());
+    ch |= set_shape(*o, s);
+    if (has_values(x)) ch |= fold_gather_values(*o, *x, *idx, axis, s);
+    return ch;
+  }
+  if (op == "GatherElements") {
+    if (const Tensor* idx = shaped(g.input(n, 1))) ch |= set_shape(*o, idx->shape);
+    return ch;
+  }
+  if (op == "GatherND") {
+    const Tensor* idx = shaped(g.input(n, 1));
+    if (!shaped(x) || !idx || idx->shape.empty() || idx->shape.back() < 0) return ch;
+    int64_t b = n.attr_int("batch_dims", 0);
+    Shape s(idx->shape.begin(), idx->shape.end() - 1);
+    size_t from = static_cast<size_t>(b + idx->shape.back());
+    if (from > x->shape.size()) return ch;
+    s.insert(s.end(), x->shape.begin() + static_cast<std::ptrdiff_t>(from), x->shape.end());
+    return ch | set_shape(*o, s);
+  }
+  if (op == "Slice") {
+    if (!shaped(x)) return ch;
+    std::optional<std::vector<int64_t>> starts, ends, axes, steps;
+    if (opset < 10) {
+      starts = n.attr_ints("starts");
+      ends = n.attr_ints("ends");
+      axes = n.attr_ints("axes");
+    } else {
+      starts = ints_of(g.input(n, 1));
+      ends = ints_of(g.input(n, 2));
+      axes = g.input(n, 3) ? ints_of(g.input(n, 3)) : std::optional(std::vector<int64_t>{});
+      steps = g.input(n, 4) ? ints_of(g.input(n, 4)) : std::optional(std::vector<int64_t>{});
+    }
+    int64_t r = static_cast<int64_t>(x->shape.size());
+    if (!starts || !ends || !axes || (opset >= 10 && !steps) || starts->size() != ends->size()) {
+      // Rank is still known; only the sliced dims are not.
+      if (axes && !axes->empty()) {
+        Shape s = x->shape;
+        for (int64_t a : *axes) {
+          int64_t k = norm_axis(a, r);
+          if (k >= 0 && k < r) s[static_cast<size_t>(k)] = U;
+        }
+        ch |= set_shape(*o, s);
+      }
+      return ch;
+    }
+    if (axes->empty())
+      for (size_t i = 0; i < starts->size(); ++i) axes->push_back(static_cast<int64_t>(i));
+    if (steps && steps->empty()) steps->assign(starts->size(), 1);
+    if (axes->size() != starts->size() || (steps && steps->size() != starts->size())) return ch;
+    Shape s = x->shape;
+    std::vector<std::vector<int64_t>> coords(static_cast<size_t>(r));
+    bool coords_ok = x->shape_known();
+    std::vector<bool> sliced(static_cast<size_t>(r), false);
+    for (size_t i = 0; i < axes->size(); ++i) {
+      int64_t k = norm_axis((*axes)[i], r);
+      if (k < 0 || k >= r) return ch;
+      int64_t step = steps ? (*steps)[i] : 1;
+      auto sa = slice_axis(x->shape[static_cast<size_t>(k)], (*starts)[i], (*ends)[i], step);
+      if (!sa) {
+        s[static_cast<size_t>(k)] = U;
+        coords_ok = false;
+        continue;
+      }
+      s[static_cast<size_t>(k)] = sa->len;
+      sliced[static_cast<size_t>(k)] = true;
+      for (int64_t j = 0; j < sa->len; ++j) coords[static_cast<size_t>(k)].push_back(sa->start + j * sa->step);
+    }
+    ch |= set_shape(*o, s);
+    if (coords_ok && has_values(x) && known(s)) {
+      for (int64_t k = 0; k < r; ++k)
+        if (!sliced[static_cast<size_t>(k)])
+          for (int64_t j = 0; j < x->shape[static_cast<size_t>(k)]; ++j) coords[static_cast<size_t>(k)].push_back(j);
+      if (x->int_values) ch |= set_int_values(*o, s, gather_nd_coords(*x->int_values, x->shape, coords));
+      else ch |= set_double_values(*o, s, gather_nd_coords(*x->float_values, x->shape, coords));
+    }
+    return ch;
+  }
+  if (op == "Concat") {
+    std::vector<const Tensor*> ins;
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (const Tensor* t = g.input(n, i)) ins.push_back(t);
+    if (ins.empty()) return ch;
+    for (auto* t : ins)
+      if (!shaped(t)) return ch;
+    int64_t r = static_cast<int64_t>(ins[0]->shape.size());
+    int64_t axis = norm_axis(n.attr_int("axis", 0), r);
+    if (axis < 0 || axis >= r) return ch;
+    Shape s = ins[0]->shape;
+    int64_t total = 0;
+    for (auto* t : ins) {
+      if (static_cast<int64_t>(t->shape.size()) != r) return ch;
+      int64_t d = t->shape[static_cast<size_t>(axis)];
+      total = (total < 0 || d < 0) ? U : total + d;
+      for (int64_t i = 0; i < r; ++i)
+        if (i != axis && s[static_cast<size_t>(i)] < 0) s[static_cast<size_t>(i)] = t->shape[static_cast<size_t>(i)];
+    }
+    s[static_cast<size_t>(axis)] = total;
+    ch |= set_shape(*o, s);
+    bool vals = known(s) && std::all_of(ins.begin(), ins.end(), [](const Tensor* t) { return has_values(t) && t->shape_known(); });
+    if (vals) {
+      int64_t outer = *checked_product(Shape(s.begin(), s.begin() + axis));
+      bool all_int = std::all_of(ins.begin(), ins.end(), [](const Tensor* t) { return t->int_values.has_value(); });
+      std::vector<double> dv;
+      std::vector<int64_t> iv;
+      for (int64_t a = 0; a < outer; ++a)
+        for (auto* t : ins) {
+          int64_t chunk = *checked_product(Shape(t->shape.begin() + axis, t->shape.end()));
+          for (int64_t j = 0; j < chunk; ++j) {
+            size_t src = static_cast<size_t>(a * chunk + j);
+            if (all_int) iv.push_back((*t->int_values)[src]);
+            else dv.push_back((*doubles_of(t))[src]);
+          }
+        }
+      ch |= all_int ? set_int_values(*o, s, iv) : set_double_values(*o, s, dv);
+    }
+    return ch;
+  }
+  if (op == "Split") {
+    if (!shaped(x)) return ch;
+    int64_t r = static_cast<int64_t>(x->shape.size());
+    int64_t axis = norm_axis(n.attr_int("axis", 0), r);
+    if (axis < 0 || axis >= r) return ch;
+    int64_t dim = x->shape[static_cast<size_t>(axis)];
+    size_t outs = n.outputs.size();
+    std::optional<std::vector<int64_t>> split;
+    if (n.has_attr("split")) split = n.attr_ints("split");
+    else if (opset >= 13 && g.input(n, 1)) split = ints_of(g.input(n, 1));
+    else if (dim >= 0 && outs > 0) {
+      int64_t k = static_cast<int64_t>(outs);
+      int64_t each = (dim + k - 1) / k;  // opset 18 allows an uneven last chunk
+      split = std::vector<int64_t>();
+      for (int64_t i = 0; i < k; ++i) split->push_back(std::max<int64_t>(0, std::min(each, dim - i * each)));
+    }
+    for (size_t i = 0; i < outs; ++i) {
+      Tensor* t = out_tensor(g, n, i);
+      if (!t) continue;
+      ch |= set_dtype(*t, x->dtype);
+      Shape s = x->shape;
+      s[static_cast<size_t>(axis)] = split && i < split->size() ? (*split)[i] : U;
+      ch |= set_shape(*t, s);
+    }
+    return ch;
+  }
+  if (op == "Expand") {
+    auto sv = ints_of(g.input(n, 1));
+    if (!shaped(x) || !sv) return ch;
+    auto s = broadcast({x->shape, *sv});
+    if (!s) return ch;
+    ch |= set_shape(*o, *s);
+    if (has_values(x) && x->shape_known() && known(*s) && *numel_of(*s) <= k_max_fold_elems) {
+      auto idx = bcast_index(x->shape, *s);
+      if (x->int_values) {
+        std::vector<int64_t> v;
+        for (int64_t i : idx) v.push_back((*x->int_values)[static_cast<size_t>(i)]);
+        ch |= set_int_values(*o, *s, v);
+      } else {
+        std::vector<double> v;
+        for (int64_t i : idx) v.push_back((*x->float_values)[static_cast<size_t>(i)]);
+        ch |= set_double_values(*o, *s, v);
+      }
+    }
+    return ch;
+  }
+  if (op == "Tile") {
+    auto rep = ints_of(g.input(n, 1));
+    if (!shaped(x) || !rep || rep->size() != x->shape.size()) return ch;
+    Shape s;
+    for (size_t i = 0; i < rep->size(); ++i) s.push_back(x->shape[i] < 0 ? U : x->shape[i] * (*rep)[i]);
+    return ch | set_shape(*o, s);
+  }
+  if (op == "Pad") {
+    if (!shaped(x)) return ch;
+    auto pads = opset < 11 ? std::optional(n.attr_ints("pads")) : ints_of(g.input(n, 1));
+    if (!pads) return ch;
+    size_t r = x->shape.size();
+    Shape axes;
+    if (opset >= 18 && g.input(n, 3)) {
+      auto av = ints_of(g.input(n, 3));
+      if (!av) return ch;
+      axes = *av;
+    } else {
+      for (size_t i = 0; i < r; ++i) axes.push_back(static_cast<int64_t>(i));
+    }
+    if (pads->size() != 2 * axes.size()) return ch;
+    Shape s = x->shape;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      size_t k = static_cast<size_t>(norm_axis(axes[i], static_cast<int64_t>(r)));
+      if (k >= r) return ch;
+      if (s[k] >= 0) s[k] += (*pads)[i] + (*pads)[i + axes.size()];
+    }
+    return ch | set_shape(*o, s);
+  }
+  if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "QLinearConv" || op == "MaxPool" ||
+      op == "AveragePool" || op == "LpPool") {
+    ch |= conv_like(g, n, *o);
+    if (op == "MaxPool")
+      if (Tensor* m = out_tensor(g, n, 1)) {
+        ch |= set_dtype(*m, DType::i64);
+        if (o->has_shape) ch |= set_shape(*m, o->shape);
+      }
+    return ch;
+  }
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "GlobalLpPool") {
+    if (!shaped(x) || x->shape.size() < 2) return ch;
+    Shape s{x->shape[0], x->shape[1]};
+    s.resize(x->shape.size(), 1);
+    return ch | set_shape(*o, s);
+  }
+  if (op.rfind("Reduce", 0) == 0) return ch | infer_reduce(g, n, *o);
+  if (op == "ArgMax" || op == "ArgMin") {
+    if (!shaped(x)) return ch;
+    int64_t r = static_cast<int64_t>(x->shape.size());
+    int64_t axis = norm_axis(n.attr_int("axis", 0), r);
+    Shape s;
+    for (int64_t i = 0; i < r; ++i) {
+      if (i != axis) s.push_back(x->shape[static_cast<size_t>(i)]);
+      else if (n.attr_int("keepdims", 1)) s.push_back(1);
+    }
+    return ch | set_shape(*o, s);
+  }
+  if (op == "TopK") {
+    if (!shaped(x)) return ch;
+    auto k = n.has_attr("k") ? std::optional<int64_t>(n.attr_int("k", 0)) : scalar_int(g.input(n, 1));
+    int64_t r = static_cast<int64_t>(x->shape.size());
+    int64_t axis = norm_axis(n.attr_int("axis", -1), r);
+    if (axis < 0 || axis >= r) return ch;
+    Shape s = x->shape;
+    s[static_cast<size_t>(axis)] = k ? *k : U;
+    ch |= set_shape(*o, s);
+    if (Tensor* ix = out_tensor(g, n, 1)) {
+      ch |= set_dtype(*ix, DType::i64);
+      ch |= set_shape(*ix, s);
+    }
+    return ch;
+  }
+  if (op == "Resize" || op == "Upsample") return ch | infer_resize(g, n, *o);
+  if (op == "Einsum") return ch | infer_einsum(g, n, *o);
+  if (op == "LSTM" || op == "GRU" || op == "RNN") return ch | infer_rnn(g, n);
+  if (op == "DepthToSpace" || op == "SpaceToDepth") {
+    if (!shaped(x) || x->shape.size() != 4) return ch;
+    int64_t b = n.attr_int("blocksize", 1);
+    const Shape& xs = x->shape;
+    auto mul = [](int64_t a, int64_t c) { return a < 0 ? U : a * c; };
+    auto div = [](int64_t a, int64_t c) { return a < 0 ? U : a / c; };
+    Shape s = op == "DepthToSpace" ? Shape{xs[0], div(xs[1], b * b), mul(xs[2], b), mul(xs[3], b)}
+                                   : Shape{xs[0], mul(xs[1], b * b), div(xs[2], b), div(xs[3], b)};
+    return ch | set_shape(*o, s);
+  }
+  if (op == "OneHot") {
+    const Tensor* d = g.input(n, 1);
+    auto depth = scalar_int(d);
+    if (!shaped(x) || !depth) return ch;
+    Shape s = x->shape;
+    int64_t r = static_cast<int64_t>(s.size()) + 1;
+    int64_t axis = norm_axis(n.attr_int("axis", -1), r);
+    s.insert(s.begin() + axis, *depth);
+    if (const Tensor* v = g.input(n, 2)) ch |= set_dtype(*o, v->dtype);
+    return ch | set_shape(*o, s);
+  }
+  if (op == "NonZero") {
+    if (!shaped(x)) return ch;
+    int64_t r = static_cast<int64_t>(x->shape.size());
+    if (has_values(x) && x->shape_known()) {
+      auto v = *doubles_of(x);
+      int64_t cnt = std::count_if(v.begin(), v.end(), [](double d) { return d != 0; });
+      Shape s{r, cnt};
+      ch |= set_shape(*o, s);
+      std::vector<int64_t> coords(static_cast<size_t>(r * cnt));
+      int64_t col = 0;
+      for (size_t f = 0; f < v.size(); ++f) {
+        if (v[f] == 0) continue;
+        int64_t rem = static_cast<int64_t>(f);
+        for (int64_t d = r; d-- > 0;) {
+          coords[static_cast<size_t>(d * cnt + col)] = rem % x->shape[static_cast<size_t>(d)];
+          rem /= x->shape[static_cast<size_t>(d)];
+        }
+        ++col;
+      }
+      ch |= set_int_values(*o, s, coords);
+    } else {
+      ch |= set_shape(*o, Shape{r, U});
+    }
+    return ch;
+  }
+  if (op == "Compress") return ch;  // data-dependent length
+  return ch;
+}
+
+int propagate(Graph& g) {
+  int passes = 0;
+  for (int iter = 0; iter < 8; ++iter) {
+    bool any = false;
+    for (auto& n : g.nodes) any |= infer_node(g, n);
+    if (!any) break;
+    ++passes;
+  }
+  return passes;
+}
+
+}  // namespace perfpred::onnx_import::detail
