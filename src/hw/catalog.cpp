@@ -21,7 +21,6 @@ using hw_detail::FieldKind;
 namespace {
 
 constexpr int k_schema_version = 1;
-constexpr double k_gib_to_gb = 1.073741824;
 
 // Keys a catalog file may carry besides GpuSpec fields: provenance and the derived-device tables.
 const std::set<std::string>& catalog_extra_keys() {
@@ -172,14 +171,15 @@ GpuSpec make_mig_slice(const GpuSpec& parent, const nlohmann::json& p) {
                              &GpuSpec::tensor_tf32_tflops, &GpuSpec::tensor_int8_tops, &GpuSpec::int8_tops})
     s.*m = parent.*m * f;
   s.tensor_cores = static_cast<int>(std::lround(parent.tensor_cores * f));
-  s.memory_gb = p.at("memory_gib_usable").get<double>() * k_gib_to_gb;
+  // Published capacities are binary ("80GB" = 80 GiB), so usable GiB are in the parent's unit.
+  s.memory_gb = p.at("memory_gib_usable").get<double>();
   s.mem_bandwidth_gbps = p.at("mem_bandwidth_gbps").get<double>();
   s.l2_cache_mb = p.at("l2_cache_mb").get<double>();
   s.assumptions = get_list(p, "assumptions");
   s.assumptions.push_back("MIG slice of " + parent.id + ": " + std::to_string(sms) + " of " +
                           std::to_string(parent.sm_count) + " SMs; peak rates scaled by the SM share (" +
                           fmt(f) + "); memory_gb = " + fmt(p.at("memory_gib_usable").get<double>()) +
-                          " GiB usable.");
+                          " GiB usable (published capacities are GiB too, so the unit matches the parent's).");
   s.assumptions.push_back("tdp_w and idle_power_w are the whole GPU's: power is reported per GPU, not per MIG "
                           "instance, and other instances may be busy.");
   auto srcs = get_list(p, "sources");

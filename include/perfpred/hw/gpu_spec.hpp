@@ -33,7 +33,8 @@ struct GpuSpec {
   double int8_tops = 0;            ///< non-tensor INT8 (dp4a)
   int tensor_cores = 0;            ///< 0 when none
 
-  double memory_gb = 0;            ///< device memory, GB (decimal) as published; MIG: usable GiB converted
+  double memory_gb = 0;            ///< device memory as published ("80GB"); NVIDIA's figures are binary
+                                   ///< (an "80GB" A100 has 80 GiB), so MIG slices carry usable GiB as is
   std::string memory_type;
   double mem_bandwidth_gbps = 0;   ///< GB/s
   double l2_cache_mb = 0;
@@ -58,8 +59,8 @@ struct GpuSpec {
   std::vector<std::string> assumptions;  ///< fields derived rather than given (spec files, derived devices)
   std::vector<std::string> sources;      ///< citations carried from the reference
 
-  /// Memory in bytes.
-  double memory_bytes() const { return memory_gb * 1e9; }
+  /// Memory in bytes (published capacities are GiB: 2^30 bytes per "GB").
+  double memory_bytes() const { return memory_gb * 1073741824.0; }
   /// Peak math rate in FLOP/s for a precision, using tensor cores when the device has them and
   /// the precision can use them (fp16/bf16/tf32/int8); plain FP32 for fp32.
   double peak_flops(Precision p) const;

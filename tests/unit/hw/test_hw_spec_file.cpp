@@ -1,0 +1,201 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/util/error.hpp"
+
+using namespace perfpred;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string error_of(const nlohmann::json& j) {
+  try {
+    spec_from_json(j, "my-gpu.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+nlohmann::json minimal() {
+  return {{"sm_count", 100}, {"boost_clock_mhz", 1800}, {"fp32_lanes_per_sm", 128},
+          {"mem_bandwidth_gbps", 2000}, {"memory_gb", 48}};
+}
+
+bool mentions(const std::vector<std::string>& list, const std::string& word) {
+  for (const auto& s : list)
+    if (s.find(word) != std::string::npos) return true;
+  return false;
+}
+
+class SpecEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // resolve_gpu and "base" use the shipped catalog.
+    setenv("PERFPRED_DATA_DIR", (fs::path(PERFPRED_SOURCE_ROOT) / "data").c_str(), 1);
+  }
+};
+
+}  // namespace
+
+TEST(SpecFile, MinimalSpecDerivesAPlausibleDevice) {
+  GpuSpec s = spec_from_json(minimal(), "dir/my-gpu.json");
+  EXPECT_EQ(s.id, "spec:my-gpu");
+  EXPECT_EQ(s.segment, "hypothetical");
+  EXPECT_NEAR(s.fp32_tflops, 2.0 * 128 * 100 * 1800 / 1e6, 1e-9);  // 46.08
+  EXPECT_EQ(s.architecture, "Ampere");
+  EXPECT_GT(s.l2_cache_mb, 1);
+  EXPECT_GT(s.shared_mem_per_sm_kb, 0);
+  EXPECT_GT(s.tdp_w, 100);
+  EXPECT_LT(s.tdp_w, 1500);
+  EXPECT_GT(s.idle_power_w, 0);
+  EXPECT_LT(s.idle_power_w, s.tdp_w);
+  EXPECT_GT(s.host_link_gbps, 20);
+  EXPECT_EQ(s.tensor_cores, 0);  // only on request
+  EXPECT_FALSE(s.uses_tensor_cores(Precision::fp16));
+  // Every derived field is listed.
+  for (const char* f : {"fp16_tflops", "bf16_tflops", "fp64_tflops", "int8_tops", "l2_cache_mb",
+                        "shared_mem_per_sm_kb", "registers_per_sm", "max_threads_per_sm", "tdp_w", "idle_power_w",
+                        "host_link_gbps", "memory_type", "tensor_cores", "architecture"})
+    EXPECT_TRUE(mentions(s.assumptions, f)) << f;
+}
+
+TEST(SpecFile, TensorCoresAndArchitecture) {
+  auto j = minimal();
+  j["tensor_cores"] = true;
+  GpuSpec s = spec_from_json(j, "t.json");
+  EXPECT_EQ(s.tensor_cores, 400);
+  EXPECT_NEAR(s.tensor_fp16_tflops, 400 * 512.0 * 1800 / 1e6, 1e-6);
+  EXPECT_TRUE(s.uses_tensor_cores(Precision::fp16));
+  EXPECT_GT(s.peak_flops(Precision::fp16), s.peak_flops(Precision::fp32));
+
+  auto h = minimal();
+  h["architecture"] = "Hopper";
+  GpuSpec hs = spec_from_json(h, "h.json");
+  EXPECT_EQ(hs.compute_capability, "9.0");
+  EXPECT_GT(hs.tensor_fp16_tflops, 0);
+  EXPECT_DOUBLE_EQ(hs.shared_mem_per_sm_kb, 228);
+
+  auto p = minimal();
+  p["compute_capability"] = "6.1";
+  GpuSpec ps = spec_from_json(p, "p.json");
+  EXPECT_EQ(ps.architecture, "Pascal");
+  EXPECT_EQ(ps.tensor_cores, 0);
+  EXPECT_DOUBLE_EQ(ps.peak_flops(Precision::bf16), ps.fp32_tflops * 1e12);
+
+  auto f = minimal();
+  f.erase("fp32_lanes_per_sm");
+  f["fp32_tflops"] = 46.08;
+  EXPECT_EQ(spec_from_json(f, "f.json").fp32_lanes_per_sm, 128);
+
+  auto u = minimal();
+  u["unified_memory"] = true;
+  GpuSpec us = spec_from_json(u, "u.json");
+  EXPECT_EQ(us.host_link_gbps, 0);
+  EXPECT_EQ(us.pcie_gen, 0);
+}
+
+TEST(SpecFile, EachErrorNamesTheField) {
+  for (const char* k : {"sm_count", "boost_clock_mhz", "mem_bandwidth_gbps", "memory_gb"}) {
+    auto j = minimal();
+    j.erase(k);
+    std::string e = error_of(j);
+    EXPECT_NE(e.find("missing required field '" + std::string(k) + "'"), std::string::npos) << e;
+    EXPECT_NE(e.find("my-gpu.json"), std::string::npos) << e;
+  }
+  auto j = minimal();
+  j.erase("fp32_lanes_per_sm");
+  EXPECT_NE(error_of(j).find("'fp32_lanes_per_sm' (or 'fp32_tflops')"), std::string::npos);
+
+  struct Bad {
+    const char* key;
+    nlohmann::json value;
+  };
+  for (const Bad& b : {Bad{"sm_count", 0}, Bad{"sm_count", -4}, Bad{"memory_gb", "NaN"}, Bad{"memory_gb", nullptr},
+                       Bad{"mem_bandwidth_gbps", "fast"}, Bad{"boost_clock_mhz", 0.0}, Bad{"tdp_w", -1},
+                       Bad{"sm_count", 10.5}, Bad{"memory_gb", std::nan("")}, Bad{"unified_memory", 1},
+                       Bad{"tensor_fp16_tflops", -3}}) {
+    auto k = minimal();
+    k[b.key] = b.value;
+    std::string e = error_of(k);
+    EXPECT_NE(e.find("'" + std::string(b.key) + "'"), std::string::npos) << b.key << " = " << b.value << ": " << e;
+  }
+  auto u = minimal();
+  u["mem_bandwith_gbps"] = 100;
+  std::string e = error_of(u);
+  EXPECT_NE(e.find("unknown field 'mem_bandwith_gbps'"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'mem_bandwidth_gbps'"), std::string::npos) << e;
+  auto d = minimal();
+  d["parent_id"] = "a100-sxm4-40gb";
+  EXPECT_NE(error_of(d).find("'parent_id'"), std::string::npos);
+  auto a = minimal();
+  a["architecture"] = "Blackwell";
+  EXPECT_NE(error_of(a).find("'architecture'"), std::string::npos);
+  auto c = minimal();
+  c["compute_capability"] = "10.0";
+  EXPECT_NE(error_of(c).find("'compute_capability'"), std::string::npos);
+  EXPECT_NE(error_of(nlohmann::json::array()).find("object"), std::string::npos);
+  auto idle = minimal();
+  idle["tdp_w"] = 100;
+  idle["idle_power_w"] = 200;
+  EXPECT_NE(error_of(idle).find("'idle_power_w'"), std::string::npos);
+}
+
+TEST_F(SpecEnv, BasePlusOverride) {
+  nlohmann::json j = {{"base", "a100-sxm4-40gb"}, {"memory_gb", 80}, {"mem_bandwidth_gbps", 2039}};
+  GpuSpec s = spec_from_json(j, "bigger.json");
+  GpuSpec b = GpuCatalog::instance().resolve("a100-sxm4-40gb");
+  EXPECT_EQ(s.id, "spec:bigger");
+  EXPECT_DOUBLE_EQ(s.memory_gb, 80);
+  EXPECT_DOUBLE_EQ(s.mem_bandwidth_gbps, 2039);
+  EXPECT_EQ(s.sm_count, b.sm_count);
+  EXPECT_DOUBLE_EQ(s.tensor_fp16_tflops, b.tensor_fp16_tflops);
+  EXPECT_TRUE(mentions(s.assumptions, "based on catalog device a100-sxm4-40gb"));
+
+  // "A higher clock with fewer cores": rates follow SMs x clock.
+  nlohmann::json k = {{"base", "a100-sxm4-40gb"}, {"sm_count", 54}, {"boost_clock_mhz", 2115}};
+  GpuSpec t = spec_from_json(k, "k.json");
+  EXPECT_NEAR(t.fp32_tflops, 19.5 * 54 / 108 * 2115 / 1410, 1e-9);
+  EXPECT_EQ(t.tensor_cores, 216);
+  EXPECT_NEAR(t.tensor_fp16_tflops, 312.0 * 0.5 * 1.5, 1e-9);
+  EXPECT_TRUE(mentions(t.assumptions, "tdp_w and idle_power_w: kept"));
+
+  nlohmann::json bad = {{"base", "a100-sxm4-4gb"}};
+  std::string e = error_of(bad);
+  EXPECT_NE(e.find("'base'"), std::string::npos) << e;
+  EXPECT_NE(e.find("a100-sxm4-40gb"), std::string::npos) << e;
+  nlohmann::json badval = {{"base", "t4"}, {"memory_gb", -1}};
+  EXPECT_NE(error_of(badval).find("'memory_gb'"), std::string::npos);
+}
+
+TEST_F(SpecEnv, ResolveGpuPicksFileOrId) {
+  EXPECT_EQ(resolve_gpu("t4").id, "t4");
+  EXPECT_EQ(resolve_gpu("jetson-nano@5w").id, "jetson-nano@5w");
+  fs::path p = fs::path(PERFPRED_SOURCE_ROOT) / "data" / "examples" / "hypothetical-gpu.json";
+  GpuSpec s = resolve_gpu(p.string());
+  EXPECT_EQ(s.id, "spec:hypothetical-gpu");
+  EXPECT_GT(s.peak_flops(Precision::fp16), 0);
+  try {
+    resolve_gpu("no-such-dir/missing.json");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.json"), std::string::npos);
+  }
+}
+
+TEST(GenCatalog, RegeneratedFilesMatchTheCommittedOnes) {
+  const fs::path ref = fs::path(PERFPRED_SHARED_DIR) / "reference" / "gpu-specs.json";
+  if (!fs::exists(ref)) GTEST_SKIP() << "../shared/reference is absent";
+  const std::string cmd = "/usr/bin/python3 " + (fs::path(PERFPRED_SOURCE_ROOT) / "tools" / "gen_catalog.py").string() +
+                          " --check --reference " + ref.string() + " >/dev/null";
+  int rc = std::system(cmd.c_str());
+  ASSERT_NE(rc, -1);
+  EXPECT_EQ(WEXITSTATUS(rc), 0) << "run tools/gen_catalog.py: data/gpus differs from the generator's output";
+}
