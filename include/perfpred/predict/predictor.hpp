@@ -22,6 +22,9 @@ struct PredictOptions {
   Runtime runtime = Runtime::pytorch;
   Optimizer optimizer = Optimizer::sgd;
   bool include_copies = true;  ///< time host-to-device of inputs and device-to-host of outputs
+  /// Fill Prediction::kernels and Prediction::layers. False gives totals only (sweeps over many
+  /// graphs/GPUs: no per-kernel strings are built).
+  bool detail = true;
 };
 
 /// What limits a kernel.

@@ -1,0 +1,236 @@
+// The analytical time of one kernel: a tiled GEMM view with wave quantisation for convolutions and
+// matrix products, a bandwidth model with L2 residency for everything, a launch floor, and the
+// roofline terms blended with partial overlap. Constants: model_constants.hpp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "model_constants.hpp"
+#include "plan.hpp"
+#include "perfpred/util/error.hpp"
+
+namespace perfpred {
+
+std::string to_string(Bound b) {
+  switch (b) {
+    case Bound::compute: return "compute";
+    case Bound::memory: return "memory";
+    case Bound::launch: return "launch";
+  }
+  return "compute";
+}
+
+namespace detail {
+
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::forward: return "forward";
+    case Phase::backward_data: return "backward_data";
+    case Phase::backward_weight: return "backward_weight";
+    case Phase::backward: return "backward";
+    case Phase::loss: return "loss";
+    case Phase::optimizer: return "optimizer";
+  }
+  return "forward";
+}
+
+const char* phase_suffix(Phase p) {
+  switch (p) {
+    case Phase::backward_data: return ".bwd_data";
+    case Phase::backward_weight: return ".bwd_weight";
+    case Phase::backward: return ".bwd";
+    default: return "";
+  }
+}
+
+namespace {
+double positive_or(double v, double fallback) { return (std::isfinite(v) && v > 0) ? v : fallback; }
+}  // namespace
+
+GpuRates gpu_rates(const GpuSpec& gpu, Precision p) {
+  GpuRates r;
+  double simt = gpu.fp32_tflops * 1e12;
+  if (!(simt > 0)) simt = 2.0 * gpu.sm_count * gpu.fp32_lanes_per_sm * gpu.boost_clock_mhz * 1e6;
+  if (!(simt > 0)) throw InputError("GPU '" + gpu.id + "': no FP32 rate (fp32_tflops or sm_count x fp32_lanes_per_sm x boost_clock_mhz)");
+  r.simt_fp32_flops = simt;
+  r.vector_flops = std::max(positive_or(gpu.vector_flops(p), 0), simt);
+  if (gpu.uses_tensor_cores(Precision::tf32)) {
+    r.tensor_tf32 = true;
+    r.matrix_tf32_flops = positive_or(gpu.peak_flops(Precision::tf32), simt);
+  }
+  if (p != Precision::fp32 && gpu.uses_tensor_cores(p)) {
+    r.tensor = true;
+    r.matrix_flops = positive_or(gpu.peak_flops(p), simt);
+  } else if (p == Precision::fp16 || p == Precision::bf16 || p == Precision::int8) {
+    // No tensor path: packed FP16 (P100, Jetson: 2x) or dp4a INT8 where the device has it; Pascal
+    // consumer FP16 runs at FP32 speed in cuDNN (FP32 math on FP16 storage), never slower.
+    r.matrix_flops = std::max(positive_or(gpu.peak_flops(p), 0), simt);
+  } else {
+    r.matrix_flops = simt;
+  }
+  r.dram_bps = gpu.mem_bandwidth_gbps * 1e9;
+  if (!(r.dram_bps > 0)) throw InputError("GPU '" + gpu.id + "': mem_bandwidth_gbps must be positive");
+  r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;
+  r.sms = std::max(1, gpu.sm_count);
+  r.launch_floor_s = gpu.segment == "embedded" ? model::k_launch_floor_embedded_s : model::k_launch_floor_s;
+  return r;
+}
+
+namespace {
+
+struct TileResult {
+  double time_s = std::numeric_limits<double>::infinity();
+  double waves = 0;
+  double wave_efficiency = 1;
+};
+
+/// Fastest tile/split-K of a (batched) GEMM on `sms` SMs at `rate` FLOP/s with base efficiency `eff`.
+TileResult best_tile(const GemmShape& s, double rate, double eff, double sms, double dram_bps) {
+  TileResult best;
+  const double m = std::max<int64_t>(1, s.m), n = std::max<int64_t>(1, s.n), k = std::max<int64_t>(1, s.k);
+  const double b = std::max<int64_t>(1, s.batch);
+  for (const auto& t : model::k_tiles) {
+    const double tiles = b * std::ceil(m / t.m) * std::ceil(n / t.n);
+    const double slots = sms * t.blocks_per_sm;
+    for (int split : model::k_split_k) {
+      if (split > 1 && k / split < model::k_split_k_min_k) break;
+      const double blocks = tiles * split;
+      const double waves = std::ceil(blocks / slots);
+      const double kb = std::ceil(k / split);
+      const double k_eff = kb / (kb + model::k_k_loop_overhead);
+      const double block_rate = rate / slots * eff * t.efficiency * k_eff;
+      double time = waves * (2.0 * t.m * t.n * kb) / block_rate;
+      if (split > 1) time += (split + 1.0) * b * m * n * 4.0 / (dram_bps * model::k_mem_eff_stream);  // reduce partials
+      if (time < best.time_s) {
+        best.time_s = time;
+        best.waves = waves;
+        best.wave_efficiency = blocks / (waves * slots);
+      }
+    }
+  }
+  return best;
+}
+
+/// DRAM time. The L2 is not given a bandwidth of its own: a working set that fits in L2 is small enough
+/// that the kernel sits at its launch floor on every catalogued GPU, and any per-kernel L2 speed-up
+/// makes the time per sample grow with the batch (the working set leaves L2), which breaks the
+/// "larger batch never lowers throughput" contract (docs/model.md, "L2").
+double memory_time(double bytes, double dram_bps, double eff) {
+  if (bytes <= 0) return 0;
+  return bytes / (dram_bps * eff);
+}
+
+double memory_efficiency(const KernelDraft& k) {
+  if (k.depthwise) return model::k_mem_eff_depthwise;
+  switch (k.family) {
+    case OpFamily::conv:
+    case OpFamily::conv_transpose:
+    case OpFamily::gemm:
+    case OpFamily::rnn: return model::k_mem_eff_gemm;
+    case OpFamily::elementwise: return k.phase == Phase::optimizer ? model::k_mem_eff_stream : model::k_mem_eff_stream;
+    default: return model::k_mem_eff_irregular;
+  }
+}
+
+}  // namespace
+
+KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
+  KernelTerms out;
+  const double steps = std::max(1, k.serial_steps);
+  const double launches = std::max(1, k.launches);
+  double rate = r.vector_flops;
+  double compute = 0;
+  if (k.matrix && !k.depthwise) {
+    const bool tf32 = k.conv_tf32 && r.tensor_tf32;
+    const bool tensor = tf32 || (r.tensor && k.tensor_ok);
+    rate = tf32 ? r.matrix_tf32_flops : (k.tensor_ok ? r.matrix_flops : r.simt_fp32_flops);
+    const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
+    double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
+                      : (tensor ? model::k_gemm_tensor_eff : model::k_gemm_simt_eff);
+    if (k.winograd && !tensor) eff *= model::k_winograd_gain;
+    if (k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0) {
+      TileResult t = best_tile(k.gemm, rate, eff, r.sms, r.dram_bps);
+      compute = t.time_s * steps;
+      out.waves = t.waves;
+      out.wave_efficiency = t.wave_efficiency;
+      // A fused group or a conv counted with extra work (bias, activation) keeps its extra FLOPs.
+      const double gemm_flops = 2.0 * std::max<int64_t>(1, k.gemm.batch) * k.gemm.m * k.gemm.n * k.gemm.k * steps;
+      if (k.flops > gemm_flops * 1.05) compute += (k.flops - gemm_flops) / (r.vector_flops * model::k_vector_compute_eff);
+    } else {
+      compute = k.flops / (rate * eff);
+    }
+  } else if (k.depthwise) {
+    compute = k.flops / (r.vector_flops * model::k_depthwise_compute_eff);
+  } else {
+    compute = k.flops / (r.vector_flops * model::k_vector_compute_eff);
+  }
+  const double memory = memory_time(k.bytes, r.dram_bps, memory_efficiency(k));
+
+  const double hi = std::max(compute, memory), lo = std::min(compute, memory);
+  const double body_step = (hi + model::k_roofline_alpha * lo) / steps;
+  const double floor_step = r.launch_floor_s * launches / steps;
+  const double gap_step = model::k_kernel_gap_s * launches / steps;
+  out.compute_s = compute;
+  out.memory_s = memory;
+  out.launch_s = r.launch_floor_s * launches;
+  out.time_s = steps * (std::max(body_step, floor_step) + gap_step);
+  if (floor_step >= body_step) out.bound = Bound::launch;
+  else out.bound = compute >= memory ? Bound::compute : Bound::memory;
+  if (out.time_s > 0) {
+    const double u = std::max(k.flops / (out.time_s * rate), k.bytes / (out.time_s * r.dram_bps));
+    out.utilisation = std::clamp(u, 0.0, 1.0);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+double attr_or(const KernelEstimate& k, const char* name, double def) {
+  for (const auto& [key, v] : k.attrs)
+    if (key == name) return v;
+  return def;
+}
+}  // namespace
+
+void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts) {
+  using detail::Phase;
+  detail::KernelDraft d;
+  d.family = k.family;
+  d.flops = k.flops;
+  d.bytes = k.bytes;
+  if (k.phase == "backward_data") d.phase = Phase::backward_data;
+  else if (k.phase == "backward_weight") d.phase = Phase::backward_weight;
+  else if (k.phase == "backward") d.phase = Phase::backward;
+  else if (k.phase == "loss") d.phase = Phase::loss;
+  else if (k.phase == "optimizer") d.phase = Phase::optimizer;
+  const bool matrix_family = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose ||
+                             k.family == OpFamily::gemm || k.family == OpFamily::rnn;
+  if (matrix_family && k.gemm) {
+    d.matrix = true;
+    d.gemm = *k.gemm;
+    d.tensor_ok = true;
+  }
+  if (k.family == OpFamily::conv || k.family == OpFamily::conv_transpose) {
+    const double groups = attr_or(k, "groups", 1), cin = attr_or(k, "in_channels", 0), cout = attr_or(k, "out_channels", 0);
+    const double kh = attr_or(k, "kernel_h", 0), kw = attr_or(k, "kernel_w", kh);
+    const double sh = attr_or(k, "stride_h", 1), sw = attr_or(k, "stride_w", sh);
+    d.depthwise = groups > 1 && cin > 0 && cin / groups <= 4;
+    d.winograd = groups == 1 && kh == 3 && kw == 3 && sh == 1 && sw == 1 && cin >= model::k_winograd_min_channels &&
+                 cout >= model::k_winograd_min_channels;
+    d.conv_tf32 = opts.precision == Precision::fp32;
+  }
+  if (k.family == OpFamily::rnn) d.serial_steps = static_cast<int>(std::max(1.0, attr_or(k, "seq_len", 1)));
+  const auto rates = detail::gpu_rates(gpu, opts.precision);
+  const auto t = detail::time_kernel(d, rates);
+  k.compute_s = t.compute_s;
+  k.memory_s = t.memory_s;
+  k.launch_s = t.launch_s;
+  k.waves = t.waves;
+  k.wave_efficiency = t.wave_efficiency;
+  k.time_s = t.time_s;
+  k.corrected_time_s = t.time_s;
+  k.bound = t.bound;
+}
+
+}  // namespace perfpred

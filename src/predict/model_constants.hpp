@@ -1,0 +1,130 @@
+#pragma once
+// Every tunable constant of the analytical model, in one place. Each says what it stands for and the
+// data it was calibrated or checked on ("prior" = a published/known figure not fitted here).
+// docs/model.md explains how they combine; docs/accuracy.md reports the model's error with them.
+// tools/calibrate_analytical.py fits the ones marked "fitted" (it prints new values; they are copied here
+// by hand so that a build never depends on a data set).
+
+namespace perfpred::model {
+
+// ---- Kernel efficiency: achievable share of the peak math rate ---------------------------------
+/// Large FP32 SIMT GEMM (cuBLAS sgemm) share of FP32 peak. Prior: cuBLAS sgemm reaches 85-90% on
+/// Pascal/Volta for large squares; fitted on ryujaehun torchvision (1080 Ti, 2080 Ti).
+inline constexpr double k_gemm_simt_eff = 0.80;
+/// Large tensor-core GEMM share of tensor peak (cuBLAS hgemm ~ 70-80% on V100/A100). Prior; checked on
+/// ryujaehun fp16 torchvision rows (2080 Ti).
+inline constexpr double k_gemm_tensor_eff = 0.65;
+/// Convolution (implicit GEMM, im2col on the fly) share of FP32 peak. Fitted on ryujaehun torchvision
+/// inference (1080 Ti, 2080 Ti).
+inline constexpr double k_conv_simt_eff = 0.70;
+/// Convolution on tensor cores share of tensor peak (layout transforms, smaller tiles). Prior.
+inline constexpr double k_conv_tensor_eff = 0.50;
+/// Effective FLOP reduction of Winograd for 3x3 stride-1 convolutions with >= k_winograd_min_channels
+/// in and out channels on the SIMT path (F(4x4,3x3) saves 4x multiplies in theory, about 1.5-2x in
+/// cuDNN). Fitted on ryujaehun torchvision (VGG/ResNet 3x3 layers).
+inline constexpr double k_winograd_gain = 1.5;
+inline constexpr double k_winograd_min_channels = 32;
+/// Per-block main-loop efficiency K/(K + k): short reductions (first conv, K = 27) waste the
+/// prologue/epilogue. Prior (NeuSight-style tile model).
+inline constexpr double k_k_loop_overhead = 32;
+/// Depthwise / tiny-channel convolution: share of the non-tensor peak (no data reuse). Prior.
+inline constexpr double k_depthwise_compute_eff = 0.25;
+/// Non-GEMM ops (elementwise math, norms, pools) share of the non-tensor peak. Prior.
+inline constexpr double k_vector_compute_eff = 0.50;
+
+// ---- Tiles of the GEMM view (wave quantisation) ----------------------------------------------
+struct TileConfig {
+  int m;
+  int n;
+  int blocks_per_sm;  ///< resident thread blocks per SM for this tile
+  double efficiency;  ///< per-SM efficiency relative to the largest tile (operand reuse)
+};
+/// Candidate tiles; the model takes the fastest (like cuBLAS/cuDNN heuristics), with split-K.
+/// Prior: CUTLASS default tiles and the occupancies their shared-memory use allows.
+inline constexpr TileConfig k_tiles[] = {
+    {128, 128, 1, 1.00}, {128, 64, 2, 0.93}, {64, 64, 3, 0.85}, {64, 32, 4, 0.72}, {32, 32, 6, 0.55}};
+/// Split-K factors tried when a GEMM has few output tiles and a long reduction (weight gradients).
+inline constexpr int k_split_k[] = {1, 2, 4, 8, 16};
+/// Minimum reduction length per split. Prior.
+inline constexpr double k_split_k_min_k = 128;
+
+// ---- Memory ------------------------------------------------------------------------------------
+/// Achievable share of DRAM bandwidth for streaming kernels (elementwise, copies). Prior: STREAM-like
+/// kernels reach 75-90% of peak on NVIDIA GPUs; fitted on HELP NAS-Bench-201 batch 256 (1080 Ti).
+inline constexpr double k_mem_eff_stream = 0.80;
+/// Norms, softmax, reductions, pooling, data movement (strided or two-pass). Prior.
+inline constexpr double k_mem_eff_irregular = 0.65;
+/// GEMM/conv operand traffic. Prior.
+inline constexpr double k_mem_eff_gemm = 0.80;
+/// Depthwise convolution bandwidth share (halo re-reads, poor coalescing). Prior; checked on the
+/// Jetson Nano depthwise-separable sets.
+inline constexpr double k_mem_eff_depthwise = 0.50;
+// ---- Combining compute and memory -----------------------------------------------------------
+/// t = max(compute, memory) + alpha * min(compute, memory): partial overlap. Fitted on ryujaehun.
+inline constexpr double k_roofline_alpha = 0.15;
+
+// ---- Launch and host costs -----------------------------------------------------------------------
+/// GPU-side floor of one kernel on a discrete GPU (launch latency + ramp), seconds. Prior: empty
+/// kernels take 2-3 us back to back on discrete GPUs.
+inline constexpr double k_launch_floor_s = 2.5e-6;
+/// Same on embedded (Jetson) GPUs. Fitted on the Jetson Nano TensorRT set.
+inline constexpr double k_launch_floor_embedded_s = 6e-6;
+/// Gap between back-to-back kernels on the GPU timeline. Prior.
+inline constexpr double k_kernel_gap_s = 0.8e-6;
+
+/// PyTorch eager: CPU time to dispatch one op from Python (module call, ATen dispatch, launch).
+/// Fitted on HELP NAS-Bench-201 batch 1 (GTX 1080 Ti and RTX 2080 Ti; Titan X/Xp held out).
+inline constexpr double k_pytorch_op_host_s = 32e-6;
+/// Extra CPU time of a convolution/GEMM op (cuDNN descriptors, heuristics). Fitted as above.
+inline constexpr double k_pytorch_conv_extra_host_s = 15e-6;
+/// CPU time of an op that launches no kernel (view, reshape, flatten, slice). Prior.
+inline constexpr double k_pytorch_view_host_s = 6e-6;
+/// CPU time of an extra kernel inside one op (conv bias add, a second kernel of an op). Prior.
+inline constexpr double k_pytorch_inner_kernel_host_s = 6e-6;
+/// Autograd engine (C++ thread) CPU time per backward kernel. Prior (backward is 1.5-2x cheaper
+/// per op on the host than Python forward dispatch); checked on ryujaehun training rows.
+inline constexpr double k_pytorch_backward_host_s = 14e-6;
+/// torch.optim (for-each-parameter Python loop in torch 1.x) CPU time per update kernel. Prior.
+inline constexpr double k_pytorch_optimizer_host_s = 9e-6;
+/// onnxruntime CUDA EP: CPU time per node. Prior (ORT per-node overhead ~5-10 us).
+inline constexpr double k_onnxruntime_node_host_s = 8e-6;
+/// TensorRT: one enqueue/executeV2 call, seconds. Prior (tens of microseconds).
+inline constexpr double k_tensorrt_enqueue_s = 25e-6;
+/// TensorRT: CPU time per kernel launched inside an enqueue. Prior.
+inline constexpr double k_tensorrt_kernel_host_s = 2e-6;
+/// cuDNN/cuBLAS called directly from C++: CPU time per kernel (API + cudaLaunchKernel). Prior.
+inline constexpr double k_cudnn_kernel_host_s = 4e-6;
+/// Stream synchronisation at the end of a timed iteration. Prior.
+inline constexpr double k_sync_s = 10e-6;
+/// Host cost multiplier on embedded boards (Jetson's Cortex-A57/A78AE vs a desktop x86 core).
+/// Fitted on the Jetson Nano TensorRT set.
+inline constexpr double k_embedded_host_factor = 3.0;
+/// Fixed cost of one host<->device copy (cudaMemcpy call + DMA setup). Prior.
+inline constexpr double k_copy_fixed_s = 10e-6;
+
+// ---- Energy ------------------------------------------------------------------------------------
+/// Share of (TDP - idle) drawn by any running kernel before utilisation (clocks up, SMs awake).
+/// Fitted on Zeus P100/V100 training power.
+inline constexpr double k_power_active_floor = 0.30;
+/// Share of (TDP - idle) drawn while the GPU waits on the host (boosted clocks, nothing to do).
+/// Prior; checked on the Jetson Nano energy set.
+inline constexpr double k_power_gap_fraction = 0.10;
+
+// ---- Memory footprint --------------------------------------------------------------------------
+/// CUDA context + cuDNN/cuBLAS handles + caching-allocator slack for PyTorch on a discrete GPU, bytes.
+/// Checked on GPUMemNet A100 MLP rows (nvidia-smi includes the context).
+inline constexpr double k_context_pytorch_bytes = 450e6;
+inline constexpr double k_context_onnxruntime_bytes = 300e6;
+inline constexpr double k_context_tensorrt_bytes = 150e6;
+inline constexpr double k_context_cudnn_bytes = 250e6;
+/// Jetson (unified memory, smaller kernel images). Prior.
+inline constexpr double k_context_embedded_bytes = 120e6;
+/// cuDNN convolution workspace heuristic: a share of the largest conv's input + output, capped. Prior.
+inline constexpr double k_conv_workspace_share = 0.5;
+inline constexpr double k_conv_workspace_cap_bytes = 256.0 * 1024 * 1024;
+/// cuBLAS workspace when the graph has GEMMs. Prior (cuBLAS default 4-32 MiB).
+inline constexpr double k_cublas_workspace_bytes = 8.0 * 1024 * 1024;
+/// PyTorch caching allocator rounding/fragmentation on activations (training). Prior.
+inline constexpr double k_allocator_slack = 1.10;
+
+}  // namespace perfpred::model

@@ -1,0 +1,83 @@
+#pragma once
+// Internal: the kernel plan (which kernels a runtime launches for a graph) as plain records without
+// strings, so that planning and timing a graph costs no heap churn beyond a few vectors.
+#include <cstdint>
+#include <vector>
+
+#include "perfpred/analysis/cost.hpp"
+#include "perfpred/core/graph.hpp"
+#include "perfpred/hw/gpu_spec.hpp"
+#include "perfpred/predict/predictor.hpp"
+
+namespace perfpred::detail {
+
+enum class Phase : uint8_t { forward, backward_data, backward_weight, backward, loss, optimizer };
+const char* phase_name(Phase p);
+/// Suffix of KernelEstimate::op for a phase: "", ".bwd_data", ".bwd_weight", ".bwd".
+const char* phase_suffix(Phase p);
+
+/// Facts of one kernel the model times. Everything the timing needs, nothing it does not.
+struct KernelDraft {
+  int node_index = -1;    ///< first graph node, -1 for loss/optimizer kernels
+  int group_begin = 0;    ///< range into Plan::group_nodes: the fused nodes (op label)
+  int group_end = 0;
+  OpFamily family = OpFamily::unknown;
+  Phase phase = Phase::forward;
+  bool matrix = false;     ///< has a GEMM view timed with tiles
+  bool tensor_ok = false;  ///< the math may run on tensor cores
+  bool depthwise = false;  ///< depthwise / tiny-channel conv: SIMT, memory/latency bound
+  bool winograd = false;   ///< 3x3 stride-1 conv with enough channels
+  bool conv_tf32 = false;  ///< PyTorch fp32 conv on sm_80+: TF32 by default
+  bool conv_bias = false;  ///< the per-channel bias/affine kernel of a conv (PyTorch eager)
+  int launches = 1;        ///< GPU kernels this record stands for
+  int serial_steps = 1;    ///< sequential repetitions of the GEMM view (RNN time steps)
+  double flops = 0;
+  double bytes = 0;        ///< DRAM bytes at the run's precision
+  GemmShape gemm;          ///< per step for RNNs
+  double host_s = 0;       ///< CPU time to issue this record (before any corrector)
+};
+
+/// One forward tensor's memory facts for the liveness walk.
+struct Plan {
+  std::vector<KernelDraft> kernels;
+  std::vector<int> group_nodes;  ///< node indices of fused groups
+  double host_pre_s = 0;         ///< CPU time before the first kernel (TensorRT enqueue, view ops)
+  double host_post_s = 0;        ///< CPU time after the last kernel (sync)
+  double activation_scale = 1;   ///< bytes at run precision / bytes at the graph's float dtype
+  int optimizer_first = -1;      ///< index of the first optimizer kernel, -1 when none
+  std::vector<std::string> notes;
+};
+
+/// Build the kernel plan for a runtime and mode. Throws InputError on an unsupported combination.
+void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& opts,
+                Plan& plan);
+
+/// Analytical terms of one draft on a GPU.
+struct KernelTerms {
+  double compute_s = 0;
+  double memory_s = 0;
+  double launch_s = 0;
+  double waves = 0;
+  double wave_efficiency = 1;
+  double time_s = 0;
+  double utilisation = 0;  ///< achieved share of the bounding resource (for power)
+  Bound bound = Bound::compute;
+};
+
+/// Precomputed per-GPU rates for one precision.
+struct GpuRates {
+  double matrix_flops = 0;       ///< tensor-core or FP32 peak used by GEMM/conv
+  double matrix_tf32_flops = 0;  ///< TF32 peak (conv_tf32 kernels)
+  double vector_flops = 0;       ///< non-tensor peak at this precision
+  double simt_fp32_flops = 0;
+  bool tensor = false;
+  bool tensor_tf32 = false;
+  double dram_bps = 0;
+  double l2_bytes = 0;
+  double sms = 1;
+  double launch_floor_s = 0;
+};
+GpuRates gpu_rates(const GpuSpec& gpu, Precision p);
+KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
+
+}  // namespace perfpred::detail

@@ -1,0 +1,261 @@
+// predict(): plan the kernels, time each on the GPU, run the host/GPU timeline (dispatch overlapped
+// with GPU work), add copies, integrate power over the timeline, and size the memory.
+#include "perfpred/predict/predictor.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "memory_model.hpp"
+#include "model_constants.hpp"
+#include "plan.hpp"
+#include "perfpred/util/error.hpp"
+
+namespace perfpred {
+
+namespace {
+
+using detail::KernelDraft;
+using detail::Phase;
+
+/// Fill the descriptive fields of a KernelEstimate from a draft (strings: only when needed).
+void describe(const Graph& g, const GraphCost& cost, const detail::Plan& plan, const KernelDraft& d,
+              KernelEstimate& k, bool with_attrs) {
+  k.node_index = d.node_index;
+  k.family = d.family;
+  k.phase = detail::phase_name(d.phase);
+  k.flops = d.flops;
+  k.bytes = d.bytes;
+  if (d.matrix) k.gemm = d.gemm;
+  else k.gemm.reset();
+  k.attrs.clear();
+  if (d.node_index < 0) {
+    k.name = d.phase == Phase::loss ? "loss" : "optimizer";
+    k.op = d.phase == Phase::loss ? "CrossEntropyLoss" : "OptimizerStep";
+    if (d.phase == Phase::loss && d.launches == 1) k.op += ".bwd";
+    return;
+  }
+  k.name = g.nodes[d.node_index].name;
+  k.op.clear();
+  if (d.conv_bias) {
+    k.op = g.nodes[d.node_index].op;
+    k.op += ".bias";
+  } else {
+    for (int p = d.group_begin; p < d.group_end; ++p) {
+      if (p > d.group_begin) k.op += '+';
+      k.op += g.nodes[plan.group_nodes[p]].op;
+    }
+  }
+  k.op += detail::phase_suffix(d.phase);
+  if (with_attrs) k.attrs = cost.nodes[d.node_index].attrs;
+}
+
+double copy_time(double bytes, const GpuSpec& gpu) {
+  const double link = gpu.host_link_gbps > 0 ? gpu.host_link_gbps * 1e9 : 12e9;
+  return model::k_copy_fixed_s + bytes / link;
+}
+
+/// Board power while a kernel with this utilisation runs.
+double kernel_power(const GpuSpec& gpu, double idle, double utilisation) {
+  const double dyn = std::max(0.0, gpu.tdp_w - idle);
+  return std::min(gpu.tdp_w, idle + dyn * (model::k_power_active_floor + (1 - model::k_power_active_floor) * utilisation));
+}
+
+}  // namespace
+
+std::vector<KernelEstimate> plan_kernels(const Graph& g, const GraphCost& cost, const GpuSpec& gpu,
+                                         const PredictOptions& opts) {
+  detail::Plan plan;
+  detail::build_plan(g, cost, gpu, opts, plan);
+  const auto rates = detail::gpu_rates(gpu, opts.precision);
+  std::vector<KernelEstimate> out(plan.kernels.size());
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    const auto& d = plan.kernels[i];
+    auto& k = out[i];
+    describe(g, cost, plan, d, k, true);
+    const auto t = detail::time_kernel(d, rates);
+    k.compute_s = t.compute_s;
+    k.memory_s = t.memory_s;
+    k.launch_s = t.launch_s;
+    k.waves = t.waves;
+    k.wave_efficiency = t.wave_efficiency;
+    k.time_s = t.time_s;
+    k.corrected_time_s = t.time_s;
+    k.bound = t.bound;
+  }
+  return out;
+}
+
+Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& opts,
+                   const KernelCorrector* corrector) {
+  if (opts.batch < 1) throw InputError("batch must be >= 1 (got " + std::to_string(opts.batch) + ")");
+  // Reused across calls on one thread: sweeps predict thousands of graphs without reallocating.
+  thread_local detail::Plan plan;
+  detail::build_plan(g, cost, gpu, opts, plan);
+  const auto rates = detail::gpu_rates(gpu, opts.precision);
+
+  Prediction p;
+  p.notes = plan.notes;
+  p.model_bundle = corrector ? corrector->label() : "analytical";
+  p.gpu_seen_in_training = corrector ? corrector->gpu_seen(gpu) : false;
+  const bool detail_out = opts.detail;
+  if (detail_out) p.kernels.resize(plan.kernels.size());
+
+  // Host dispatch total and its correction.
+  double host_total = plan.host_pre_s + plan.host_post_s;
+  for (const auto& d : plan.kernels) host_total += d.host_s;
+  double host_scale = 1.0;
+  if (corrector && host_total > 0) {
+    const double corrected = corrector->host_overhead_s(host_total, gpu, opts);
+    if (std::isfinite(corrected) && corrected >= 0) host_scale = corrected / host_total;
+  }
+
+  const double idle = gpu.idle_power_w > 0 ? gpu.idle_power_w : 0.1 * gpu.tdp_w;
+  const double gap_power = idle + std::max(0.0, gpu.tdp_w - idle) * model::k_power_gap_fraction;
+  double energy_j = 0;
+
+  // ---- copies in ---------------------------------------------------------------------------------
+  double host_t = 0, gpu_t = 0;
+  const bool copies = opts.include_copies && !gpu.unified_memory;
+  if (copies) {
+    double in_bytes = 0;
+    for (int t : g.inputs) {
+      auto b = g.tensors[t].bytes();
+      if (b) in_bytes += static_cast<double>(*b);
+    }
+    p.h2d_ms = copy_time(in_bytes, gpu) * 1e3;
+    host_t = gpu_t = p.h2d_ms * 1e-3;  // pageable cudaMemcpy: the host waits for it
+    energy_j += gap_power * gpu_t;
+  }
+
+  // ---- kernel terms, descriptions and the corrector (one factors() call per graph) ---------------
+  thread_local std::vector<detail::KernelTerms> terms;
+  thread_local std::vector<KernelEstimate> scratch_kernels;
+  thread_local std::vector<double> factors;
+  const size_t nk = plan.kernels.size();
+  terms.resize(nk);
+  for (size_t i = 0; i < nk; ++i) terms[i] = detail::time_kernel(plan.kernels[i], rates);
+  std::vector<KernelEstimate>* ks = nullptr;
+  if (detail_out || corrector) {
+    ks = detail_out ? &p.kernels : &scratch_kernels;
+    ks->resize(nk);
+    for (size_t i = 0; i < nk; ++i) {
+      KernelEstimate& k = (*ks)[i];
+      const auto& t = terms[i];
+      describe(g, cost, plan, plan.kernels[i], k, corrector != nullptr);
+      k.compute_s = t.compute_s;
+      k.memory_s = t.memory_s;
+      k.launch_s = t.launch_s;
+      k.waves = t.waves;
+      k.wave_efficiency = t.wave_efficiency;
+      k.time_s = t.time_s;
+      k.corrected_time_s = t.time_s;
+      k.bound = t.bound;
+    }
+    if (corrector) {
+      factors.clear();
+      corrector->factors(*ks, gpu, opts, factors);
+      if (factors.size() != nk)
+        throw InternalError("corrector '" + corrector->label() + "' returned " + std::to_string(factors.size()) +
+                            " factors for " + std::to_string(nk) + " kernels");
+      for (size_t i = 0; i < nk; ++i)
+        if (std::isfinite(factors[i]) && factors[i] > 0) (*ks)[i].corrected_time_s = terms[i].time_s * factors[i];
+    }
+  }
+
+  // ---- timeline ----------------------------------------------------------------------------------
+  host_t += plan.host_pre_s * host_scale;
+  double kernels_s = 0, optimizer_s = 0;
+  for (size_t i = 0; i < nk; ++i) {
+    const KernelDraft& d = plan.kernels[i];
+    const auto& t = terms[i];
+    const double time_s = ks ? (*ks)[i].corrected_time_s : t.time_s;
+    host_t += d.host_s * host_scale;
+    const double start = std::max(host_t, gpu_t);
+    energy_j += gap_power * (start - gpu_t);
+    gpu_t = start + time_s;
+    // Power from the achieved utilisation of the analytical estimate, stretched over the corrected time.
+    const double util = time_s > 0 ? t.utilisation * std::min(1.0, t.time_s / time_s) : 0;
+    energy_j += kernel_power(gpu, idle, util) * time_s;
+    kernels_s += time_s;
+    if (d.phase == Phase::optimizer) optimizer_s += time_s;
+  }
+  host_t += plan.host_post_s * host_scale;
+  double end = std::max(host_t, gpu_t);
+  energy_j += gap_power * (end - gpu_t);
+
+  // ---- copies out --------------------------------------------------------------------------------
+  if (copies) {
+    double out_bytes = 0;
+    for (int t : g.outputs) {
+      auto b = g.tensors[t].bytes();
+      if (b) out_bytes += static_cast<double>(*b);
+    }
+    p.d2h_ms = copy_time(out_bytes, gpu) * 1e3;
+    end += p.d2h_ms * 1e-3;
+    energy_j += gap_power * p.d2h_ms * 1e-3;
+  }
+
+  p.latency_ms = end * 1e3;
+  p.kernels_ms = kernels_s * 1e3;
+  p.optimizer_ms = optimizer_s * 1e3;
+  p.host_overhead_ms = std::max(0.0, p.latency_ms - p.kernels_ms - p.h2d_ms - p.d2h_ms);
+  p.throughput_samples_per_s = p.latency_ms > 0 ? static_cast<double>(opts.batch) * 1e3 / p.latency_ms : 0;
+  if (gpu.tdp_w > 0) {
+    p.energy_mj = energy_j * 1e3;
+    p.avg_power_w = end > 0 ? energy_j / end : 0;
+  } else {
+    p.notes.push_back("the GPU spec gives no tdp_w: energy and power not predicted (0)");
+  }
+
+  // ---- layers ------------------------------------------------------------------------------------
+  if (detail_out) {
+    std::vector<int> layer_of_group(plan.group_nodes.size() + 1, -1);
+    int loss_layer = -1, opt_layer = -1;
+    std::vector<double> best_time;
+    for (size_t i = 0; i < plan.kernels.size(); ++i) {
+      const KernelDraft& d = plan.kernels[i];
+      const KernelEstimate& k = p.kernels[i];
+      int* slot = d.node_index < 0 ? (d.phase == Phase::loss ? &loss_layer : &opt_layer) : &layer_of_group[d.group_begin];
+      if (*slot < 0) {
+        *slot = static_cast<int>(p.layers.size());
+        LayerPrediction l;
+        if (d.node_index < 0) {
+          l.name = d.phase == Phase::loss ? "loss" : "optimizer";
+          l.op = d.phase == Phase::loss ? "CrossEntropyLoss" : "OptimizerStep";
+        } else {
+          l.name = k.name;
+          for (int q = d.group_begin; q < d.group_end; ++q) {
+            if (q > d.group_begin) l.op += '+';
+            l.op += g.nodes[plan.group_nodes[q]].op;
+          }
+        }
+        p.layers.push_back(std::move(l));
+        best_time.push_back(-1);
+      }
+      LayerPrediction& l = p.layers[*slot];
+      l.kernels += d.launches;
+      l.time_ms += k.corrected_time_s * 1e3;
+      l.flops += d.flops;
+      l.bytes += d.bytes;
+      if (k.corrected_time_s > best_time[*slot]) {
+        best_time[*slot] = k.corrected_time_s;
+        l.bound = k.bound;
+      }
+    }
+  }
+
+  // ---- memory ------------------------------------------------------------------------------------
+  p.memory = detail::estimate_memory(g, cost, plan, gpu, opts);
+  p.peak_memory_bytes = p.memory.weights_bytes + p.memory.activations_bytes + p.memory.optimizer_state_bytes +
+                        p.memory.workspace_bytes + p.memory.context_bytes;
+  const double capacity = gpu.memory_bytes();
+  p.fits = capacity <= 0 || p.peak_memory_bytes <= capacity;
+  p.memory_shortfall_bytes = p.fits ? 0 : p.peak_memory_bytes - capacity;
+  if (!p.fits)
+    p.notes.push_back("does not fit: needs " + std::to_string(static_cast<long long>(p.peak_memory_bytes / 1e6)) +
+                      " MB of " + std::to_string(static_cast<long long>(capacity / 1e6)) + " MB");
+  if (gpu.unified_memory) p.notes.push_back("unified memory: no host<->device copies");
+  return p;
+}
+
+}  // namespace perfpred

@@ -1,0 +1,251 @@
+#pragma once
+// Test support: build small graphs together with their cost analysis by hand, so the predictor's
+// tests do not depend on the importer or the analysis module.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "perfpred/analysis/cost.hpp"
+#include "perfpred/core/graph.hpp"
+
+namespace perfpred::test {
+
+class NetBuilder {
+ public:
+  Graph g;
+  GraphCost c;
+
+  int input(const std::string& name, std::vector<int64_t> shape) {
+    Tensor t;
+    t.name = name;
+    t.dtype = DType::f32;
+    t.shape = std::move(shape);
+    t.has_shape = true;
+    t.is_graph_input = true;
+    int id = g.add_tensor(t);
+    g.inputs.push_back(id);
+    return id;
+  }
+  void output(int t) {
+    g.tensors[t].is_graph_output = true;
+    g.outputs.push_back(t);
+  }
+  int weight(std::vector<int64_t> shape) {
+    Tensor t;
+    t.name = "w" + std::to_string(g.tensors.size());
+    t.dtype = DType::f32;
+    t.shape = std::move(shape);
+    t.has_shape = true;
+    t.is_initializer = true;
+    return g.add_tensor(t);
+  }
+  const std::vector<int64_t>& shape(int t) const { return g.tensors[t].shape; }
+  int64_t numel(int t) const { return *g.tensors[t].numel(); }
+
+  int conv(int x, int64_t cout, int64_t k, int64_t stride = 1, bool bias = false, int64_t groups = 1) {
+    auto s = shape(x);
+    const int64_t n = s[0], cin = s[1], h = s[2], w = s[3];
+    const int64_t oh = (h + 2 * (k / 2) - k) / stride + 1, ow = (w + 2 * (k / 2) - k) / stride + 1;
+    int wt = weight({cout, cin / groups, k, k});
+    std::vector<int> ins{x, wt};
+    if (bias) ins.push_back(weight({cout}));
+    int y = tensor({n, cout, oh, ow});
+    Node& nd = node("Conv", ins, y);
+    nd.attrs["group"] = groups;
+    nd.attrs["kernel_shape"] = std::vector<int64_t>{k, k};
+    nd.attrs["strides"] = std::vector<int64_t>{stride, stride};
+    NodeCost& nc = cost(OpFamily::conv);
+    const int64_t kk = cin / groups * k * k;
+    nc.gemm = GemmShape{groups, n * oh * ow, cout / groups, kk};
+    nc.flops = 2.0 * n * oh * ow * cout * kk;
+    nc.params = numel(wt) + (bias ? cout : 0);
+    nc.weight_bytes = nc.params * 4;
+    nc.bytes_read = numel(x) * 4 + nc.weight_bytes;
+    nc.bytes_written = numel(y) * 4;
+    nc.attrs = {{"kernel_h", double(k)}, {"kernel_w", double(k)}, {"stride_h", double(stride)},
+                {"groups", double(groups)}, {"in_channels", double(cin)}, {"out_channels", double(cout)}};
+    return y;
+  }
+  int bn(int x) {
+    auto s = shape(x);
+    std::vector<int> ins{x};
+    for (int i = 0; i < 4; ++i) ins.push_back(weight({s[1]}));
+    int y = tensor(s);
+    node("BatchNormalization", ins, y);
+    NodeCost& nc = cost(OpFamily::norm);
+    nc.flops = 2.0 * numel(x);
+    nc.params = 2 * s[1];
+    nc.weight_bytes = 16 * s[1];
+    nc.bytes_read = numel(x) * 4 + nc.weight_bytes;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
+  int unary(const std::string& op, int x, OpFamily fam = OpFamily::elementwise) {
+    int y = tensor(shape(x));
+    node(op, {x}, y);
+    NodeCost& nc = cost(fam);
+    nc.flops = fam == OpFamily::view ? 0 : double(numel(x));
+    nc.bytes_read = fam == OpFamily::view ? 0 : numel(x) * 4;
+    nc.bytes_written = fam == OpFamily::view ? 0 : numel(y) * 4;
+    return y;
+  }
+  int relu(int x) { return unary("Relu", x); }
+  int add(int a, int b) {
+    int y = tensor(shape(a));
+    node("Add", {a, b}, y);
+    NodeCost& nc = cost(OpFamily::elementwise);
+    nc.flops = double(numel(a));
+    nc.bytes_read = 2 * numel(a) * 4;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
+  int pool(const std::string& op, int x, int64_t k, int64_t stride) {
+    auto s = shape(x);
+    std::vector<int64_t> o{s[0], s[1], op == "GlobalAveragePool" ? 1 : (s[2] - k) / stride + 1,
+                           op == "GlobalAveragePool" ? 1 : (s[3] - k) / stride + 1};
+    int y = tensor(o);
+    node(op, {x}, y);
+    NodeCost& nc = cost(OpFamily::pool);
+    nc.flops = double(numel(x));
+    nc.bytes_read = numel(x) * 4;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
+  int flatten(int x) {
+    auto s = shape(x);
+    int64_t rest = 1;
+    for (size_t i = 1; i < s.size(); ++i) rest *= s[i];
+    int y = tensor({s[0], rest});
+    node("Flatten", {x}, y);
+    cost(OpFamily::view);
+    return y;
+  }
+  /// Linear layer (Gemm with weight [n_out, k] and bias) or a plain MatMul of [m,k] x [k,n] weights.
+  int gemm(int x, int64_t n_out, bool bias = true) {
+    auto s = shape(x);
+    const int64_t m = s[0], k = s[1];
+    int wt = weight({n_out, k});
+    std::vector<int> ins{x, wt};
+    if (bias) ins.push_back(weight({n_out}));
+    int y = tensor({m, n_out});
+    node("Gemm", ins, y);
+    NodeCost& nc = cost(OpFamily::gemm);
+    nc.gemm = GemmShape{1, m, n_out, k};
+    nc.flops = 2.0 * m * n_out * k;
+    nc.params = n_out * k + (bias ? n_out : 0);
+    nc.weight_bytes = nc.params * 4;
+    nc.bytes_read = numel(x) * 4 + nc.weight_bytes;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
+  void finish() {
+    c.total_flops = 0;
+    c.total_params = 0;
+    for (auto& n : c.nodes) {
+      c.total_flops += n.flops;
+      c.total_params += n.params;
+      c.total_bytes_read += n.bytes_read;
+      c.total_bytes_written += n.bytes_written;
+    }
+  }
+
+ private:
+  int tensor(std::vector<int64_t> shape) {
+    Tensor t;
+    t.name = "t" + std::to_string(g.tensors.size());
+    t.dtype = DType::f32;
+    t.shape = std::move(shape);
+    t.has_shape = true;
+    return g.add_tensor(t);
+  }
+  Node& node(const std::string& op, std::vector<int> ins, int out) {
+    Node n;
+    n.name = op + "_" + std::to_string(g.nodes.size());
+    n.op = op;
+    n.inputs = std::move(ins);
+    n.outputs = {out};
+    g.nodes.push_back(std::move(n));
+    return g.nodes.back();
+  }
+  NodeCost& cost(OpFamily f) {
+    NodeCost nc;
+    nc.node_index = static_cast<int>(g.nodes.size()) - 1;
+    nc.name = g.nodes.back().name;
+    nc.op = g.nodes.back().op;
+    nc.family = f;
+    c.nodes.push_back(std::move(nc));
+    return c.nodes.back();
+  }
+};
+
+/// A ResNet-ish CNN: stem, `blocks` residual basic blocks per stage over 3 stages, classifier.
+inline NetBuilder resnet_like(int64_t batch, int64_t width = 64, int blocks = 2, int64_t image = 224) {
+  NetBuilder b;
+  int x = b.input("input", {batch, 3, image, image});
+  x = b.relu(b.bn(b.conv(x, width, 7, 2)));
+  x = b.pool("MaxPool", x, 3, 2);
+  int64_t c = width;
+  for (int stage = 0; stage < 3; ++stage) {
+    for (int i = 0; i < blocks; ++i) {
+      const int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
+      const int64_t cout = (stage > 0 && i == 0) ? c * 2 : c;
+      int y = b.relu(b.bn(b.conv(x, cout, 3, stride)));
+      y = b.bn(b.conv(y, cout, 3, 1));
+      int skip = (stride != 1 || cout != c) ? b.bn(b.conv(x, cout, 1, stride)) : x;
+      x = b.relu(b.add(y, skip));
+      c = cout;
+    }
+  }
+  x = b.flatten(b.pool("GlobalAveragePool", x, 0, 1));
+  x = b.gemm(x, 1000);
+  b.output(x);
+  b.finish();
+  return b;
+}
+
+/// A NAS-Bench-201-sized cell network at 32x32: 3 stages x `cells` cells x 6 ReLU-Conv-BN edges.
+inline NetBuilder nb201_like(int64_t batch, int cells = 5, int64_t width = 16) {
+  NetBuilder b;
+  int x = b.input("input", {batch, 3, 32, 32});
+  x = b.bn(b.conv(x, width, 3, 1));
+  int64_t c = width;
+  for (int stage = 0; stage < 3; ++stage) {
+    if (stage > 0) {
+      c *= 2;
+      int y = b.bn(b.conv(b.relu(x), c, 3, 2));
+      y = b.bn(b.conv(b.relu(y), c, 3, 1));
+      int s = b.conv(b.pool("AveragePool", x, 2, 2), c, 1, 1);
+      x = b.add(y, s);
+    }
+    for (int cell = 0; cell < cells; ++cell) {
+      std::vector<int> nodes{x};
+      for (int to = 1; to < 4; ++to) {
+        int sum = -1;
+        for (int from = 0; from < to; ++from) {
+          int e = b.bn(b.conv(b.relu(nodes[from]), c, 3, 1));
+          sum = sum < 0 ? e : b.add(sum, e);
+        }
+        nodes.push_back(sum);
+      }
+      x = nodes.back();
+    }
+  }
+  x = b.relu(b.bn(x));
+  x = b.flatten(b.pool("GlobalAveragePool", x, 0, 1));
+  x = b.gemm(x, 10);
+  b.output(x);
+  b.finish();
+  return b;
+}
+
+/// One big MatMul-like linear layer without bias: [m,k] x [k,n].
+inline NetBuilder big_gemm(int64_t m, int64_t n, int64_t k) {
+  NetBuilder b;
+  int x = b.input("input", {m, k});
+  x = b.gemm(x, n, false);
+  b.output(x);
+  b.finish();
+  return b;
+}
+
+}  // namespace perfpred::test

@@ -1,0 +1,361 @@
+// Sanity of the analytical predictor: the physical orderings every prediction must respect.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>  // catalog.hpp holds std::vector<json> and forward-declares json
+
+#include "net_builder.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/predict/predictor.hpp"
+#include "perfpred/util/error.hpp"
+
+namespace perfpred {
+namespace {
+
+const GpuCatalog& catalog() {
+  static GpuCatalog cat(std::filesystem::path(PERFPRED_SOURCE_ROOT) / "data" / "gpus");
+  return cat;
+}
+GpuSpec gpu(const std::string& id) { return catalog().resolve(id); }
+
+Prediction run(const test::NetBuilder& b, const GpuSpec& g, PredictOptions o = {}) {
+  return predict(b.g, b.c, g, o);
+}
+
+/// A copy of `s` with `f` times the SMs, bandwidth, memory and L2, and every peak rate scaled alike.
+GpuSpec scaled(GpuSpec s, double f) {
+  s.id += "-x" + std::to_string(f);
+  s.sm_count = static_cast<int>(std::lround(s.sm_count * f));
+  for (double* v : {&s.fp32_tflops, &s.fp16_tflops, &s.bf16_tflops, &s.tensor_fp16_tflops, &s.tensor_bf16_tflops,
+                    &s.tensor_tf32_tflops, &s.tensor_int8_tops, &s.int8_tops, &s.mem_bandwidth_gbps,
+                    &s.memory_gb, &s.l2_cache_mb, &s.host_link_gbps})
+    *v *= f;
+  return s;
+}
+
+TEST(PredictSanity, MoreOfEverythingIsNeverSlower) {
+  for (const char* id : {"gtx-1080ti", "rtx-2080ti", "a100-sxm4-40gb", "jetson-nano"}) {
+    const GpuSpec base = gpu(id);
+    const GpuSpec big = scaled(base, 2.0);
+    for (int64_t batch : {1, 8, 64}) {
+      auto net = test::resnet_like(batch);
+      for (Runtime rt : {Runtime::pytorch, Runtime::tensorrt}) {
+        for (Precision p : {Precision::fp32, Precision::fp16}) {
+          PredictOptions o;
+          o.batch = batch;
+          o.runtime = rt;
+          o.precision = p;
+          auto a = run(net, base, o), b = run(net, big, o);
+          EXPECT_LE(b.latency_ms, a.latency_ms * (1 + 1e-9)) << id << " batch " << batch;
+          EXPECT_LE(b.kernels_ms, a.kernels_ms * (1 + 1e-9)) << id << " batch " << batch;
+        }
+      }
+    }
+  }
+  // A higher clock alone (every rate up, same SMs) is never slower either.
+  GpuSpec base = gpu("rtx-2080ti"), fast = base;
+  fast.boost_clock_mhz *= 1.3;
+  for (double* v : {&fast.fp32_tflops, &fast.fp16_tflops, &fast.tensor_fp16_tflops, &fast.int8_tops, &fast.tensor_int8_tops})
+    *v *= 1.3;
+  auto net = test::resnet_like(32);
+  PredictOptions o;
+  o.batch = 32;
+  EXPECT_LT(run(net, fast, o).kernels_ms, run(net, base, o).kernels_ms);
+}
+
+TEST(PredictSanity, LargerBatchNeverFasterPerBatchNorLowerThroughput) {
+  for (const char* id : {"gtx-1080ti", "a100-sxm4-40gb", "jetson-nano"}) {
+    for (Runtime rt : {Runtime::pytorch, Runtime::tensorrt}) {
+      for (Mode mode : {Mode::inference, Mode::training}) {
+        if (rt == Runtime::tensorrt && mode == Mode::training) continue;
+        double prev_latency = 0, prev_tput = 0;
+        for (int64_t batch = 1; batch <= 256; batch *= 2) {
+          auto net = test::resnet_like(batch, 64, 2, 112);
+          PredictOptions o;
+          o.batch = batch;
+          o.runtime = rt;
+          o.mode = mode;
+          auto p = run(net, gpu(id), o);
+          if (!p.fits) break;
+          EXPECT_GE(p.latency_ms, prev_latency) << id << " " << to_string(rt) << " batch " << batch;
+          EXPECT_GE(p.throughput_samples_per_s, prev_tput * (1 - 1e-9)) << id << " " << to_string(rt) << " batch " << batch;
+          prev_latency = p.latency_ms;
+          prev_tput = p.throughput_samples_per_s;
+        }
+      }
+    }
+  }
+}
+
+TEST(PredictSanity, ModelThatDoesNotFitSaysSoWithTheShortfall) {
+  auto net = test::resnet_like(256, 64, 2, 224);
+  PredictOptions o;
+  o.batch = 256;
+  o.mode = Mode::training;
+  o.optimizer = Optimizer::adam;
+  const GpuSpec nano = gpu("jetson-nano");
+  auto p = run(net, nano, o);
+  EXPECT_FALSE(p.fits);
+  EXPECT_GT(p.memory_shortfall_bytes, 0);
+  EXPECT_NEAR(p.memory_shortfall_bytes, p.peak_memory_bytes - nano.memory_bytes(), 1.0);
+  EXPECT_GT(p.latency_ms, 0);  // still predicted
+  // The same run fits on an 80 GB GPU.
+  auto q = run(net, gpu("a100-sxm4-80gb"), o);
+  EXPECT_TRUE(q.fits);
+  EXPECT_EQ(q.memory_shortfall_bytes, 0);
+}
+
+TEST(PredictSanity, Fp16BeatsFp32OnTensorCoresForALargeGemm) {
+  auto net = test::big_gemm(4096, 4096, 4096);
+  for (const char* id : {"v100-sxm2-16gb", "rtx-2080ti", "a100-sxm4-40gb", "h100-sxm5-80gb"}) {
+    PredictOptions o32, o16;
+    o16.precision = Precision::fp16;
+    auto a = run(net, gpu(id), o32), b = run(net, gpu(id), o16);
+    EXPECT_LT(b.kernels_ms * 2, a.kernels_ms) << id;
+  }
+  // No tensor cores, crippled packed FP16 (Pascal consumer): no speed-up of the math, never slower.
+  PredictOptions o32, o16;
+  o16.precision = Precision::fp16;
+  auto a = run(net, gpu("gtx-1080ti"), o32), b = run(net, gpu("gtx-1080ti"), o16);
+  EXPECT_LE(b.kernels_ms, a.kernels_ms);
+  EXPECT_GT(b.kernels_ms, 0.8 * a.kernels_ms);
+  // Jetson Nano: packed FP16 at most 2x.
+  auto c = run(net, gpu("jetson-nano"), o32), d = run(net, gpu("jetson-nano"), o16);
+  EXPECT_LT(d.kernels_ms, c.kernels_ms);
+  EXPECT_GE(d.kernels_ms * 2.0 * 1.001, c.kernels_ms);
+}
+
+TEST(PredictSanity, MigSliceIsSlowerThanItsWholeGpu) {
+  auto net = test::resnet_like(64);
+  PredictOptions o;
+  o.batch = 64;
+  auto whole = run(net, gpu("a100-sxm4-40gb"), o);
+  auto slice = run(net, gpu("a100-sxm4-40gb:1g.5gb"), o);
+  auto half = run(net, gpu("a100-sxm4-40gb:3g.20gb"), o);
+  EXPECT_GT(slice.latency_ms, half.latency_ms);
+  EXPECT_GT(half.latency_ms, whole.latency_ms);
+}
+
+TEST(PredictSanity, TrainingStepCostsMoreThanInference) {
+  for (int64_t batch : {1, 32}) {
+    auto net = test::resnet_like(batch);
+    PredictOptions inf, tr;
+    inf.batch = tr.batch = batch;
+    tr.mode = Mode::training;
+    auto a = run(net, gpu("rtx-2080ti"), inf), b = run(net, gpu("rtx-2080ti"), tr);
+    EXPECT_GT(b.latency_ms, 1.5 * a.latency_ms);
+    EXPECT_GT(b.kernels_ms, 2.5 * a.kernels_ms);  // backward ~ 2x forward
+    EXPECT_GT(b.peak_memory_bytes, a.peak_memory_bytes);
+    EXPECT_GT(b.optimizer_ms, 0);
+    EXPECT_LT(b.optimizer_ms, b.kernels_ms);
+  }
+}
+
+TEST(PredictSanity, OptimizerStateOrdersMemoryAndTime) {
+  auto net = test::resnet_like(8);
+  auto mk = [&](Optimizer opt) {
+    PredictOptions o;
+    o.batch = 8;
+    o.mode = Mode::training;
+    o.optimizer = opt;
+    return run(net, gpu("a100-sxm4-40gb"), o);
+  };
+  auto none = mk(Optimizer::none), sgd = mk(Optimizer::sgd), mom = mk(Optimizer::momentum), adam = mk(Optimizer::adam);
+  EXPECT_GT(adam.peak_memory_bytes, mom.peak_memory_bytes);
+  EXPECT_GT(mom.peak_memory_bytes, sgd.peak_memory_bytes);
+  // Plain SGD keeps no state beyond the gradients the backward pass produces anyway.
+  EXPECT_GE(sgd.peak_memory_bytes, none.peak_memory_bytes);
+  EXPECT_NEAR(adam.memory.optimizer_state_bytes, 3 * sgd.memory.optimizer_state_bytes, 1);
+  EXPECT_EQ(none.optimizer_ms, 0);
+  EXPECT_GT(adam.optimizer_ms, sgd.optimizer_ms);
+  EXPECT_GT(sgd.latency_ms, none.latency_ms);
+}
+
+TEST(PredictSanity, JetsonHasNoCopies) {
+  auto net = test::resnet_like(1);
+  auto p = run(net, gpu("jetson-nano"));
+  EXPECT_EQ(p.h2d_ms, 0);
+  EXPECT_EQ(p.d2h_ms, 0);
+  auto q = run(net, gpu("gtx-1080ti"));
+  EXPECT_GT(q.h2d_ms, 0);
+  EXPECT_GT(q.d2h_ms, 0);
+}
+
+TEST(PredictSanity, SmallNetAtBatchOneOnPytorchIsHostBound) {
+  auto net = test::nb201_like(1);
+  auto p = run(net, gpu("gtx-1080ti"));
+  EXPECT_GT(p.host_overhead_ms, p.kernels_ms);
+  // The measured range of NAS-Bench-201 cells on a GTX 1080 Ti at batch 1 (HELP): 3-17 ms.
+  EXPECT_GT(p.latency_ms, 3.0);
+  EXPECT_LT(p.latency_ms, 17.0);
+  // TensorRT removes the per-op dispatch: far faster.
+  PredictOptions trt;
+  trt.runtime = Runtime::tensorrt;
+  auto t = run(net, gpu("gtx-1080ti"), trt);
+  EXPECT_LT(t.latency_ms * 3, p.latency_ms);
+  // At a large batch the GPU work dominates.
+  auto big = test::nb201_like(256);
+  PredictOptions o;
+  o.batch = 256;
+  auto q = run(big, gpu("gtx-1080ti"), o);
+  EXPECT_GT(q.kernels_ms, q.host_overhead_ms);
+}
+
+TEST(PredictRuntime, TensorRtFusesAndPytorchDoesNot) {
+  auto net = test::resnet_like(1);
+  PredictOptions pt, trt, ort;
+  trt.runtime = Runtime::tensorrt;
+  ort.runtime = Runtime::onnxruntime;
+  auto a = run(net, gpu("t4"), pt), b = run(net, gpu("t4"), trt), c = run(net, gpu("t4"), ort);
+  EXPECT_LT(b.kernels.size() * 2, a.kernels.size());
+  EXPECT_EQ(b.kernels.size(), c.kernels.size());
+  bool fused = false;
+  for (const auto& k : b.kernels) fused |= k.op == "Conv+BatchNormalization+Relu";
+  EXPECT_TRUE(fused);
+  for (const auto& k : a.kernels) EXPECT_EQ(k.op.find('+'), std::string::npos) << k.op;
+  // No kernel for views anywhere.
+  for (const auto& k : a.kernels) EXPECT_NE(k.op, "Flatten");
+}
+
+TEST(PredictRuntime, Tf32ForPytorchFp32ConvsOnAmpere) {
+  auto net = test::resnet_like(64);
+  PredictOptions o;
+  o.batch = 64;
+  auto p = run(net, gpu("a100-sxm4-40gb"), o);
+  bool noted = false;
+  for (const auto& n : p.notes) noted |= n.find("TF32") != std::string::npos;
+  EXPECT_TRUE(noted);
+  auto v = run(net, gpu("v100-sxm2-16gb"), o);
+  for (const auto& n : v.notes) EXPECT_EQ(n.find("TF32"), std::string::npos);
+}
+
+TEST(PredictRuntime, TensorRtTrainingIsAnInputError) {
+  auto net = test::resnet_like(1);
+  PredictOptions o;
+  o.runtime = Runtime::tensorrt;
+  o.mode = Mode::training;
+  EXPECT_THROW(run(net, gpu("t4"), o), InputError);
+  PredictOptions bad;
+  bad.batch = 0;
+  EXPECT_THROW(run(net, gpu("t4"), bad), InputError);
+}
+
+TEST(PredictOutput, BreakdownAddsUpAndIsDeterministic) {
+  auto net = test::resnet_like(16);
+  PredictOptions o;
+  o.batch = 16;
+  o.mode = Mode::training;
+  auto a = run(net, gpu("rtx-2080ti"), o), b = run(net, gpu("rtx-2080ti"), o);
+  EXPECT_EQ(a.latency_ms, b.latency_ms);
+  EXPECT_EQ(a.energy_mj, b.energy_mj);
+  EXPECT_EQ(a.peak_memory_bytes, b.peak_memory_bytes);
+  EXPECT_NEAR(a.kernels_ms + a.host_overhead_ms + a.h2d_ms + a.d2h_ms, a.latency_ms, 1e-9);
+  double layer_ms = 0;
+  for (const auto& l : a.layers) layer_ms += l.time_ms;
+  EXPECT_NEAR(layer_ms, a.kernels_ms, 1e-9);
+  EXPECT_NEAR(a.throughput_samples_per_s, 16 * 1e3 / a.latency_ms, 1e-9);
+  const GpuSpec g = gpu("rtx-2080ti");
+  EXPECT_GT(a.avg_power_w, g.idle_power_w);
+  EXPECT_LE(a.avg_power_w, g.tdp_w);
+  EXPECT_NEAR(a.energy_mj, a.avg_power_w * a.latency_ms, 1e-6 * a.energy_mj);
+  EXPECT_EQ(a.model_bundle, "analytical");
+  // The fast path gives the same totals without per-kernel records.
+  PredictOptions lean = o;
+  lean.detail = false;
+  auto c = run(net, g, lean);
+  EXPECT_TRUE(c.kernels.empty());
+  EXPECT_TRUE(c.layers.empty());
+  EXPECT_EQ(c.latency_ms, a.latency_ms);
+  EXPECT_EQ(c.peak_memory_bytes, a.peak_memory_bytes);
+}
+
+TEST(PredictOutput, HostBoundRunsDrawLessPowerThanBusyOnes) {
+  auto small = test::nb201_like(1), big = test::nb201_like(256);
+  PredictOptions o1, o256;
+  o256.batch = 256;
+  auto a = run(small, gpu("gtx-1080ti"), o1), b = run(big, gpu("gtx-1080ti"), o256);
+  EXPECT_LT(a.avg_power_w, b.avg_power_w);
+}
+
+class DoublingCorrector : public KernelCorrector {
+ public:
+  double factor(const KernelEstimate& k, const GpuSpec&, const PredictOptions&) const override {
+    EXPECT_FALSE(k.name.empty());
+    return 2.0;
+  }
+  double host_overhead_s(double analytical_s, const GpuSpec&, const PredictOptions&) const override {
+    return analytical_s * 0.5;
+  }
+  std::string label() const override { return "test-bundle"; }
+  bool gpu_seen(const GpuSpec& g) const override { return g.id == "t4"; }
+};
+
+TEST(PredictCorrector, FactorsAndHostCorrectionApply) {
+  auto net = test::resnet_like(8);
+  PredictOptions o;
+  o.batch = 8;
+  DoublingCorrector corr;
+  auto a = predict(net.g, net.c, gpu("t4"), o);
+  auto b = predict(net.g, net.c, gpu("t4"), o, &corr);
+  EXPECT_NEAR(b.kernels_ms, 2 * a.kernels_ms, 1e-9 * a.kernels_ms);
+  EXPECT_EQ(b.model_bundle, "test-bundle");
+  EXPECT_TRUE(b.gpu_seen_in_training);
+  for (const auto& k : b.kernels) EXPECT_NEAR(k.corrected_time_s, 2 * k.time_s, 1e-15);
+  // Without per-kernel output the corrector still applies.
+  o.detail = false;
+  auto c = predict(net.g, net.c, gpu("t4"), o, &corr);
+  EXPECT_NEAR(c.kernels_ms, b.kernels_ms, 1e-9 * b.kernels_ms);
+}
+
+TEST(PredictKernel, WaveQuantisationSteps) {
+  // An 80-SM GPU with the 128x128 tile: a GEMM whose tiles spill into a second wave costs more per
+  // FLOP than one that fills exactly one wave.
+  const GpuSpec v100 = gpu("v100-sxm2-16gb");
+  PredictOptions o;
+  auto time_of = [&](int64_t m) {
+    KernelEstimate k;
+    k.family = OpFamily::gemm;
+    k.gemm = GemmShape{1, m, 1024, 4096};
+    k.flops = 2.0 * m * 1024 * 4096;
+    k.bytes = 4.0 * (m * 4096 + 4096 * 1024 + m * 1024);
+    estimate_kernel(k, v100, o);
+    return k;
+  };
+  auto one = time_of(1280), more = time_of(1280 + 128);
+  EXPECT_GT(more.waves, one.waves);
+  EXPECT_LT(more.wave_efficiency, 1.0);
+  EXPECT_GT(more.time_s / more.flops, one.time_s / one.flops);
+  EXPECT_EQ(one.bound, Bound::compute);
+  // A tiny kernel is launch bound.
+  KernelEstimate tiny;
+  tiny.family = OpFamily::elementwise;
+  tiny.flops = 100;
+  tiny.bytes = 800;
+  estimate_kernel(tiny, v100, o);
+  EXPECT_EQ(tiny.bound, Bound::launch);
+  EXPECT_GE(tiny.time_s, 2e-6);
+}
+
+TEST(PredictKernel, PlanKernelsCarriesFeatures) {
+  auto net = test::resnet_like(4);
+  PredictOptions o;
+  o.batch = 4;
+  o.mode = Mode::training;
+  auto ks = plan_kernels(net.g, net.c, gpu("a100-sxm4-40gb"), o);
+  int data = 0, weight = 0, opt = 0;
+  for (const auto& k : ks) {
+    data += k.phase == "backward_data";
+    weight += k.phase == "backward_weight";
+    opt += k.phase == "optimizer";
+    EXPECT_GT(k.time_s, 0);
+    EXPECT_EQ(k.corrected_time_s, k.time_s);
+    if (k.family == OpFamily::conv && k.phase == "forward") EXPECT_FALSE(k.attrs.empty());
+  }
+  EXPECT_GT(weight, data);  // the first conv's input needs no gradient
+  EXPECT_GT(data, 0);
+  EXPECT_GT(opt, 0);
+}
+
+}  // namespace
+}  // namespace perfpred
