@@ -169,20 +169,20 @@ class Analyzer {
     }
 
     RuleContext ctx{m_g, node, c};
-    if (shapes_known_for_flops(node)) {
+    if (shapes_known_for_flops(node, rule.needs_output_shape)) {
       rule.cost(ctx, rule);
     } else {
-      c.warnings.push_back("FLOPs not counted: an input or the first output has an unknown shape");
+      c.warnings.push_back(rule.needs_output_shape ? "FLOPs not counted: an input or the first output has an unknown shape" : "FLOPs not counted: an input has an unknown shape");
     }
     add_bytes(node, c, ctx.input0_read_cap, gc);
     add_params(node, rule, c);
   }
 
-  bool shapes_known_for_flops(const Node& node) const {
+  bool shapes_known_for_flops(const Node& node, bool needs_output) const {
     for (int t : node.inputs)
       if (t >= 0 && !m_g.tensors[static_cast<size_t>(t)].shape_known()) return false;
     const Tensor* out = m_g.output(node, 0);
-    return out == nullptr || out->shape_known();
+    return !needs_output || out == nullptr || out->shape_known();
   }
 
   void note_unknown_outputs(const Node& node, NodeCost& c, GraphCost& gc) {

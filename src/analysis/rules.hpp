@@ -34,6 +34,7 @@ struct OpRule {
   double per_element = 0;     ///< flops per element for the generic elementwise/norm/reduce/pool rules
   ParamSlots params = ParamSlots::none;
   uint32_t param_mask = 0;    ///< bit i = input slot i
+  bool needs_output_shape = true;  ///< false when the cost follows from the input shapes alone
 };
 
 inline constexpr uint32_t k_all_slots = 0xFFFFFFFFu;

@@ -5,7 +5,8 @@
 //   ConvTranspose 2 * N * C * prod(in_spatial) * K/groups * prod(kernel)   (+ N*K*prod(out_spatial) with a bias)
 //                 GEMM + col2im: batch = groups, m = N*prod(in_spatial), n = K/groups*prod(kernel), k = C/groups
 //   Gemm          2*M*N*K (+ M*N when C is given); MatMul 2*batch*M*N*K with numpy broadcasting of batch dims
-//   Einsum        two operands: 2 * product of the sizes of all distinct indices (ellipsis dims included);
+//   Einsum        two operands: 2 * product of the sizes of all distinct indices (ellipsis dims included;
+//                 GEMM view: batch = indices in both operands and the output, and kept ellipsis dims);
 //                 more operands: contracted left to right, each step costed the same way; one operand:
 //                 product of all index sizes when it reduces (family reduce), 0 for a pure permutation
 //                 (family data_movement)
@@ -273,7 +274,6 @@ void cost_einsum(RuleContext& ctx, const OpRule&) {
     size_t rank = ctx.in_shape(i).size();
     size_t letters = count_letters(terms[i]);
     bool has_ell = terms[i].find("...") != std::string::npos;
-    if (has_ell) letters -= 3;
     if ((!has_ell && letters != rank) || letters > rank)
       ctx.fail("Einsum term '" + terms[i] + "' does not match input rank " + std::to_string(rank));
     ell_ranks[i] = has_ell ? rank - letters : 0;
@@ -361,7 +361,8 @@ void cost_einsum(RuleContext& ctx, const OpRule&) {
       };
       for (int l : all) {
         bool in_a = contains(cur, l), in_b = contains(rhs_labels, l), in_out = contains(out.labels, l);
-        if (in_a && in_b && in_out) mul(b, l);
+        // Ellipsis dims kept in the output are broadcast batch dims, as in MatMul.
+        if ((in_a && in_b && in_out) || (l >= k_letters && in_out)) mul(b, l);
         else if (in_a && !in_b && in_out) mul(m, l);
         else if (!in_a && in_b && in_out) mul(n, l);
         else mul(k, l);

@@ -19,7 +19,12 @@ constexpr uint32_t slots(std::initializer_list<int> list) {
 }
 
 OpRule rule(OpFamily f, CostFn fn, double per_element = 0, ParamSlots p = ParamSlots::none, uint32_t mask = 0) {
-  return OpRule{f, fn, per_element, p, mask};
+  // These rules read only input shapes, so an output ONNX left unshaped does not cost their FLOPs.
+  bool from_inputs = fn == cost_gemm || fn == cost_matmul || fn == cost_einsum || fn == cost_rnn ||
+                     fn == cost_batchnorm || fn == cost_layernorm || fn == cost_instancenorm ||
+                     fn == cost_groupnorm || fn == cost_groupnorm_nhwc || fn == cost_skip_layernorm ||
+                     fn == cost_lrn || fn == cost_mvn || fn == cost_softmax || fn == cost_scan || fn == cost_none;
+  return OpRule{f, fn, per_element, p, mask, !from_inputs};
 }
 OpRule ew(double per_element) { return rule(OpFamily::elementwise, cost_elementwise, per_element); }
 // Elementwise arithmetic whose non-scalar float initializers are weights (position embeddings, GroupNorm gamma).

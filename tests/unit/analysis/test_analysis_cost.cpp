@@ -1,0 +1,278 @@
+// The analysis driver on hand-built graphs: unknown ops, unknown shapes, constant folding, parameter
+// accounting, op families and feature names, and ops ONNX 1.12's parser does not know (opset 18+,
+// com.microsoft).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "analysis_test_util.hpp"
+#include "perfpred/util/error.hpp"
+
+using namespace perfpred;
+using namespace perfpred::test;
+
+TEST(Analyze, UnknownOpsAreAllListed) {
+  GraphBuilder b;
+  b.f32("x", {2, 3}, 'x').f32("a", {2, 3}).f32("c", {2, 3}).f32("y", {2, 3});
+  b.node("FancyOp", {"x"}, {"a"}).node("Relu", {"a"}, {"c"}).node("Mystery", {"c"}, {"y"}, {}, "my.domain");
+  Graph g = b.build();
+  try {
+    analyze(g);
+    FAIL() << "expected UnsupportedOpError";
+  } catch (const UnsupportedOpError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("FancyOp_0 (FancyOp)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("Mystery_2 (my.domain.Mystery)"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("Relu_1"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("--allow-unknown"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("2 node(s)"), std::string::npos) << msg;
+  }
+  // It is an InputError too (exit code 2 at the CLI).
+  EXPECT_THROW(analyze(g), InputError);
+}
+
+TEST(Analyze, AllowUnknownGivesBytesOnlyEstimate) {
+  GraphBuilder b;
+  b.f32("x", {2, 3}, 'x').f32("w", {3, 3}, 'w').f32("a", {2, 3}).f32("y", {2, 3});
+  b.node("FancyOp", {"x", "w"}, {"a"}).node("Relu", {"a"}, {"y"});
+  AnalyzeOptions opts;
+  opts.allow_unknown = true;
+  GraphCost c = analyze(b.build(), opts);
+  const NodeCost& u = c.nodes[0];
+  EXPECT_EQ(u.family, OpFamily::unknown);
+  EXPECT_TRUE(u.estimated);
+  EXPECT_DOUBLE_EQ(u.flops, 0);
+  EXPECT_EQ(u.bytes_read, (6 + 9) * 4);
+  EXPECT_EQ(u.weight_bytes, 9 * 4);
+  EXPECT_EQ(u.bytes_written, 6 * 4);
+  ASSERT_FALSE(u.warnings.empty());
+  EXPECT_NE(u.warnings[0].find("bytes-only"), std::string::npos);
+  EXPECT_FALSE(c.nodes[1].estimated);
+  EXPECT_DOUBLE_EQ(c.total_flops, 6);
+  EXPECT_EQ(c.total_bytes_read, 60 + 24);
+}
+
+TEST(Analyze, KnownOpInUnknownDomainIsUnknown) {
+  GraphBuilder b;
+  b.f32("x", {2}, 'x').f32("y", {2});
+  b.node("Relu", {"x"}, {"y"}, {}, "com.example");
+  EXPECT_THROW(analyze(b.build()), UnsupportedOpError);
+}
+
+TEST(Analyze, UnknownShapeWarnsAndCountsKnownBytes) {
+  GraphBuilder b;
+  b.f32("x", {2, 3}, 'x').unshaped("a").f32("y", {k_unknown_dim, 3});
+  b.node("Relu", {"x"}, {"a"}).node("Sigmoid", {"a"}, {"y"});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.unknown_shape_tensors, 2);
+  for (const auto& n : c.nodes) {
+    EXPECT_DOUBLE_EQ(n.flops, 0) << n.op;
+    EXPECT_FALSE(n.warnings.empty()) << n.op;
+  }
+  EXPECT_EQ(c.nodes[0].bytes_read, 24);  // x is known
+  EXPECT_EQ(c.nodes[0].bytes_written, 0);
+  bool mentions = false;
+  for (const auto& w : c.nodes[0].warnings) mentions = mentions || w.find("a") != std::string::npos;
+  EXPECT_TRUE(mentions);
+}
+
+TEST(Analyze, UnknownDtypeWarns) {
+  GraphBuilder b;
+  b.tensor("x", DType::unknown, {4}, 'x').f32("y", {4});
+  b.node("Relu", {"x"}, {"y"});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].bytes_read, 0);
+  EXPECT_FALSE(c.nodes[0].warnings.empty());
+}
+
+TEST(Analyze, OverflowingTensorSizeWarnsInsteadOfWrapping) {
+  GraphBuilder b;
+  int64_t big = int64_t{1} << 40;
+  b.f32("x", {big, big}, 'x').f32("y", {big, big});
+  b.node("Relu", {"x"}, {"y"});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].bytes_read, 0);
+  EXPECT_FALSE(c.nodes[0].warnings.empty());
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, std::ldexp(1.0, 80));  // FLOPs are doubles: no overflow
+}
+
+TEST(Analyze, ShapeSubgraphIsFoldedToViews) {
+  // y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])): the PyTorch view(x.size(0), -1) chain.
+  GraphBuilder b;
+  b.f32("x", {2, 3, 4}, 'x');
+  b.tensor("s", DType::i64, {3}).ints("i0", {0}).tensor("d0", DType::i64, {1}).ints("m1", {-1});
+  b.tensor("shape", DType::i64, {2}).f32("y", {2, 12}).f32("z", {2, 12});
+  b.node("Shape", {"x"}, {"s"}).node("Gather", {"s", "i0"}, {"d0"}).node("Concat", {"d0", "m1"}, {"shape"}, {{"axis", int64_t{0}}});
+  b.node("Reshape", {"x", "shape"}, {"y"}).node("Relu", {"y"}, {"z"});
+  GraphCost c = analyze(b.build());
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(c.nodes[i].family, OpFamily::view) << c.nodes[i].op;
+    EXPECT_EQ(c.nodes[i].bytes_read + c.nodes[i].bytes_written, 0) << c.nodes[i].op;
+  }
+  EXPECT_EQ(c.nodes[4].family, OpFamily::elementwise);
+  EXPECT_EQ(c.total_bytes_read, 96);
+  EXPECT_EQ(c.total_params, 0);
+}
+
+TEST(Analyze, WeightPreprocessingIsFoldedAndParamsTraced) {
+  // export_params=False leaves MatMul(x, Transpose(W)) in the graph: the Transpose runs at load time,
+  // the MatMul still reads weights and W counts once as parameters.
+  GraphBuilder b;
+  b.f32("x", {2, 5}, 'x').f32("W", {3, 5}, 'w').f32("Wt", {5, 3}).f32("y", {2, 3});
+  b.f32("y2", {2, 3}).f32("bias", {3}, 'w').f32("z", {2, 3});
+  b.node("Transpose", {"W"}, {"Wt"}, {{"perm", std::vector<int64_t>{1, 0}}});
+  b.node("MatMul", {"x", "Wt"}, {"y"});
+  b.node("MatMul", {"x", "Wt"}, {"y2"});  // tied: same weight again
+  b.node("Add", {"y", "bias"}, {"z"});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].family, OpFamily::view);
+  EXPECT_EQ(c.nodes[0].bytes_read, 0);
+  EXPECT_EQ(c.nodes[1].params, 15);
+  EXPECT_EQ(c.nodes[1].weight_bytes, 60);
+  EXPECT_EQ(c.nodes[2].params, 0);  // counted once per graph
+  EXPECT_EQ(c.nodes[2].weight_bytes, 60);
+  EXPECT_EQ(c.nodes[3].params, 3);
+  EXPECT_EQ(c.total_params, 18);
+}
+
+TEST(Analyze, ScalarConstantsAndIntegersAreNotParams) {
+  GraphBuilder b;
+  b.f32("x", {2, 4}, 'x').f32("eps", {}, 'w').f32("a", {2, 4}).tensor("idx", DType::i64, {2, 4}, 'w');
+  b.f32("bn_x", {1, 2, 2, 2}, 'x').f32("s", {2}, 'w').f32("bb", {2}, 'w').f32("rm", {2}, 'w').f32("rv", {2}, 'w');
+  b.f32("bn_y", {1, 2, 2, 2}).f32("g", {2, 4});
+  b.node("Add", {"x", "eps"}, {"a"});
+  b.node("GatherElements", {"a", "idx"}, {"g"}, {{"axis", int64_t{1}}});
+  b.node("BatchNormalization", {"bn_x", "s", "bb", "rm", "rv"}, {"bn_y"});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].params, 0);
+  EXPECT_EQ(c.nodes[0].weight_bytes, 4);
+  EXPECT_EQ(c.nodes[1].params, 0);
+  EXPECT_EQ(c.nodes[2].params, 4);
+  EXPECT_EQ(c.nodes[2].weight_bytes, 32);
+  EXPECT_EQ(c.total_params, 4);
+}
+
+TEST(Analyze, NodesKeepOrderNamesAndIndices) {
+  GraphBuilder b;
+  b.f32("x", {4}, 'x').f32("a", {4}).f32("y", {4});
+  b.node("Relu", {"x"}, {"a"}).node("Tanh", {"a"}, {"y"});
+  GraphCost c = analyze(b.build());
+  ASSERT_EQ(c.nodes.size(), 2u);
+  EXPECT_EQ(c.nodes[1].node_index, 1);
+  EXPECT_EQ(c.nodes[1].name, "Tanh_1");
+  EXPECT_EQ(c.nodes[1].op, "Tanh");
+  EXPECT_DOUBLE_EQ(c.total_flops, 4 + 16);
+  EXPECT_EQ(c.total_bytes_written, 32);
+}
+
+TEST(Analyze, MalformedNodeIsAnInputErrorNamingIt) {
+  GraphBuilder b;
+  b.f32("x", {1, 3, 8, 8}, 'x').f32("w", {4, 2, 3, 3}, 'w').f32("y", {1, 4, 6, 6});
+  b.node("Conv", {"x", "w"}, {"y"});
+  try {
+    analyze(b.build());
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("Conv_0"), std::string::npos) << e.what();
+  }
+  GraphBuilder m;
+  m.f32("a", {2, 3}, 'x').f32("b", {4, 5}, 'x').f32("y", {2, 5});
+  m.node("MatMul", {"a", "b"}, {"y"});
+  EXPECT_THROW(analyze(m.build()), InputError);
+}
+
+TEST(Analyze, Opset18GroupNormalizationAndNewActivations) {
+  GraphBuilder b;
+  b.f32("x", {2, 6, 4, 4}, 'x').f32("s", {6}, 'w').f32("bb", {6}, 'w').f32("y", {2, 6, 4, 4});
+  b.f32("g", {2, 6, 4, 4}).f32("m", {2, 6, 4, 4});
+  b.node("GroupNormalization", {"x", "s", "bb"}, {"y"}, {{"num_groups", int64_t{3}}});
+  b.node("Gelu", {"y"}, {"g"}).node("Mish", {"g"}, {"m"});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].family, OpFamily::norm);
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 8.0 * 192);
+  EXPECT_EQ(feature::value_or(c.nodes[0], feature::inner), 32);  // 2 channels x 16 per group
+  EXPECT_EQ(feature::value_or(c.nodes[0], feature::outer), 6);
+  EXPECT_EQ(c.nodes[0].params, 12);
+  EXPECT_DOUBLE_EQ(c.nodes[1].flops, 8.0 * 192);
+  EXPECT_DOUBLE_EQ(c.nodes[2].flops, 8.0 * 192);
+}
+
+TEST(Analyze, MicrosoftContribOps) {
+  GraphBuilder b;
+  b.f32("x", {1, 4, 4, 8}, 'x').f32("s", {8}, 'w').f32("bb", {8}, 'w').f32("y", {1, 4, 4, 8});
+  b.f32("a", {2, 3, 5}, 'x').f32("w", {2, 5, 7}, 'w').f32("mm", {2, 3, 7}).f32("gl", {2, 3, 7});
+  b.f32("cx", {1, 2, 5, 5}, 'x').f32("cw", {3, 2, 3, 3}, 'w').f32("cy", {1, 3, 3, 3});
+  b.node("GroupNorm", {"x", "s", "bb"}, {"y"}, {{"groups", int64_t{2}}}, "com.microsoft");
+  b.node("FusedMatMul", {"a", "w"}, {"mm"}, {}, "com.microsoft");
+  b.node("FastGelu", {"mm"}, {"gl"}, {}, "com.microsoft");
+  b.node("FusedConv", {"cx", "cw"}, {"cy"}, {{"activation", std::string("Relu")}}, "com.microsoft");
+  GraphCost c = analyze(b.build());
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 8.0 * 128);
+  EXPECT_EQ(feature::value_or(c.nodes[0], feature::inner), 64);
+  EXPECT_DOUBLE_EQ(c.nodes[1].flops, 2.0 * 2 * 3 * 7 * 5);
+  EXPECT_EQ(c.nodes[1].params, 70);
+  EXPECT_DOUBLE_EQ(c.nodes[2].flops, 8.0 * 42);
+  EXPECT_DOUBLE_EQ(c.nodes[3].flops, 2.0 * 3 * 9 * 2 * 9 + 27);  // + fused activation
+  EXPECT_TRUE(is_known_op("FusedMatMul"));
+  EXPECT_TRUE(is_known_op("Conv"));
+  EXPECT_FALSE(is_known_op("NoSuchOp"));
+}
+
+TEST(Analyze, MaxRoiPoolUpperBound) {
+  GraphBuilder b;
+  b.f32("x", {1, 4, 8, 8}, 'x').f32("rois", {3, 5}, 'x').f32("y", {3, 4, 2, 2});
+  b.node("MaxRoiPool", {"x", "rois"}, {"y"}, {{"pooled_shape", std::vector<int64_t>{2, 2}}});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].family, OpFamily::pool);
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 3.0 * 4 * 64);
+}
+
+TEST(Analyze, EinsumMoreOperandsAndReductions) {
+  GraphBuilder b;
+  b.f32("a", {2, 3}, 'x').f32("b", {3, 4}, 'x').f32("c", {4, 5}, 'x').f32("y", {2, 5});
+  b.f32("t", {3, 2}).f32("s", {2});
+  b.node("Einsum", {"a", "b", "c"}, {"y"}, {{"equation", std::string("ij,jk,kl->il")}});
+  b.node("Einsum", {"a"}, {"t"}, {{"equation", std::string("ij->ji")}});
+  b.node("Einsum", {"a"}, {"s"}, {{"equation", std::string("ij->i")}});
+  GraphCost c = analyze(b.build());
+  // (ij,jk -> ik): 2*2*3*4 = 48; (ik,kl -> il): 2*2*4*5 = 80.
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 128);
+  EXPECT_EQ(c.nodes[1].family, OpFamily::data_movement);
+  EXPECT_DOUBLE_EQ(c.nodes[1].flops, 0);
+  EXPECT_EQ(c.nodes[2].family, OpFamily::reduce);
+  EXPECT_DOUBLE_EQ(c.nodes[2].flops, 6);
+
+  GraphBuilder bad;
+  bad.f32("a", {2, 3}, 'x').f32("b", {4, 5}, 'x').f32("y", {2, 5});
+  bad.node("Einsum", {"a", "b"}, {"y"}, {{"equation", std::string("ij,jk->ik")}});
+  EXPECT_THROW(analyze(bad.build()), InputError);
+}
+
+TEST(OpFamilyNames, RoundTripAndReject) {
+  for (OpFamily f : {OpFamily::conv, OpFamily::conv_transpose, OpFamily::gemm, OpFamily::norm, OpFamily::elementwise,
+                     OpFamily::pool, OpFamily::reduce, OpFamily::softmax, OpFamily::data_movement, OpFamily::rnn,
+                     OpFamily::view, OpFamily::unknown})
+    EXPECT_EQ(op_family_from_string(to_string(f)), f);
+  EXPECT_EQ(to_string(OpFamily::data_movement), "data_movement");
+  EXPECT_THROW(op_family_from_string("convolution"), InputError);
+}
+
+TEST(FeatureNames, UniqueShortAndCarriedByEveryNode) {
+  for (OpFamily f : {OpFamily::conv, OpFamily::gemm, OpFamily::pool, OpFamily::norm, OpFamily::elementwise,
+                     OpFamily::reduce, OpFamily::softmax, OpFamily::data_movement, OpFamily::rnn}) {
+    auto names = feature::names(f);
+    EXPECT_FALSE(names.empty()) << to_string(f);
+    std::set<std::string_view> unique(names.begin(), names.end());
+    EXPECT_EQ(unique.size(), names.size()) << to_string(f);
+    for (auto n : names) EXPECT_LE(n.size(), 15u) << n;  // fits the small-string buffer
+  }
+  EXPECT_TRUE(feature::names(OpFamily::view).empty());
+  auto conv = feature::names(OpFamily::conv);
+  for (auto key : {feature::in_channels, feature::out_channels, feature::kernel_h, feature::kernel_w,
+                   feature::kernel_d, feature::stride_h, feature::stride_w, feature::dilation_h, feature::pad_h,
+                   feature::pad_w, feature::groups, feature::in_h, feature::in_w, feature::out_h, feature::out_w,
+                   feature::batch})
+    EXPECT_NE(std::find(conv.begin(), conv.end(), key), conv.end()) << key;
+}
