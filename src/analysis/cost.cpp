@@ -60,6 +60,8 @@ enum : uint8_t {
   k_param_counted = 4,  // already counted in some node's params
 };
 
+constexpr int64_t k_bytes_unset = -2;
+
 bool is_float(DType t) {
   return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64 || t == DType::f8;
 }
@@ -81,7 +83,7 @@ int64_t add_or_throw(int64_t a, int64_t b, const Node& n, const char* what) {
 
 class Analyzer {
  public:
-  Analyzer(const Graph& g, const AnalyzeOptions& opts) : m_g(g), m_opts(opts), m_flags(g.tensors.size(), 0) {
+  Analyzer(const Graph& g, const AnalyzeOptions& opts) : m_g(g), m_opts(opts), m_flags(g.tensors.size(), 0), m_bytes(g.tensors.size(), k_bytes_unset) {
     for (size_t i = 0; i < g.tensors.size(); ++i) {
       const Tensor& t = g.tensors[i];
       if (t.is_initializer) m_flags[i] = k_const | k_weight;
@@ -201,10 +203,10 @@ class Analyzer {
   void add_bytes(const Node& node, NodeCost& c, int64_t input0_cap, GraphCost& gc) {
     std::string unknown_names;
     auto size_of = [&](int t) -> std::optional<int64_t> {
-      const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
-      auto b = tensor.bytes();
-      if (!b || (dtype_size(tensor.dtype) == 0 && tensor.dtype != DType::string)) {
-        unknown_names += unknown_names.empty() ? tensor.name : ", " + tensor.name;
+      int64_t b = tensor_bytes(t);
+      if (b < 0) {
+        const std::string& name = m_g.tensors[static_cast<size_t>(t)].name;
+        unknown_names += unknown_names.empty() ? name : ", " + name;
         return std::nullopt;
       }
       return b;
@@ -231,6 +233,17 @@ class Analyzer {
     if (!unknown_names.empty())
       c.warnings.push_back("size unknown (shape or dtype not resolved) for " + unknown_names +
                            ": bytes counted for the known tensors only");
+  }
+
+  // Bytes of a tensor, -1 when its shape or dtype is unknown or the size overflows; computed once per run.
+  int64_t tensor_bytes(int t) {
+    int64_t& cached = m_bytes[static_cast<size_t>(t)];
+    if (cached == k_bytes_unset) {
+      const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
+      auto b = tensor.bytes();
+      cached = !b || (dtype_size(tensor.dtype) == 0 && tensor.dtype != DType::string) ? -1 : *b;
+    }
+    return cached;
   }
 
   std::optional<int64_t> param_elements(int t, bool multi_only) const {
@@ -289,6 +302,7 @@ class Analyzer {
   const Graph& m_g;
   const AnalyzeOptions& m_opts;
   std::vector<uint8_t> m_flags;
+  std::vector<int64_t> m_bytes;
   std::vector<int> m_producer;
 };
 

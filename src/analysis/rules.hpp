@@ -72,6 +72,28 @@ struct RuleContext {
   void set_attrs(OpFamily family, std::span<const double> values) const;
 };
 
+/// Up to 8 integers without allocating (per-spatial-dim attributes: strides, pads, dilations, kernel).
+struct SmallInts {
+  std::array<int64_t, 8> v{};
+  size_t n = 0;
+  std::span<const int64_t> span() const { return {v.data(), n}; }
+};
+inline constexpr size_t k_max_spatial = 8;
+
+/// The int-list attribute `key` when it has exactly n values, else n copies of def (n <= k_max_spatial).
+SmallInts ints_or_fill(const Node& node, const std::string& key, size_t n, int64_t def);
+/// The leading (begin) values of a `pads` attribute of 2n values, else zeros.
+SmallInts leading_pads(const Node& node, size_t n);
+/// The attribute's value when present with this type, else nullptr (no copy).
+const std::vector<int64_t>* ints_attr(const Node& node, const std::string& key);
+const std::string* string_attr(const Node& node, const std::string& key);
+
+/// Spatial values mapped onto (d, h, w): 1-D -> w, 2-D -> h, w, 3-D -> d, h, w; more dims fold into d.
+struct Triple {
+  double d = 1, h = 1, w = 1;
+};
+Triple spatial(std::span<const int64_t> v, double def);
+
 /// Product of dims as double (no overflow concerns; exact below 2^53).
 double product(std::span<const int64_t> dims);
 /// Normalises a possibly negative axis against a rank; fails through ctx when out of range.

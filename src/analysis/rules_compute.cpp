@@ -27,42 +27,21 @@ namespace perfpred::analysis_detail {
 
 namespace {
 
-struct Triple {
-  double d = 1, h = 1, w = 1;
-};
-
-// Maps N spatial values onto (d, h, w): 1-D -> w, 2-D -> h, w, 3-D -> d, h, w; more dims fold into d.
-Triple spatial(std::span<const int64_t> v, double def) {
-  Triple t{def, def, def};
-  size_t n = v.size();
-  if (n >= 1) t.w = static_cast<double>(v[n - 1]);
-  if (n >= 2) t.h = static_cast<double>(v[n - 2]);
-  if (n >= 3) t.d = product(v.first(n - 2));
-  return t;
-}
-
-std::vector<int64_t> attr_or_fill(const Node& node, const char* key, size_t n, int64_t def) {
-  auto v = node.attr_ints(key);
-  if (v.size() != n) v.assign(n, def);
-  return v;
-}
-
 // Leading pads per spatial dim, honouring auto_pad SAME_UPPER / SAME_LOWER.
-std::vector<int64_t> leading_pads(const Node& node, std::span<const int64_t> in, std::span<const int64_t> out,
-                                  std::span<const int64_t> kernel, std::span<const int64_t> strides,
-                                  std::span<const int64_t> dilations) {
+SmallInts conv_pads(const Node& node, std::span<const int64_t> in, std::span<const int64_t> out,
+                    std::span<const int64_t> kernel, std::span<const int64_t> strides,
+                    std::span<const int64_t> dilations) {
   size_t n = in.size();
-  std::vector<int64_t> pads(n, 0);
-  std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+  const std::string* auto_pad = string_attr(node, "auto_pad");
+  if (!auto_pad || *auto_pad == "NOTSET") return leading_pads(node, n);
+  SmallInts pads;
+  pads.n = n;
+  if (*auto_pad == "SAME_UPPER" || *auto_pad == "SAME_LOWER") {
     for (size_t i = 0; i < n; ++i) {
       int64_t total = (out[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i];
       total = std::max<int64_t>(total, 0);
-      pads[i] = auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
+      pads.v[i] = *auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
     }
-  } else if (auto_pad == "NOTSET") {
-    auto p = node.attr_ints("pads");
-    if (p.size() == 2 * n) std::copy(p.begin(), p.begin() + static_cast<long>(n), pads.begin());
   }
   return pads;
 }
@@ -95,6 +74,7 @@ void cost_conv(RuleContext& ctx, const OpRule&) {
     ctx.fail("input, weight and output must have the same rank >= 3 (got " + std::to_string(x.size()) + ", " +
              std::to_string(w.size()) + ", " + std::to_string(y.size()) + ")");
   size_t nsp = x.size() - 2;
+  if (nsp > k_max_spatial) ctx.fail("more than " + std::to_string(k_max_spatial) + " spatial dims");
   int64_t groups = ctx.node.attr_int("group", 1);
   if (groups < 1 || x[1] != w[1] * groups || w[0] % groups != 0)
     ctx.fail("channels do not match: input has " + std::to_string(x[1]) + ", weight " + std::to_string(w[1]) +
@@ -113,12 +93,12 @@ void cost_conv(RuleContext& ctx, const OpRule&) {
   if (k && *k < 0) k.reset();
   ctx.cost.gemm = make_gemm(groups, m, w[0] / groups, k);
 
-  auto strides = attr_or_fill(ctx.node, "strides", nsp, 1);
-  auto dilations = attr_or_fill(ctx.node, "dilations", nsp, 1);
-  auto pads = leading_pads(ctx.node, in_sp, out_sp, kernel, strides, dilations);
+  auto strides = ints_or_fill(ctx.node, "strides", nsp, 1);
+  auto dilations = ints_or_fill(ctx.node, "dilations", nsp, 1);
+  auto pads = conv_pads(ctx.node, in_sp, out_sp, kernel, strides.span(), dilations.span());
   set_conv_attrs(ctx, OpFamily::conv, static_cast<double>(x[0]), static_cast<double>(x[1]),
-                 static_cast<double>(w[0]), static_cast<double>(groups), in_sp, out_sp, kernel, strides, dilations,
-                 pads, bias);
+                 static_cast<double>(w[0]), static_cast<double>(groups), in_sp, out_sp, kernel, strides.span(),
+                 dilations.span(), pads.span(), bias);
 }
 
 void cost_conv_transpose(RuleContext& ctx, const OpRule&) {
@@ -128,6 +108,7 @@ void cost_conv_transpose(RuleContext& ctx, const OpRule&) {
   if (x.size() < 3 || w.size() != x.size() || y.size() != x.size())
     ctx.fail("input, weight and output must have the same rank >= 3");
   size_t nsp = x.size() - 2;
+  if (nsp > k_max_spatial) ctx.fail("more than " + std::to_string(k_max_spatial) + " spatial dims");
   int64_t groups = ctx.node.attr_int("group", 1);
   if (groups < 1 || x[1] != w[0] || x[1] % groups != 0)
     ctx.fail("channels do not match: input has " + std::to_string(x[1]) + ", weight " + std::to_string(w[0]) +
@@ -145,14 +126,12 @@ void cost_conv_transpose(RuleContext& ctx, const OpRule&) {
   if (n && *n < 0) n.reset();
   ctx.cost.gemm = make_gemm(groups, m, n, x[1] / groups);
 
-  auto strides = attr_or_fill(ctx.node, "strides", nsp, 1);
-  auto dilations = attr_or_fill(ctx.node, "dilations", nsp, 1);
-  auto p = ctx.node.attr_ints("pads");
-  std::vector<int64_t> pads(nsp, 0);
-  if (p.size() == 2 * nsp) std::copy(p.begin(), p.begin() + static_cast<long>(nsp), pads.begin());
+  auto strides = ints_or_fill(ctx.node, "strides", nsp, 1);
+  auto dilations = ints_or_fill(ctx.node, "dilations", nsp, 1);
+  auto pads = leading_pads(ctx.node, nsp);
   set_conv_attrs(ctx, OpFamily::conv_transpose, static_cast<double>(x[0]), static_cast<double>(x[1]),
-                 static_cast<double>(out_channels), static_cast<double>(groups), in_sp, out_sp, kernel, strides,
-                 dilations, pads, bias);
+                 static_cast<double>(out_channels), static_cast<double>(groups), in_sp, out_sp, kernel,
+                 strides.span(), dilations.span(), pads.span(), bias);
 }
 
 void cost_gemm(RuleContext& ctx, const OpRule&) {
@@ -246,7 +225,9 @@ size_t count_letters(const std::string& term) {
 
 void cost_einsum(RuleContext& ctx, const OpRule&) {
   std::string eq;
-  for (char c : ctx.node.attr_string("equation", "")) if (c != ' ') eq += c;
+  if (const std::string* e = string_attr(ctx.node, "equation"))
+    for (char c : *e)
+      if (c != ' ') eq += c;
   if (eq.empty()) ctx.fail("Einsum without an equation attribute");
   std::string lhs = eq, rhs;
   bool explicit_out = false;

@@ -38,25 +38,6 @@ void set_shaped(RuleContext& ctx, OpFamily family, double elements, double inner
   ctx.set_attrs(family, v);
 }
 
-std::vector<int64_t> attr_or_fill(const Node& node, const char* key, size_t n, int64_t def) {
-  auto v = node.attr_ints(key);
-  if (v.size() != n) v.assign(n, def);
-  return v;
-}
-
-struct Triple {
-  double d = 1, h = 1, w = 1;
-};
-
-Triple spatial(std::span<const int64_t> v, double def) {
-  Triple t{def, def, def};
-  size_t n = v.size();
-  if (n >= 1) t.w = static_cast<double>(v[n - 1]);
-  if (n >= 2) t.h = static_cast<double>(v[n - 2]);
-  if (n >= 3) t.d = product(v.first(n - 2));
-  return t;
-}
-
 void set_pool_attrs(RuleContext& ctx, double batch, double channels, std::span<const int64_t> in_sp,
                     std::span<const int64_t> out_sp, std::span<const int64_t> kernel,
                     std::span<const int64_t> strides, std::span<const int64_t> pads, double out_elements) {
@@ -169,16 +150,15 @@ void cost_pool(RuleContext& ctx, const OpRule& rule) {
   const auto& y = ctx.out_shape(0);
   if (x.size() < 3 || y.size() != x.size()) ctx.fail("input and output must have the same rank >= 3");
   size_t nsp = x.size() - 2;
-  auto kernel = ctx.node.attr_ints("kernel_shape");
-  if (kernel.size() != nsp) ctx.fail("kernel_shape must have " + std::to_string(nsp) + " values");
+  const auto* kernel = ints_attr(ctx.node, "kernel_shape");
+  if (!kernel || kernel->size() != nsp) ctx.fail("kernel_shape must have " + std::to_string(nsp) + " values");
+  if (nsp > k_max_spatial) ctx.fail("more than " + std::to_string(k_max_spatial) + " spatial dims");
   double out_elements = product(y);
-  ctx.cost.flops = rule.per_element * product(kernel) * out_elements;
-  auto strides = attr_or_fill(ctx.node, "strides", nsp, 1);
-  std::vector<int64_t> pads(nsp, 0);
-  auto p = ctx.node.attr_ints("pads");
-  if (p.size() == 2 * nsp) std::copy(p.begin(), p.begin() + static_cast<long>(nsp), pads.begin());
+  ctx.cost.flops = rule.per_element * product(*kernel) * out_elements;
+  auto strides = ints_or_fill(ctx.node, "strides", nsp, 1);
+  auto pads = leading_pads(ctx.node, nsp);
   set_pool_attrs(ctx, static_cast<double>(x[0]), static_cast<double>(x[1]), std::span(x).subspan(2),
-                 std::span(y).subspan(2), kernel, strides, pads, out_elements);
+                 std::span(y).subspan(2), *kernel, strides.span(), pads.span(), out_elements);
 }
 
 void cost_global_pool(RuleContext& ctx, const OpRule& rule) {
@@ -287,7 +267,8 @@ void cost_resize(RuleContext& ctx, const OpRule& rule) {
   if (x.size() != y.size()) return;
   int resized = 0;
   for (size_t i = 0; i < x.size(); ++i) resized += x[i] != y[i] ? 1 : 0;
-  std::string mode = ctx.node.attr_string("mode", "nearest");
+  const std::string* mode_attr = string_attr(ctx.node, "mode");
+  std::string_view mode = mode_attr ? std::string_view(*mode_attr) : std::string_view("nearest");
   double per_output = 0;
   if (mode == "linear" || mode == "bilinear" || mode == "trilinear") per_output = 2 * std::pow(2.0, resized);
   else if (mode == "cubic") per_output = 2 * std::pow(4.0, resized);

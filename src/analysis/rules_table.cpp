@@ -1,7 +1,9 @@
 // The op table: every op perfpred knows, with its family, cost function, per-element FLOPs and weight
 // slots, defined here once. The FLOP conventions are documented in rules_compute.cpp and rules_simple.cpp.
+#include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <variant>
 
 #include "perfpred/util/error.hpp"
 #include "rules.hpp"
@@ -251,13 +253,56 @@ void RuleContext::fail(const std::string& msg) const {
 }
 
 void RuleContext::set_attrs(OpFamily family, std::span<const double> values) const {
-  auto names = feature::names(family);
-  if (names.size() != values.size())
+  // One prebuilt (name, 0) list per family: copying it costs one allocation and no string building.
+  using Attrs = std::vector<std::pair<std::string, double>>;
+  static const std::array<Attrs, static_cast<size_t>(OpFamily::unknown) + 1> templates = [] {
+    std::array<Attrs, static_cast<size_t>(OpFamily::unknown) + 1> t;
+    for (size_t f = 0; f < t.size(); ++f)
+      for (std::string_view name : feature::names(static_cast<OpFamily>(f))) t[f].emplace_back(std::string(name), 0.0);
+    return t;
+  }();
+  const Attrs& tmpl = templates[static_cast<size_t>(family)];
+  if (tmpl.size() != values.size())
     throw InternalError("attrs of family " + to_string(family) + ": " + std::to_string(values.size()) +
-                        " values for " + std::to_string(names.size()) + " names");
-  cost.attrs.clear();
-  cost.attrs.reserve(names.size());
-  for (size_t i = 0; i < names.size(); ++i) cost.attrs.emplace_back(std::string(names[i]), values[i]);
+                        " values for " + std::to_string(tmpl.size()) + " names");
+  cost.attrs = tmpl;
+  for (size_t i = 0; i < values.size(); ++i) cost.attrs[i].second = values[i];
+}
+
+SmallInts ints_or_fill(const Node& node, const std::string& key, size_t n, int64_t def) {
+  SmallInts r;
+  r.n = std::min(n, k_max_spatial);
+  const auto* v = ints_attr(node, key);
+  for (size_t i = 0; i < r.n; ++i) r.v[i] = v && v->size() == n ? (*v)[i] : def;
+  return r;
+}
+
+SmallInts leading_pads(const Node& node, size_t n) {
+  SmallInts r;
+  r.n = std::min(n, k_max_spatial);
+  const auto* p = ints_attr(node, "pads");
+  if (p && p->size() == 2 * n)
+    for (size_t i = 0; i < r.n; ++i) r.v[i] = (*p)[i];
+  return r;
+}
+
+const std::vector<int64_t>* ints_attr(const Node& node, const std::string& key) {
+  auto it = node.attrs.find(key);
+  return it == node.attrs.end() ? nullptr : std::get_if<std::vector<int64_t>>(&it->second);
+}
+
+const std::string* string_attr(const Node& node, const std::string& key) {
+  auto it = node.attrs.find(key);
+  return it == node.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+}
+
+Triple spatial(std::span<const int64_t> v, double def) {
+  Triple t{def, def, def};
+  size_t n = v.size();
+  if (n >= 1) t.w = static_cast<double>(v[n - 1]);
+  if (n >= 2) t.h = static_cast<double>(v[n - 2]);
+  if (n >= 3) t.d = product(v.first(n - 2));
+  return t;
 }
 
 double product(std::span<const int64_t> dims) {
