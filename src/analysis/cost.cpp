@@ -145,7 +145,9 @@ class Analyzer {
       if (t < 0) continue;
       uint8_t f = m_flags[static_cast<size_t>(t)];
       if (!(f & k_const)) all_const = false;
-      if (f & k_weight) any_weight = true;
+      // A folded tensor is a weight when a float weight flows into it (Transpose(W), Reshape(W, shape)),
+      // not when only integer initializers do (ConstantOfShape(shape)).
+      if ((f & k_weight) && is_float(m_g.tensors[static_cast<size_t>(t)].dtype)) any_weight = true;
     }
     bool shape_op = rule.family == OpFamily::view && (node.op == "Shape" || node.op == "Size");
     if (shape_op || (all_const && foldable_family(rule.family))) {

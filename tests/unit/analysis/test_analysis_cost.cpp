@@ -276,3 +276,71 @@ TEST(FeatureNames, UniqueShortAndCarriedByEveryNode) {
                    feature::batch})
     EXPECT_NE(std::find(conv.begin(), conv.end(), key), conv.end()) << key;
 }
+
+TEST(OpTable, CoversEveryOpOfTheIssue) {
+  for (const char* op :
+       {"Conv", "ConvTranspose", "Gemm", "MatMul", "Einsum", "BatchNormalization", "LayerNormalization",
+        "InstanceNormalization", "GroupNormalization", "Relu", "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "Erf", "Gelu",
+        "HardSwish", "HardSigmoid", "Softplus", "Clip", "Mish", "Elu", "Selu", "Exp", "Log", "Sqrt", "Pow", "Neg",
+        "Abs", "Reciprocal", "Floor", "Ceil", "Not", "Sign", "Sin", "Cos", "MaxPool", "AveragePool", "GlobalMaxPool",
+        "GlobalAveragePool", "LpPool", "GlobalLpPool", "LRN", "Softmax", "LogSoftmax", "Add", "Sub", "Mul", "Div",
+        "Max", "Min", "Sum", "Mean", "Equal", "Less", "Greater", "Where", "And", "Or", "Mod", "ReduceMean",
+        "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "ReduceLogSumExp", "ReduceSumSquare",
+        "ArgMax", "ArgMin", "Concat", "Split", "Slice", "Gather", "GatherElements", "ScatterND", "Transpose",
+        "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Pad", "Resize", "Upsample", "Tile", "Expand", "Dropout",
+        "LSTM", "GRU", "RNN", "Cast", "Identity", "CumSum", "TopK", "NonZero", "Range", "Trilu", "OneHot",
+        "MaxRoiPool", "Softsign", "ThresholdedRelu", "Celu", "Shrink", "QuantizeLinear", "DequantizeLinear", "Shape",
+        "Constant", "ConstantOfShape", "Size"})
+    EXPECT_TRUE(is_known_op(op)) << op;
+}
+
+TEST(DataMovement, ScatterOneHotNonZeroRangeUpsample) {
+  GraphBuilder b;
+  b.f32("x", {4, 6}, 'x').tensor("idx", DType::i64, {2, 1}, 'x').f32("upd", {2, 6}, 'x').f32("sc", {4, 6});
+  b.tensor("cls", DType::i64, {5}, 'x').tensor("depth", DType::i64, {}, 'x').f32("vals", {2}, 'x').f32("oh", {5, 10});
+  b.tensor("nz", DType::i64, {2, 24});
+  b.f32("im", {1, 2, 3, 3}, 'x').f32("scales", {4}, 'w').f32("up", {1, 2, 6, 6});
+  b.node("ScatterND", {"x", "idx", "upd"}, {"sc"});
+  b.node("OneHot", {"cls", "depth", "vals"}, {"oh"});
+  b.node("NonZero", {"x"}, {"nz"});
+  b.node("Upsample", {"im", "scales"}, {"up"}, {{"mode", std::string("nearest")}});
+  GraphCost c = analyze(b.build());
+  for (const auto& n : c.nodes) {
+    EXPECT_EQ(n.family, OpFamily::data_movement) << n.op;
+    EXPECT_DOUBLE_EQ(n.flops, 0) << n.op;
+    EXPECT_TRUE(n.warnings.empty()) << n.op;
+  }
+  EXPECT_EQ(c.nodes[0].bytes_read, 96 + 16 + 48);
+  EXPECT_EQ(c.nodes[0].bytes_written, 96);
+  EXPECT_EQ(c.nodes[1].bytes_written, 200);
+  EXPECT_EQ(c.nodes[2].bytes_written, 48 * 8);
+  EXPECT_EQ(c.nodes[3].bytes_read, 72 + 16);
+  EXPECT_EQ(c.nodes[3].params, 0);  // Resize/Upsample scales are not weights
+  EXPECT_EQ(feature::value_or(c.nodes[3], feature::elements), 72);
+}
+
+TEST(DataMovement, ConstantOfShapeFoldsOrFills) {
+  GraphBuilder b;
+  b.f32("x", {2, 8}, 'x').ints("shape", {2, 8}).f32("zeros", {2, 8}).f32("y", {2, 8});
+  b.tensor("dyn", DType::i64, {2}).f32("fill", {2, 8});
+  b.node("ConstantOfShape", {"shape"}, {"zeros"});     // constant input: folded at load time
+  b.node("Add", {"x", "zeros"}, {"y"});
+  b.node("Shape", {"x"}, {"dyn"});
+  b.node("ConstantOfShape", {"dyn"}, {"fill"});         // Shape output is known before the run too
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].family, OpFamily::view);
+  EXPECT_EQ(c.nodes[0].bytes_written, 0);
+  EXPECT_EQ(c.nodes[1].family, OpFamily::elementwise);
+  EXPECT_EQ(c.nodes[1].weight_bytes, 0);  // a folded constant, not a weight
+  EXPECT_EQ(c.nodes[1].params, 0);
+  EXPECT_EQ(c.nodes[3].family, OpFamily::view);
+
+  GraphBuilder r;  // a ConstantOfShape whose shape comes from runtime data is a real fill kernel
+  r.tensor("n", DType::i64, {2}, 'x').f32("fill", {k_unknown_dim, k_unknown_dim});
+  r.node("ConstantOfShape", {"n"}, {"fill"});
+  GraphCost rc = analyze(r.build());
+  EXPECT_EQ(rc.nodes[0].family, OpFamily::data_movement);
+  EXPECT_EQ(rc.nodes[0].bytes_read, 16);
+  EXPECT_EQ(rc.unknown_shape_tensors, 1);
+  EXPECT_FALSE(rc.nodes[0].warnings.empty());
+}
