@@ -1,0 +1,80 @@
+#pragma once
+/// A trained model bundle: one JSON file with the feature names, one XGBoost booster per op family
+/// (base64 of its UBJ buffer), host-overhead and whole-network boosters, and where the training data
+/// came from. Loading a bundle whose schema or features differ from this build's is an InputError.
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "perfpred/learn/features.hpp"
+
+namespace perfpred::learn {
+
+inline constexpr int k_bundle_schema_version = 1;
+
+/// One training data file.
+struct DataSource {
+  std::string name;     ///< data set name (sidecar "sources"[].name or the CSV's `source` column)
+  std::string file;     ///< file name as given to train (relative paths kept relative)
+  std::string licence;  ///< sidecar licence
+  size_t rows = 0;      ///< rows of this file used for training
+};
+
+/// One serialised booster.
+struct BoosterBlob {
+  std::string ubj;        ///< XGBoost model buffer (universal binary JSON)
+  size_t train_rows = 0;  ///< rows it was fitted on
+  double train_mean_ape = 0;  ///< in-sample mean APE of the corrected value, percent
+};
+
+struct Bundle {
+  int schema_version = k_bundle_schema_version;
+  int feature_version = k_feature_version;
+  std::string name;  ///< label reported as model_bundle
+  Target target = Target::latency;
+  std::vector<std::string> kernel_features = kernel_feature_names();
+  std::vector<std::string> host_features = host_feature_names();
+  std::vector<std::string> network_features = network_feature_names();
+  std::map<std::string, BoosterBlob> kernel_models;  ///< booster family (or "fallback") -> booster
+  std::map<std::string, BoosterBlob> host_models;    ///< runtime name -> host-overhead booster
+  std::optional<BoosterBlob> network_model;          ///< energy / memory target
+  std::vector<DataSource> sources;
+  std::string rows_hash;  ///< "fnv1a64:<hex>" over the training rows' canonical text
+  size_t train_rows = 0;
+  std::vector<std::string> gpus_seen;
+  std::vector<std::string> holdout_gpus;
+  std::vector<std::string> holdout_families;
+  bool for_shipping = true;  ///< false when trained with --allow-unlicensed-eval
+  std::string created_by;    ///< the command line that made it
+  nlohmann::json params = nlohmann::json::object();  ///< training parameters
+};
+
+nlohmann::json to_json(const Bundle& b);
+/// Parse; `label` names the source in errors (schema_version, feature names, base64, boosters).
+Bundle bundle_from_json(const nlohmann::json& j, const std::string& label);
+/// Write atomically (temp file + rename).
+void save_bundle(const Bundle& b, const std::filesystem::path& path);
+/// Throws InputError naming the file when it is missing, malformed or built for other features.
+Bundle load_bundle(const std::filesystem::path& path);
+
+/// Base64 (RFC 4648, with padding).
+std::string base64_encode(const std::string& bytes);
+/// Throws InputError naming `what` on a malformed input.
+std::string base64_decode(const std::string& text, const std::string& what);
+
+/// FNV-1a 64-bit hash, lower-case hex; incremental via `state`.
+struct Fnv1a64 {
+  unsigned long long state = 14695981039346656037ULL;
+  void update(const std::string& s);
+  std::string hex() const;
+};
+
+/// The shipped default bundle: model_dir()/perfpred-default.json, or nullopt when absent.
+std::optional<std::filesystem::path> default_bundle_path();
+
+}  // namespace perfpred::learn

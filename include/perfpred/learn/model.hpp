@@ -1,0 +1,61 @@
+#pragma once
+/// A loaded bundle, ready to predict: the boosters are deserialised once (lazily per family) and
+/// kernels are predicted in batches, one XGBoost call per family.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "perfpred/learn/bundle.hpp"
+#include "perfpred/predict/predictor.hpp"
+
+namespace perfpred::learn {
+
+class LearnedModel {
+ public:
+  explicit LearnedModel(Bundle bundle);
+  ~LearnedModel();
+  LearnedModel(const LearnedModel&) = delete;
+  LearnedModel& operator=(const LearnedModel&) = delete;
+
+  static std::shared_ptr<LearnedModel> load(const std::filesystem::path& path);
+
+  const Bundle& bundle() const;
+  /// Predicted log(measured / analytical) per kernel (0 where no booster applies).
+  std::vector<double> kernel_log_ratios(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu,
+                                        const PredictOptions& opts) const;
+  /// Corrected host overhead (seconds) for an analytical one; unchanged when the runtime has no booster.
+  double host_overhead_s(double analytical_s, const GpuSpec& gpu, const PredictOptions& opts) const;
+  /// Whether a host-overhead booster exists for this runtime.
+  bool has_host_model(Runtime r) const;
+  /// Factor for the bundle's whole-network target (energy or memory); 1 when the bundle has none.
+  double network_factor(const Prediction& p, const GpuSpec& gpu, const PredictOptions& opts) const;
+  bool gpu_seen(const std::string& gpu_id) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+/// KernelCorrector backed by a latency bundle.
+class BundleCorrector : public KernelCorrector {
+ public:
+  explicit BundleCorrector(std::shared_ptr<const LearnedModel> model) : m_model(std::move(model)) {}
+  double factor(const KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts) const override;
+  void factors(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu, const PredictOptions& opts,
+               std::vector<double>& out) const override;
+  double host_overhead_s(double analytical_s, const GpuSpec& gpu, const PredictOptions& opts) const override;
+  std::string label() const override;
+  bool gpu_seen(const GpuSpec& gpu) const override;
+  const LearnedModel& model() const { return *m_model; }
+
+ private:
+  std::shared_ptr<const LearnedModel> m_model;
+};
+
+/// Apply a bundle to a prediction: energy/memory bundles scale energy_mj (and avg_power_w) or
+/// peak_memory_bytes (and fits/shortfall); latency bundles are applied through BundleCorrector.
+/// Sets model_bundle and gpu_seen_in_training.
+void apply_network_target(const LearnedModel& m, Prediction& p, const GpuSpec& gpu, const PredictOptions& opts);
+
+}  // namespace perfpred::learn

@@ -1,0 +1,251 @@
+#include "perfpred/learn/bundle.hpp"
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/paths.hpp"
+
+namespace perfpred::learn {
+namespace {
+
+constexpr char k_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+nlohmann::json blob_to_json(const BoosterBlob& b) {
+  return {{"booster_ubj_base64", base64_encode(b.ubj)},
+          {"train_rows", b.train_rows},
+          {"train_mean_ape", b.train_mean_ape}};
+}
+
+BoosterBlob blob_from_json(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_object() || !j.contains("booster_ubj_base64") || !j["booster_ubj_base64"].is_string())
+    throw InputError(what + ": missing field booster_ubj_base64; retrain the bundle with `perfpred train`");
+  BoosterBlob b;
+  b.ubj = base64_decode(j["booster_ubj_base64"].get<std::string>(), what + ".booster_ubj_base64");
+  b.train_rows = j.value("train_rows", size_t{0});
+  b.train_mean_ape = j.value("train_mean_ape", 0.0);
+  return b;
+}
+
+void check_names(const nlohmann::json& j, const char* key, const std::vector<std::string>& expected,
+                 const std::string& label) {
+  if (!j.contains(key) || !j[key].is_array())
+    throw InputError(label + ": missing field " + key + "; retrain the bundle with `perfpred train`");
+  std::vector<std::string> got;
+  for (const auto& v : j[key]) {
+    if (!v.is_string()) throw InputError(label + ": field " + key + " must list strings");
+    got.push_back(v.get<std::string>());
+  }
+  if (got == expected) return;
+  std::string detail;
+  if (got.size() != expected.size()) {
+    detail = std::to_string(got.size()) + " features, this build computes " + std::to_string(expected.size());
+  } else {
+    for (size_t i = 0; i < got.size(); ++i)
+      if (got[i] != expected[i]) {
+        detail = "feature " + std::to_string(i) + " is '" + got[i] + "', this build computes '" + expected[i] + "'";
+        break;
+      }
+  }
+  throw InputError(label + ": field " + key + " does not match this perfpred build (" + detail +
+                   "); retrain the bundle with this version's `perfpred train`");
+}
+
+std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  if (j.contains(key) && j[key].is_array())
+    for (const auto& v : j[key])
+      if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+std::string base64_encode(const std::string& in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                       static_cast<unsigned char>(in[i + 2]);
+    out += k_b64[(v >> 18) & 63];
+    out += k_b64[(v >> 12) & 63];
+    out += k_b64[(v >> 6) & 63];
+    out += k_b64[v & 63];
+  }
+  if (i < in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out += k_b64[(v >> 18) & 63];
+    out += k_b64[(v >> 12) & 63];
+    out += i + 1 < in.size() ? k_b64[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::string base64_decode(const std::string& in, const std::string& what) {
+  static const std::array<int, 256> table = [] {
+    std::array<int, 256> t{};
+    t.fill(-1);
+    for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(k_b64[i])] = i;
+    return t;
+  }();
+  if (in.size() % 4 != 0) throw InputError(what + ": base64 length is not a multiple of 4 (file truncated?)");
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  for (size_t i = 0; i < in.size(); i += 4) {
+    int v[4];
+    int pad = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char c = in[i + k];
+      if (c == '=' && i + 4 == in.size() && k >= 2) {
+        v[k] = 0;
+        ++pad;
+      } else {
+        v[k] = table[static_cast<unsigned char>(c)];
+        if (v[k] < 0 || pad > 0) throw InputError(what + ": not valid base64 at offset " + std::to_string(i + k));
+      }
+    }
+    const unsigned x = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
+    out += static_cast<char>((x >> 16) & 255);
+    if (pad < 2) out += static_cast<char>((x >> 8) & 255);
+    if (pad < 1) out += static_cast<char>(x & 255);
+  }
+  return out;
+}
+
+void Fnv1a64::update(const std::string& s) {
+  for (unsigned char c : s) {
+    state ^= c;
+    state *= 1099511628211ULL;
+  }
+}
+
+std::string Fnv1a64::hex() const {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", state);
+  return buf;
+}
+
+nlohmann::json to_json(const Bundle& b) {
+  nlohmann::json j;
+  j["schema_version"] = b.schema_version;
+  j["kind"] = "perfpred-bundle";
+  j["feature_version"] = b.feature_version;
+  j["name"] = b.name;
+  j["target"] = to_string(b.target);
+  j["for_shipping"] = b.for_shipping;
+  j["created_by"] = b.created_by;
+  j["kernel_features"] = b.kernel_features;
+  j["host_features"] = b.host_features;
+  j["network_features"] = b.network_features;
+  nlohmann::json km = nlohmann::json::object();
+  for (const auto& [fam, blob] : b.kernel_models) km[fam] = blob_to_json(blob);
+  j["kernel_models"] = km;
+  nlohmann::json hm = nlohmann::json::object();
+  for (const auto& [rt, blob] : b.host_models) hm[rt] = blob_to_json(blob);
+  j["host_models"] = hm;
+  j["network_model"] = b.network_model ? blob_to_json(*b.network_model) : nlohmann::json(nullptr);
+  nlohmann::json src = nlohmann::json::array();
+  for (const auto& s : b.sources)
+    src.push_back({{"name", s.name}, {"file", s.file}, {"licence", s.licence}, {"rows", s.rows}});
+  j["training"] = {{"sources", src},
+                   {"rows", b.train_rows},
+                   {"rows_hash", b.rows_hash},
+                   {"holdout_gpus", b.holdout_gpus},
+                   {"holdout_families", b.holdout_families},
+                   {"params", b.params}};
+  j["gpus_seen"] = b.gpus_seen;
+  return j;
+}
+
+Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
+  if (!j.is_object()) throw InputError(label + ": not a perfpred bundle (expected a JSON object)");
+  if (j.value("kind", std::string()) != "perfpred-bundle")
+    throw InputError(label + ": field kind is not \"perfpred-bundle\"; pass a bundle written by `perfpred train`");
+  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
+    throw InputError(label + ": missing field schema_version");
+  Bundle b;
+  b.schema_version = j["schema_version"].get<int>();
+  if (b.schema_version != k_bundle_schema_version)
+    throw InputError(label + ": schema_version " + std::to_string(b.schema_version) + " but this perfpred reads " +
+                     std::to_string(k_bundle_schema_version) + "; retrain the bundle with this version's `perfpred train`");
+  b.feature_version = j.value("feature_version", -1);
+  if (b.feature_version != k_feature_version)
+    throw InputError(label + ": feature_version " + std::to_string(b.feature_version) + " but this perfpred computes " +
+                     std::to_string(k_feature_version) + "; retrain the bundle with this version's `perfpred train`");
+  check_names(j, "kernel_features", kernel_feature_names(), label);
+  check_names(j, "host_features", host_feature_names(), label);
+  check_names(j, "network_features", network_feature_names(), label);
+  b.name = j.value("name", std::string());
+  if (b.name.empty()) throw InputError(label + ": missing field name");
+  b.target = target_from_string(j.value("target", std::string()), label + ": field target");
+  b.for_shipping = j.value("for_shipping", false);
+  b.created_by = j.value("created_by", std::string());
+  if (j.contains("kernel_models") && j["kernel_models"].is_object())
+    for (const auto& [fam, v] : j["kernel_models"].items())
+      b.kernel_models[fam] = blob_from_json(v, label + ": kernel_models." + fam);
+  if (j.contains("host_models") && j["host_models"].is_object())
+    for (const auto& [rt, v] : j["host_models"].items()) {
+      runtime_from_string(rt, label + ": host_models key");
+      b.host_models[rt] = blob_from_json(v, label + ": host_models." + rt);
+    }
+  if (j.contains("network_model") && !j["network_model"].is_null())
+    b.network_model = blob_from_json(j["network_model"], label + ": network_model");
+  if (b.kernel_models.empty() && b.host_models.empty() && !b.network_model)
+    throw InputError(label + ": the bundle holds no boosters");
+  if (j.contains("training") && j["training"].is_object()) {
+    const auto& t = j["training"];
+    if (t.contains("sources") && t["sources"].is_array())
+      for (const auto& s : t["sources"])
+        b.sources.push_back({s.value("name", std::string()), s.value("file", std::string()),
+                             s.value("licence", std::string()), s.value("rows", size_t{0})});
+    b.train_rows = t.value("rows", size_t{0});
+    b.rows_hash = t.value("rows_hash", std::string());
+    b.holdout_gpus = strings(t, "holdout_gpus");
+    b.holdout_families = strings(t, "holdout_families");
+    if (t.contains("params")) b.params = t["params"];
+  }
+  b.gpus_seen = strings(j, "gpus_seen");
+  return b;
+}
+
+void save_bundle(const Bundle& b, const std::filesystem::path& path) {
+  const auto tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(path.string() + ": cannot write the bundle (does the directory exist?)");
+    out << to_json(b).dump(1) << "\n";
+    if (!out) throw InputError(path.string() + ": writing the bundle failed (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError(path.string() + ": cannot rename the bundle into place: " + ec.message());
+}
+
+Bundle load_bundle(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": cannot open the model bundle (check --model)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path.string() + ": not valid JSON (" + e.what() + "); pass a bundle written by `perfpred train`");
+  }
+  return bundle_from_json(j, path.string());
+}
+
+std::optional<std::filesystem::path> default_bundle_path() {
+  auto p = model_dir() / "perfpred-default.json";
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(p, ec)) return p;
+  return std::nullopt;
+}
+
+}  // namespace perfpred::learn

@@ -1,0 +1,147 @@
+#include "perfpred/learn/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "perfpred/util/error.hpp"
+#include "xgb.hpp"
+
+namespace perfpred::learn {
+
+struct LearnedModel::Impl {
+  Bundle bundle;
+  mutable std::mutex mutex;
+  mutable std::map<std::string, std::unique_ptr<xgb::Booster>> kernel;  // loaded lazily
+  mutable std::map<std::string, std::unique_ptr<xgb::Booster>> host;
+  mutable std::unique_ptr<xgb::Booster> network;
+
+  const xgb::Booster* get(std::map<std::string, std::unique_ptr<xgb::Booster>>& cache,
+                          const std::map<std::string, BoosterBlob>& blobs, const std::string& key,
+                          const std::string& what) const {
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second.get();
+    auto bit = blobs.find(key);
+    if (bit == blobs.end()) return nullptr;
+    auto b = std::make_unique<xgb::Booster>(xgb::Booster::load(bit->second.ubj, bundle.name + ": " + what + "." + key));
+    return cache.emplace(key, std::move(b)).first->second.get();
+  }
+};
+
+LearnedModel::LearnedModel(Bundle bundle) : m_impl(std::make_unique<Impl>()) { m_impl->bundle = std::move(bundle); }
+LearnedModel::~LearnedModel() = default;
+
+std::shared_ptr<LearnedModel> LearnedModel::load(const std::filesystem::path& path) {
+  return std::make_shared<LearnedModel>(load_bundle(path));
+}
+
+const Bundle& LearnedModel::bundle() const { return m_impl->bundle; }
+
+std::vector<double> LearnedModel::kernel_log_ratios(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu,
+                                                    const PredictOptions& opts) const {
+  std::vector<double> out(ks.size(), 0.0);
+  if (m_impl->bundle.target != Target::latency) return out;
+  const size_t nf = kernel_feature_names().size();
+  // Group kernel indices by the booster that serves them.
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    std::string fam = booster_family(ks[i].family);
+    if (fam.empty() || ks[i].time_s <= 0) continue;  // no kernel (views) or nothing to scale
+    if (!m_impl->bundle.kernel_models.count(fam)) fam = k_fallback_family;
+    if (!m_impl->bundle.kernel_models.count(fam)) continue;
+    groups[fam].push_back(i);
+  }
+  std::lock_guard lock(m_impl->mutex);
+  for (const auto& [fam, idx] : groups) {
+    const xgb::Booster* b = m_impl->get(m_impl->kernel, m_impl->bundle.kernel_models, fam, "kernel_models");
+    xgb::DenseMatrix x;
+    x.rows = static_cast<int64_t>(idx.size());
+    x.cols = static_cast<int64_t>(nf);
+    x.values.resize(idx.size() * nf);
+    for (size_t r = 0; r < idx.size(); ++r) kernel_features(ks[idx[r]], gpu, opts, x.values.data() + r * nf);
+    const auto y = b->predict(x);
+    for (size_t r = 0; r < idx.size(); ++r) out[idx[r]] = y[r];
+  }
+  return out;
+}
+
+bool LearnedModel::has_host_model(Runtime r) const { return m_impl->bundle.host_models.count(to_string(r)) != 0; }
+
+double LearnedModel::host_overhead_s(double analytical_s, const GpuSpec& gpu, const PredictOptions& opts) const {
+  if (m_impl->bundle.target != Target::latency || analytical_s <= 0) return analytical_s;
+  std::lock_guard lock(m_impl->mutex);
+  const xgb::Booster* b = m_impl->get(m_impl->host, m_impl->bundle.host_models, to_string(opts.runtime), "host_models");
+  if (!b) return analytical_s;
+  xgb::DenseMatrix x;
+  x.rows = 1;
+  x.cols = static_cast<int64_t>(host_feature_names().size());
+  x.values.resize(static_cast<size_t>(x.cols));
+  host_features(analytical_s, gpu, opts, x.values.data());
+  return analytical_s * std::exp(static_cast<double>(b->predict(x)[0]));
+}
+
+double LearnedModel::network_factor(const Prediction& p, const GpuSpec& gpu, const PredictOptions& opts) const {
+  if (!m_impl->bundle.network_model) return 1.0;
+  std::lock_guard lock(m_impl->mutex);
+  if (!m_impl->network)
+    m_impl->network = std::make_unique<xgb::Booster>(
+        xgb::Booster::load(m_impl->bundle.network_model->ubj, m_impl->bundle.name + ": network_model"));
+  xgb::DenseMatrix x;
+  x.rows = 1;
+  x.cols = static_cast<int64_t>(network_feature_names().size());
+  x.values.resize(static_cast<size_t>(x.cols));
+  network_features(p, gpu, opts, x.values.data());
+  return std::exp(static_cast<double>(m_impl->network->predict(x)[0]));
+}
+
+bool LearnedModel::gpu_seen(const std::string& gpu_id) const {
+  const auto& seen = m_impl->bundle.gpus_seen;
+  if (std::find(seen.begin(), seen.end(), gpu_id) != seen.end()) return true;
+  // A MIG slice or power mode of a seen device counts as seen.
+  const auto cut = gpu_id.find_first_of(":@");
+  if (cut == std::string::npos) return false;
+  return std::find(seen.begin(), seen.end(), gpu_id.substr(0, cut)) != seen.end();
+}
+
+double BundleCorrector::factor(const KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts) const {
+  return std::exp(m_model->kernel_log_ratios({k}, gpu, opts)[0]);
+}
+
+void BundleCorrector::factors(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu, const PredictOptions& opts,
+                              std::vector<double>& out) const {
+  const auto r = m_model->kernel_log_ratios(ks, gpu, opts);
+  out.resize(r.size());
+  for (size_t i = 0; i < r.size(); ++i) out[i] = std::exp(r[i]);
+}
+
+double BundleCorrector::host_overhead_s(double analytical_s, const GpuSpec& gpu, const PredictOptions& opts) const {
+  return m_model->host_overhead_s(analytical_s, gpu, opts);
+}
+
+std::string BundleCorrector::label() const { return m_model->bundle().name; }
+
+bool BundleCorrector::gpu_seen(const GpuSpec& gpu) const {
+  return m_model->gpu_seen(gpu.id) || (!gpu.parent_id.empty() && m_model->gpu_seen(gpu.parent_id));
+}
+
+void apply_network_target(const LearnedModel& m, Prediction& p, const GpuSpec& gpu, const PredictOptions& opts) {
+  const Target t = m.bundle().target;
+  if (t == Target::energy && p.energy_mj > 0) {
+    const double f = m.network_factor(p, gpu, opts);
+    p.energy_mj *= f;
+    p.avg_power_w *= f;
+  } else if (t == Target::memory && p.peak_memory_bytes > 0) {
+    const double f = m.network_factor(p, gpu, opts);
+    p.peak_memory_bytes *= f;
+    const double cap = gpu.memory_bytes();
+    if (cap > 0) {
+      p.fits = p.peak_memory_bytes <= cap;
+      p.memory_shortfall_bytes = p.fits ? 0 : p.peak_memory_bytes - cap;
+    }
+  }
+  p.model_bundle = m.bundle().name;
+  p.gpu_seen_in_training = m.gpu_seen(gpu.id) || (!gpu.parent_id.empty() && m.gpu_seen(gpu.parent_id));
+}
+
+}  // namespace perfpred::learn

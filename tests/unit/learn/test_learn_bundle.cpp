@@ -1,0 +1,161 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "perfpred/learn/bundle.hpp"
+#include "perfpred/learn/model.hpp"
+#include "perfpred/learn/train.hpp"
+#include "perfpred/util/error.hpp"
+
+using namespace perfpred;
+using namespace perfpred::learn;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_dir() {
+  auto d = fs::temp_directory_path() / ("perfpred_learn_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+Bundle small_bundle() {
+  std::vector<KernelSample> samples;
+  for (int i = 0; i < 200; ++i) {
+    KernelSample s;
+    s.gpu.id = i % 2 ? "gpu-a" : "gpu-b";
+    s.gpu.sm_count = i % 2 ? 40 : 80;
+    s.kernel.family = OpFamily::gemm;
+    s.kernel.op = "MatMul";
+    s.kernel.gemm = GemmShape{1, 64 + i, 128, 256};
+    s.kernel.flops = 2.0 * (64 + i) * 128 * 256;
+    s.kernel.time_s = s.kernel.flops / 1e13;
+    s.measured_s = s.kernel.time_s * (1.2 + 0.001 * i);
+    samples.push_back(s);
+  }
+  TrainOptions o;
+  o.nthread = 1;  // tests run in parallel: no OpenMP team spinning on a busy machine
+  o.rounds = 60;
+  o.eta = 0.2;
+  Bundle b;
+  b.name = "roundtrip";
+  train_kernel_models(samples, o, b);
+  b.gpus_seen = {"gpu-a", "gpu-b"};
+  b.sources = {{"synthetic", "x.csv", "perfpred-measured", 200}};
+  b.train_rows = 200;
+  b.rows_hash = "fnv1a64:0123";
+  b.created_by = "test";
+  b.params = to_json(o);
+  return b;
+}
+
+void write_json(const fs::path& p, const nlohmann::json& j) {
+  std::ofstream(p) << j.dump();
+}
+
+}  // namespace
+
+TEST(LearnBundle, Base64RoundTrip) {
+  for (std::string s : {std::string(""), std::string("f"), std::string("fo"), std::string("foo"),
+                        std::string("foob"), std::string("fooba"), std::string("foobar"), std::string("\0\xff\x10", 3)})
+    EXPECT_EQ(base64_decode(base64_encode(s), "t"), s);
+  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(base64_encode("fo"), "Zm8=");
+  EXPECT_THROW(base64_decode("Zm9", "t"), InputError);
+  EXPECT_THROW(base64_decode("Z!9v", "t"), InputError);
+}
+
+TEST(LearnBundle, HashIsStable) {
+  Fnv1a64 h;
+  h.update("a");
+  EXPECT_EQ(h.hex(), "af63dc4c8601ec8c");  // FNV-1a 64 of "a"
+}
+
+TEST(LearnBundle, SaveLoadRoundTrip) {
+  const auto dir = temp_dir();
+  const auto path = dir / "b.json";
+  const Bundle b = small_bundle();
+  save_bundle(b, path);
+  const Bundle c = load_bundle(path);
+  EXPECT_EQ(c.name, "roundtrip");
+  EXPECT_EQ(c.target, Target::latency);
+  EXPECT_EQ(c.kernel_models.size(), b.kernel_models.size());
+  EXPECT_EQ(c.kernel_models.at("gemm").ubj, b.kernel_models.at("gemm").ubj);
+  EXPECT_EQ(c.gpus_seen, b.gpus_seen);
+  EXPECT_EQ(c.sources.size(), 1u);
+  EXPECT_EQ(c.sources[0].licence, "perfpred-measured");
+  EXPECT_EQ(c.rows_hash, "fnv1a64:0123");
+  EXPECT_TRUE(c.for_shipping);
+
+  // Same predictions before and after the round trip.
+  KernelEstimate k;
+  k.family = OpFamily::gemm;
+  k.op = "MatMul";
+  k.gemm = GemmShape{1, 100, 128, 256};
+  k.flops = 2.0 * 100 * 128 * 256;
+  k.time_s = k.flops / 1e13;
+  GpuSpec g;
+  g.id = "gpu-a";
+  g.sm_count = 40;
+  LearnedModel m1(b), m2(c);
+  EXPECT_DOUBLE_EQ(m1.kernel_log_ratios({k}, g, {})[0], m2.kernel_log_ratios({k}, g, {})[0]);
+  EXPECT_NEAR(std::exp(m2.kernel_log_ratios({k}, g, {})[0]), 1.3, 0.1);
+  EXPECT_TRUE(m2.gpu_seen("gpu-a"));
+  EXPECT_TRUE(m2.gpu_seen("gpu-a:1g.5gb"));
+  EXPECT_FALSE(m2.gpu_seen("gpu-c"));
+  fs::remove_all(dir);
+}
+
+TEST(LearnBundle, MismatchesAreInputErrors) {
+  const auto dir = temp_dir();
+  const auto j = to_json(small_bundle());
+  auto expect_error = [&](nlohmann::json doc, const std::string& needle) {
+    const auto p = dir / "bad.json";
+    write_json(p, doc);
+    try {
+      load_bundle(p);
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+    }
+  };
+  auto v = j;
+  v["schema_version"] = 99;
+  expect_error(v, "schema_version 99");
+  v = j;
+  v["kernel_features"][3] = "renamed";
+  expect_error(v, "kernel_features");
+  v = j;
+  v["kernel_features"].erase(v["kernel_features"].size() - 1);
+  expect_error(v, "kernel_features");
+  v = j;
+  v["feature_version"] = 0;
+  expect_error(v, "feature_version");
+  v = j;
+  v["kind"] = "something";
+  expect_error(v, "kind");
+  v = j;
+  v["kernel_models"]["gemm"]["booster_ubj_base64"] = "abc";
+  expect_error(v, "base64");
+  v = j;
+  v["kernel_models"]["gemm"]["booster_ubj_base64"] = base64_encode("not a model");
+  {
+    const auto p = dir / "bad.json";
+    write_json(p, v);
+    auto m = LearnedModel::load(p);  // boosters load lazily: the error comes at first use
+    KernelEstimate k;
+    k.family = OpFamily::gemm;
+    k.time_s = 1e-5;
+    EXPECT_THROW(m->kernel_log_ratios({k}, GpuSpec{}, {}), InputError);
+  }
+  {
+    const auto p = dir / "notjson.json";
+    std::ofstream(p) << "{ not json";
+    EXPECT_THROW(load_bundle(p), InputError);
+  }
+  EXPECT_THROW(load_bundle(dir / "missing.json"), InputError);
+  fs::remove_all(dir);
+}
