@@ -1,0 +1,583 @@
+"""PyTorch builders for the networks measured in ../shared/datasets, and a fast parameter-free ONNX exporter.
+
+Each builder follows the rebuild recipe in the data set's PROVENANCE.md; the docstrings say which one.
+Used by tools/convert_datasets.py; importable on its own for tests.
+"""
+import ast
+import os
+import re
+import tempfile
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SEED = 0
+
+# ---------------------------------------------------------------------------------------------------------------
+# NAS-Bench-201 (help-nas-latency/PROVENANCE.md; xautodl TinyNetwork(C=16, N=5) with InferCell)
+
+NB201_OPS = ("none", "skip_connect", "nor_conv_1x1", "nor_conv_3x3", "avg_pool_3x3")
+
+
+def parse_nb201(arch_str):
+    """'|op~0|+|op~0|op~1|+|op~0|op~1|op~2|' -> [[(op, j)], [(op, j), (op, j)], [...x3]]; raises ValueError."""
+    nodes = []
+    for part in arch_str.split("+"):
+        part = part.strip("|")
+        edges = []
+        for tok in part.split("|"):
+            m = re.fullmatch(r"([a-z_0-9]+)~(\d+)", tok)
+            if not m or m.group(1) not in NB201_OPS:
+                raise ValueError(f"bad NAS-Bench-201 edge {tok!r} in {arch_str!r}")
+            edges.append((m.group(1), int(m.group(2))))
+        nodes.append(edges)
+    if [len(n) for n in nodes] != [1, 2, 3] or any(j > i for i, n in enumerate(nodes) for _, j in n):
+        raise ValueError(f"bad NAS-Bench-201 arch string {arch_str!r} (want 3 nodes with 1, 2, 3 edges)")
+    return nodes
+
+
+class ReLUConvBN(nn.Sequential):
+    def __init__(self, c_in, c_out, k, stride, pad):
+        super().__init__(nn.ReLU(inplace=False), nn.Conv2d(c_in, c_out, k, stride, pad, bias=False),
+                         nn.BatchNorm2d(c_out))
+
+
+class NB201Cell(nn.Module):
+    """InferCell: node i = sum of op(node j) over its edges; `none` edges are dropped (PROVENANCE: zero)."""
+
+    def __init__(self, nodes, c):
+        super().__init__()
+        self.edges = []
+        self.layers = nn.ModuleList()
+        for i, node in enumerate(nodes):
+            for op, j in node:
+                if op == "none":
+                    continue
+                if op == "skip_connect":
+                    layer = nn.Identity()
+                elif op == "nor_conv_1x1":
+                    layer = ReLUConvBN(c, c, 1, 1, 0)
+                elif op == "nor_conv_3x3":
+                    layer = ReLUConvBN(c, c, 3, 1, 1)
+                else:
+                    layer = nn.AvgPool2d(3, stride=1, padding=1, count_include_pad=False)
+                self.edges.append((i + 1, j, len(self.layers)))
+                self.layers.append(layer)
+
+    def forward(self, x):
+        values = [x]
+        for i in range(1, 4):
+            terms = [self.layers[li](values[j]) for (node, j, li) in self.edges if node == i]
+            if not terms:
+                values.append(x * 0.0)  # a node with only `none` inputs is zero
+                continue
+            s = terms[0]
+            for t in terms[1:]:
+                s = s + t
+            values.append(s)
+        return values[3]
+
+
+class ResNetBasicBlock(nn.Module):
+    """xautodl ResNetBasicblock(stride 2): ReLU-Conv3x3-BN x2, shortcut AvgPool2x2 + Conv1x1."""
+
+    def __init__(self, c_in, c_out):
+        super().__init__()
+        self.conv_a = ReLUConvBN(c_in, c_out, 3, 2, 1)
+        self.conv_b = ReLUConvBN(c_out, c_out, 3, 1, 1)
+        self.downsample = nn.Sequential(nn.AvgPool2d(kernel_size=2, stride=2, padding=0),
+                                        nn.Conv2d(c_in, c_out, 1, 1, 0, bias=False))
+
+    def forward(self, x):
+        return self.downsample(x) + self.conv_b(self.conv_a(x))
+
+
+class NB201Net(nn.Module):
+    def __init__(self, arch_str, c=16, n=5, num_classes=10):
+        super().__init__()
+        nodes = parse_nb201(arch_str)
+        self.stem = nn.Sequential(nn.Conv2d(3, c, 3, padding=1, bias=False), nn.BatchNorm2d(c))
+        cells = []
+        c_prev = c
+        for stage, cs in enumerate((c, 2 * c, 4 * c)):
+            if stage > 0:
+                cells.append(ResNetBasicBlock(c_prev, cs))
+            for _ in range(n):
+                cells.append(NB201Cell(nodes, cs))
+            c_prev = cs
+        self.cells = nn.Sequential(*cells)
+        self.lastact = nn.Sequential(nn.BatchNorm2d(c_prev), nn.ReLU(inplace=False))
+        self.global_pooling = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Linear(c_prev, num_classes)
+
+    def forward(self, x):
+        x = self.lastact(self.cells(self.stem(x)))
+        x = self.global_pooling(x).flatten(1)
+        return self.classifier(x)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# FBNet (help-nas-latency/PROVENANCE.md; HW-NAS-Bench fbnet_models, CIFAR-100 setting)
+
+FBNET_OPS = ("k3_e1", "k3_e1_g2", "k3_e3", "k3_e6", "k5_e1", "k5_e1_g2", "k5_e3", "k5_e6", "skip")
+FBNET_STAGES = (1, 4, 4, 4, 4, 4, 1)
+FBNET_CHANNELS = (16, 24, 32, 64, 112, 184, 352)
+FBNET_STRIDES = (1, 1, 2, 2, 1, 2, 1)
+
+
+def parse_fbnet(op_idx_list):
+    idx = [int(t) for t in str(op_idx_list).split()]
+    if len(idx) != 22 or any(i < 0 or i >= len(FBNET_OPS) for i in idx):
+        raise ValueError(f"bad FBNet op_idx_list {op_idx_list!r} (want 22 integers 0..8)")
+    return [FBNET_OPS[i] for i in idx]
+
+
+class ChannelShuffle(nn.Module):
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, x):
+        b, c, h, w = x.size()
+        return x.view(b, self.groups, c // self.groups, h, w).transpose(1, 2).reshape(b, c, h, w)
+
+
+class FBNetBlock(nn.Module):
+    def __init__(self, op, c_in, c_out, stride):
+        super().__init__()
+        self.residual = c_in == c_out and stride == 1
+        if op == "skip":
+            self.body = None if self.residual else nn.Sequential(
+                nn.Conv2d(c_in, c_out, 1, stride, 0, bias=False), nn.BatchNorm2d(c_out), nn.ReLU())
+            return
+        m = re.fullmatch(r"k(\d)_e(\d)(?:_g(\d))?", op)
+        k, e, g = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
+        mid = c_in * e
+        layers = [nn.Conv2d(c_in, mid, 1, 1, 0, groups=g, bias=False), nn.BatchNorm2d(mid), nn.ReLU()]
+        if g > 1:
+            layers.append(ChannelShuffle(g))
+        layers += [nn.Conv2d(mid, mid, k, stride, k // 2, groups=mid, bias=False), nn.BatchNorm2d(mid), nn.ReLU(),
+                   nn.Conv2d(mid, c_out, 1, 1, 0, groups=g, bias=False), nn.BatchNorm2d(c_out)]
+        self.body = nn.Sequential(*layers)
+
+    def forward(self, x):
+        if self.body is None:
+            return x
+        y = self.body(x)
+        return x + y if self.residual else y
+
+
+class FBNet(nn.Module):
+    def __init__(self, ops, num_classes=100):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU())
+        blocks = []
+        c_in, i = 16, 0
+        for n, c, s in zip(FBNET_STAGES, FBNET_CHANNELS, FBNET_STRIDES):
+            for b in range(n):
+                blocks.append(FBNetBlock(ops[i], c_in, c, s if b == 0 else 1))
+                c_in, i = c, i + 1
+        self.blocks = nn.Sequential(*blocks)
+        self.header = nn.Sequential(nn.Conv2d(352, 1504, 1, bias=False), nn.BatchNorm2d(1504), nn.ReLU())
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(1504, num_classes)
+
+    def forward(self, x):
+        x = self.header(self.blocks(self.stem(x)))
+        return self.fc(self.pool(x).flatten(1))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# iCAS Jetson Nano ConvNets (jetson-nano-trt-energy-icas/PROVENANCE.md, model_generation/*.py with padding quirks)
+
+def parse_icas(name):
+    """Returns (input_w, [(kind, k, pad)...], filters); kind 'conv' or 'dws'. Raises ValueError."""
+    m = re.fullmatch(r"convnet_L(\d+)_F(\d+)_(.+)_W(\d+)(_DWS)?", name)
+    if not m:
+        raise ValueError(f"not an iCAS ConvNet name: {name!r}")
+    layers, filters, kspec, width, dws = int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4)), m.group(5)
+    single = re.fullmatch(r"K(\d)x\1", kspec)
+    mixed = re.fullmatch(r"K(\d)x\1_(\d+)_K(\d)x\3_(\d+)", kspec)
+    plan = []
+    if single:
+        k = int(single.group(1))
+        pad = 1 if (k == 3 if dws else k in (1, 3)) else 2
+        plan = [("dws" if dws else "conv", k, pad)] * layers
+    elif mixed and not dws:
+        k1, n1, k2, n2 = int(mixed.group(1)), int(mixed.group(2)), int(mixed.group(3)), int(mixed.group(4))
+        if n1 + n2 != layers:
+            raise ValueError(f"{name}: kernel counts {n1}+{n2} differ from L{layers}")
+        # alternate k1, k2, k1, ... starting with k1; when one kind is used up the other continues
+        seq, a, b = [], n1, n2
+        while a or b:
+            if a and (len(seq) % 2 == 0 or not b):
+                seq.append(k1)
+                a -= 1
+            else:
+                seq.append(k2)
+                b -= 1
+        pad = 2
+        for k in seq:
+            if k % 2 == 1:
+                pad = 1  # becomes 1 permanently at the first odd kernel
+            plan.append(("conv", k, pad))
+    else:
+        raise ValueError(f"{name}: unrecognised kernel spec {kspec!r}")
+    return width, plan, filters
+
+
+class IcasConvNet(nn.Module):
+    def __init__(self, name, num_classes=10):
+        super().__init__()
+        width, plan, filters = parse_icas(name)
+        layers, c, w = [], 3, width
+        for kind, k, pad in plan:
+            if kind == "conv":
+                layers += [nn.Conv2d(c, filters, k, 1, pad), nn.ReLU()]
+            else:
+                layers += [nn.Conv2d(c, c, k, 1, pad, groups=c), nn.Conv2d(c, filters, 1), nn.ReLU()]
+            w = w + 2 * pad - k + 1
+            if w <= 0:
+                raise ValueError(f"{name}: feature map vanishes")
+            c = filters
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(c * w * w, num_classes)
+        self.input_w = width
+
+    def forward(self, x):
+        return self.head(torch.flatten(self.body(x), 1))
+
+
+def icas_param_count(name):
+    """Parameters of the rebuilt ConvNet, computed without building it (for checks against `Total Parameters`)."""
+    width, plan, f = parse_icas(name)
+    total, c, w = 0, 3, width
+    for kind, k, pad in plan:
+        if kind == "conv":
+            total += c * f * k * k + f
+        else:
+            total += c * k * k + c + c * f + f
+        w = w + 2 * pad - k + 1
+        c = f
+    return total + c * w * w * 10 + 10
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# GPUMemNet MLPs (gpumemnet-a100-memory/PROVENANCE.md)
+
+_ACTS = {"ReLU": nn.ReLU, "LeakyReLU": nn.LeakyReLU, "PReLU": nn.PReLU, "ELU": nn.ELU, "SELU": nn.SELU,
+         "Tanh": nn.Tanh, "Softplus": nn.Softplus, "Mish": nn.Mish, "GELU": nn.GELU, "SiLU": nn.SiLU,
+         "Identity": nn.Identity, "Sigmoid": nn.Sigmoid}
+
+
+def parse_mlp(filename, layer_list):
+    m = re.search(r"input:(\d+)_", filename)
+    if not m:
+        raise ValueError(f"GPUMemNet filename {filename!r} has no input:<n>")
+    layers = ast.literal_eval(layer_list)
+    return int(m.group(1)), [(str(t), int(o), int(p)) for t, o, p in layers]
+
+
+class GpuMemNetMLP(nn.Module):
+    def __init__(self, in_features, layers):
+        super().__init__()
+        mods, c = [], in_features
+        for kind, out, params in layers:
+            if kind == "linear":
+                mods.append(nn.Linear(c, out))
+                if c * out + out != params:
+                    raise ValueError(f"linear {c}->{out} has {c * out + out} params, the list says {params}")
+                c = out
+            elif kind == "batch_normalization":
+                mods.append(nn.BatchNorm1d(out))
+            elif kind == "dropout":
+                mods.append(nn.Dropout(0.5))
+            elif kind == "Softmax":
+                mods.append(nn.Softmax(dim=1))
+            elif kind in _ACTS:
+                mods.append(_ACTS[kind]())
+            else:
+                raise ValueError(f"unknown GPUMemNet layer type {kind!r}")
+        self.net = nn.Sequential(*mods)
+
+    def forward(self, x):
+        return self.net(x)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# export
+
+def make_distinct(model):
+    """Small positive random perturbation of every float parameter/buffer, so torch's exporter does not merge
+    equal-valued weights into one graph input (it de-duplicates by value even with export_params=False)."""
+    g = torch.Generator().manual_seed(SEED + 1)
+    seen = set()
+    with torch.no_grad():
+        for t in list(model.parameters()) + list(model.buffers()):
+            if id(t) in seen or not t.is_floating_point():
+                continue
+            seen.add(id(t))
+            if t.numel() > (1 << 20):  # big tensors: a distinct random scalar is enough and much cheaper
+                t.add_(float(torch.rand((), generator=g)) * 1e-3 + len(seen) * 1e-7)
+            else:
+                t.add_(torch.rand(t.shape, generator=g, dtype=t.dtype) * 1e-3)
+
+
+class _NoInit:
+    """Turns torch.nn.init's initialisers into no-ops while a model is built: the exporter needs shapes, not
+    values, and initialising VGG/ViT-sized weights costs seconds."""
+    NAMES = ("uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
+             "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_")
+
+    def __enter__(self):
+        import torch.nn.init as init
+        self.saved = {n: getattr(init, n) for n in self.NAMES}
+        for n in self.NAMES:
+            setattr(init, n, lambda t, *a, **k: t)
+        return self
+
+    def __exit__(self, *exc):
+        import torch.nn.init as init
+        for n, f in self.saved.items():
+            setattr(init, n, f)
+
+
+def export_onnx(model, example, path, data_input="input", opset=13):
+    """Parameter-free ONNX export with a symbolic batch, written atomically (tmp file + rename)."""
+    import onnx
+    model.eval()
+    make_distinct(model)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=os.path.dirname(path) or ".")
+    os.close(fd)
+    try:
+        with torch.enable_grad():
+            torch.onnx.export(model, (example,), tmp, export_params=False, opset_version=opset,
+                              input_names=[data_input], output_names=["output"],
+                              dynamic_axes={data_input: {0: "batch"}, "output": {0: "batch"}},
+                              do_constant_folding=False, training=torch.onnx.TrainingMode.PRESERVE)
+        m = onnx.load(tmp)
+        for out in m.graph.output:
+            dims = out.type.tensor_type.shape.dim
+            if dims:
+                dims[0].dim_param = "batch"
+        del m.metadata_props[:]
+        for k, v in (("perfpred.data_inputs", data_input), ("perfpred.export_params", "0")):
+            e = m.metadata_props.add()
+            e.key, e.value = k, v
+        onnx.save(m, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def build(family, recipe):
+    """(model, example input) for a family and recipe string, seeded; raises ValueError on a bad recipe."""
+    torch.manual_seed(SEED)
+    if family == "nasbench201":
+        return NB201Net(recipe), torch.randn(1, 3, 32, 32)
+    if family == "fbnet":
+        return FBNet(parse_fbnet(recipe)), torch.randn(1, 3, 32, 32)
+    if family == "icas-convnet":
+        net = IcasConvNet(recipe)
+        return net, torch.randn(1, 3, net.input_w, net.input_w)
+    if family == "gpumemnet-mlp":
+        in_f, layers = parse_mlp(*recipe.split("|", 1))
+        return GpuMemNetMLP(in_f, layers), torch.randn(2, in_f)
+    if family == "torchvision":
+        import torchvision.models as tvm
+        name, _, size = recipe.partition("@")
+        size = int(size or 224)
+        kw = {"aux_logits": False, "init_weights": False} if name in ("googlenet", "inception_v3") else {}
+        with _NoInit():
+            model = getattr(tvm, name)(weights=None, **kw)
+        with torch.no_grad():  # uninitialised memory may hold NaN/Inf; zero it so tracing computes finite values
+            for t in list(model.parameters()) + list(model.buffers()):
+                if t.is_floating_point():
+                    t.zero_()
+        return model, torch.randn(1, 3, size, size)
+    raise ValueError(f"unknown model family {family!r}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Direct ONNX construction (no tracing): the same graphs torch.onnx.export writes for the networks above, built
+# with onnx.helper in milliseconds. tests/tools checks them against the torch exports (ops, parameters, shapes).
+
+class OnnxGraph:
+    """Parameter-free ONNX graph under construction: every weight is a graph input with a declared shape."""
+
+    def __init__(self, data_input, shape):
+        from onnx import TensorProto, helper
+        self.h, self.tp = helper, TensorProto
+        self.nodes, self.inputs, self.n = [], [], 0
+        self.data_input = data_input
+        self.inputs.append(helper.make_tensor_value_info(data_input, TensorProto.FLOAT, ["batch"] + list(shape[1:])))
+
+    def _name(self, op):
+        self.n += 1
+        return f"/{op}_{self.n}"
+
+    def param(self, name, shape):
+        self.inputs.append(self.h.make_tensor_value_info(name, self.tp.FLOAT, list(shape)))
+        return name
+
+    def node(self, op, ins, **attrs):
+        name = self._name(op)
+        out = name + "_output_0"
+        self.nodes.append(self.h.make_node(op, ins, [out], name=name, **attrs))
+        return out
+
+    def const(self, values, dtype="int64"):
+        import numpy as _np
+        from onnx import numpy_helper
+        arr = _np.array(values, dtype=dtype)
+        name = self._name("Constant")
+        out = name + "_output_0"
+        self.nodes.append(self.h.make_node("Constant", [], [out], name=name, value=numpy_helper.from_array(arr)))
+        return out
+
+    def conv(self, x, prefix, c_in, c_out, k, stride, pad, groups=1, bias=False):
+        ins = [x, self.param(prefix + ".weight", (c_out, c_in // groups, k, k))]
+        if bias:
+            ins.append(self.param(prefix + ".bias", (c_out,)))
+        return self.node("Conv", ins, dilations=[1, 1], group=groups, kernel_shape=[k, k], pads=[pad] * 4,
+                         strides=[stride, stride])
+
+    def bn(self, x, prefix, c):
+        ins = [x] + [self.param(f"{prefix}.{p}", (c,)) for p in ("weight", "bias", "running_mean", "running_var")]
+        return self.node("BatchNormalization", ins, epsilon=1e-5, momentum=0.9)
+
+    def linear(self, x, prefix, c_in, c_out):
+        return self.node("Gemm", [x, self.param(prefix + ".weight", (c_out, c_in)), self.param(prefix + ".bias", (c_out,))],
+                         alpha=1.0, beta=1.0, transB=1)
+
+    def model(self, out_shape, opset=13):
+        h = self.h
+        out = h.make_tensor_value_info("output", self.tp.FLOAT, ["batch"] + list(out_shape[1:]))
+        last = self.nodes[-1]
+        last.output[0] = "output"
+        g = h.make_graph(self.nodes, "main_graph", self.inputs, [out])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)], producer_name="perfpred-tools")
+        m.ir_version = 7
+        for k, v in (("perfpred.data_inputs", self.data_input), ("perfpred.export_params", "0")):
+            e = m.metadata_props.add()
+            e.key, e.value = k, v
+        return m
+
+
+def nb201_onnx(arch_str, c=16, n=5, num_classes=10):
+    nodes = parse_nb201(arch_str)
+    g = OnnxGraph("input", (1, 3, 32, 32))
+
+    def relu_conv_bn(x, p, ci, co, k, s, pad):
+        return g.bn(g.conv(g.node("Relu", [x]), p + ".1", ci, co, k, s, pad), p + ".2", co)
+
+    x = g.bn(g.conv("input", "stem.0", 3, c, 3, 1, 1), "stem.1", c)
+    ci, cell = c, 0
+    for stage, cs in enumerate((c, 2 * c, 4 * c)):
+        if stage > 0:
+            p = f"cells.{cell}"
+            a = relu_conv_bn(x, p + ".conv_a.op", ci, cs, 3, 2, 1)
+            b = relu_conv_bn(a, p + ".conv_b.op", cs, cs, 3, 1, 1)
+            d = g.conv(g.node("AveragePool", [x], kernel_shape=[2, 2], pads=[0, 0, 0, 0], strides=[2, 2]),
+                       p + ".downsample.1", ci, cs, 1, 1, 0)
+            x, cell = g.node("Add", [d, b]), cell + 1
+        for _ in range(n):
+            vals, li = [x], 0
+            for node in nodes:
+                terms = []
+                for op, j in node:
+                    if op == "none":
+                        continue
+                    pre = f"cells.{cell}.layers.{li}"
+                    li += 1
+                    if op == "skip_connect":
+                        terms.append(vals[j])
+                    elif op == "avg_pool_3x3":
+                        terms.append(g.node("AveragePool", [vals[j]], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                                            strides=[1, 1]))
+                    else:
+                        k = 3 if op == "nor_conv_3x3" else 1
+                        terms.append(relu_conv_bn(vals[j], pre + ".op", cs, cs, k, 1, k // 2))
+                if not terms:
+                    s = g.node("Mul", [x, g.const(0.0, "float32")])
+                else:
+                    s = terms[0]
+                    for t in terms[1:]:
+                        s = g.node("Add", [s, t])
+                vals.append(s)
+            x, cell = vals[3], cell + 1
+        ci = cs
+    x = g.node("Relu", [g.bn(x, "lastact.0", ci)])
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
+    g.linear(x, "classifier", ci, num_classes)
+    return g.model((1, num_classes))
+
+
+def fbnet_onnx(ops, num_classes=100):
+    g = OnnxGraph("input", (1, 3, 32, 32))
+    x = g.node("Relu", [g.bn(g.conv("input", "stem.0", 3, 16, 3, 1, 1), "stem.1", 16)])
+    c_in, i, hw = 16, 0, 32
+    for n, c, s0 in zip(FBNET_STAGES, FBNET_CHANNELS, FBNET_STRIDES):
+        for b in range(n):
+            s = s0 if b == 0 else 1
+            op, p = ops[i], f"blocks.{i}.body"
+            residual = c_in == c and s == 1
+            if op == "skip":
+                if not residual:
+                    x = g.node("Relu", [g.bn(g.conv(x, p + ".0", c_in, c, 1, s, 0), p + ".1", c)])
+            else:
+                m = re.fullmatch(r"k(\d)_e(\d)(?:_g(\d))?", op)
+                k, e, gr = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
+                mid = c_in * e
+                y = g.node("Relu", [g.bn(g.conv(x, p + ".0", c_in, mid, 1, 1, 0, groups=gr), p + ".1", mid)])
+                j = 3
+                if gr > 1:
+                    y = g.node("Reshape", [y, g.const([0, gr, mid // gr, hw, hw])])
+                    y = g.node("Transpose", [y], perm=[0, 2, 1, 3, 4])
+                    y = g.node("Reshape", [y, g.const([0, mid, hw, hw])])
+                    j = 4
+                y = g.node("Relu", [g.bn(g.conv(y, f"{p}.{j}", mid, mid, k, s, k // 2, groups=mid), f"{p}.{j + 1}", mid)])
+                y = g.bn(g.conv(y, f"{p}.{j + 3}", mid, c, 1, 1, 0, groups=gr), f"{p}.{j + 4}", c)
+                x = g.node("Add", [x, y]) if residual else y
+            hw = (hw + 2 * 0 - 1) // s + 1 if op == "skip" else (hw + 2 * (int(op[1]) // 2) - int(op[1])) // s + 1
+            c_in, i = c, i + 1
+    x = g.node("Relu", [g.bn(g.conv(x, "header.0", 352, 1504, 1, 1, 0), "header.1", 1504)])
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
+    g.linear(x, "fc", 1504, num_classes)
+    return g.model((1, num_classes))
+
+
+def icas_onnx(name, num_classes=10):
+    width, plan, f = parse_icas(name)
+    g = OnnxGraph("input", (1, 3, width, width))
+    x, c, w, li = "input", 3, width, 0
+    for kind, k, pad in plan:
+        if kind == "conv":
+            x = g.node("Relu", [g.conv(x, f"body.{li}", c, f, k, 1, pad, bias=True)])
+            li += 2
+        else:
+            x = g.conv(x, f"body.{li}", c, c, k, 1, pad, groups=c, bias=True)
+            x = g.node("Relu", [g.conv(x, f"body.{li + 1}", c, f, 1, 1, 0, bias=True)])
+            li += 3
+        w, c = w + 2 * pad - k + 1, f
+    x = g.node("Flatten", [x], axis=1)
+    g.linear(x, "head", c * w * w, num_classes)
+    return g.model((1, num_classes))
+
+
+DIRECT = {"nasbench201": lambda r: nb201_onnx(r), "fbnet": lambda r: fbnet_onnx(parse_fbnet(r)),
+          "icas-convnet": lambda r: icas_onnx(r)}
+
+
+def write_direct(family, recipe, path):
+    """Build the ONNX graph directly (families in DIRECT) and write it atomically."""
+    import onnx
+    m = DIRECT[family](recipe)
+    onnx.checker.check_model(m)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = path + ".tmp"
+    onnx.save(m, tmp)
+    os.replace(tmp, path)
