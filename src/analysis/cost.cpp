@@ -134,8 +134,6 @@ class Analyzer {
   }
 
  private:
-  bool is_const(int t) const { return t >= 0 && (m_flags[static_cast<size_t>(t)] & k_const); }
-
   void analyze_node(const Node& node, const OpRule& rule, NodeCost& c, GraphCost& gc) {
     c.family = rule.family;
     // Constant folding (see the comment at the top).

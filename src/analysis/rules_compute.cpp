@@ -17,6 +17,7 @@
 //                 GEMM view per step: batch 1, m = batch, n = gates*H, k = I+H.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -38,9 +39,13 @@ SmallInts conv_pads(const Node& node, std::span<const int64_t> in, std::span<con
   pads.n = n;
   if (*auto_pad == "SAME_UPPER" || *auto_pad == "SAME_LOWER") {
     for (size_t i = 0; i < n; ++i) {
-      int64_t total = (out[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i];
-      total = std::max<int64_t>(total, 0);
-      pads.v[i] = *auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
+      // In double: attribute values come from the file and must not overflow.
+      double total = static_cast<double>(out[i] - 1) * static_cast<double>(strides[i]) +
+                     static_cast<double>(kernel[i] - 1) * static_cast<double>(dilations[i]) + 1 -
+                     static_cast<double>(in[i]);
+      total = std::clamp(total, 0.0, 9.0e18);
+      double lead = *auto_pad == "SAME_UPPER" ? std::floor(total / 2) : std::ceil(total / 2);
+      pads.v[i] = static_cast<int64_t>(lead);
     }
   }
   return pads;
@@ -76,7 +81,7 @@ void cost_conv(RuleContext& ctx, const OpRule&) {
   size_t nsp = x.size() - 2;
   if (nsp > k_max_spatial) ctx.fail("more than " + std::to_string(k_max_spatial) + " spatial dims");
   int64_t groups = ctx.node.attr_int("group", 1);
-  if (groups < 1 || x[1] != w[1] * groups || w[0] % groups != 0)
+  if (groups < 1 || checked_mul(w[1], groups) != x[1] || w[0] % groups != 0)
     ctx.fail("channels do not match: input has " + std::to_string(x[1]) + ", weight " + std::to_string(w[1]) +
              " per group with group=" + std::to_string(groups));
   std::span<const int64_t> in_sp(x.data() + 2, nsp), out_sp(y.data() + 2, nsp), kernel(w.data() + 2, nsp);
@@ -115,7 +120,9 @@ void cost_conv_transpose(RuleContext& ctx, const OpRule&) {
              " with group=" + std::to_string(groups));
   std::span<const int64_t> in_sp(x.data() + 2, nsp), out_sp(y.data() + 2, nsp), kernel(w.data() + 2, nsp);
   bool bias = ctx.has_input(2);
-  int64_t out_channels = w[1] * groups;
+  auto out_channels_checked = checked_mul(w[1], groups);
+  if (!out_channels_checked) ctx.fail("output channels overflow int64");
+  int64_t out_channels = *out_channels_checked;
   double macs = product(x) * static_cast<double>(w[1]) * product(kernel);  // N*C*prod(in) * K/g * prod(kernel)
   double out_elems = product(y);
   ctx.cost.flops = 2 * macs + (bias ? out_elems : 0);
@@ -371,15 +378,16 @@ void cost_rnn(RuleContext& ctx, const OpRule&) {
   int64_t batch = batch_first ? x[0] : x[1];
   int64_t input = x[2];
   int64_t dirs = w[0];
-  int64_t hidden = ctx.node.attr_int("hidden_size", gates > 0 ? w[1] / gates : 0);
-  if (hidden <= 0 || w[1] != gates * hidden || w[2] != input)
+  int64_t hidden = ctx.node.attr_int("hidden_size", w[1] / gates);
+  if (hidden <= 0 || w[1] % gates != 0 || w[1] / gates != hidden || w[2] != input)
     ctx.fail("W shape does not match " + std::to_string(gates) + " gates x hidden_size " + std::to_string(hidden) +
              " and input size " + std::to_string(input));
-  double per_row = 2.0 * static_cast<double>(gates * hidden) * static_cast<double>(input + hidden) +
-                   (ctx.has_input(3) ? 2.0 * static_cast<double>(gates * hidden) : 0.0) +
+  double gate_rows = static_cast<double>(w[1]);  // gates * hidden
+  double per_row = 2.0 * gate_rows * (static_cast<double>(input) + static_cast<double>(hidden)) +
+                   (ctx.has_input(3) ? 2.0 * gate_rows : 0.0) +
                    elementwise_per_h * static_cast<double>(hidden);
   ctx.cost.flops = static_cast<double>(seq) * static_cast<double>(dirs) * static_cast<double>(batch) * per_row;
-  ctx.cost.gemm = GemmShape{1, batch, gates * hidden, input + hidden};
+  if (auto k = checked_add(input, hidden)) ctx.cost.gemm = GemmShape{1, batch, w[1], *k};
   const std::array<double, 6> v{static_cast<double>(batch), static_cast<double>(seq), static_cast<double>(hidden),
                                 static_cast<double>(input), static_cast<double>(dirs), static_cast<double>(gates)};
   ctx.set_attrs(OpFamily::rnn, v);

@@ -181,6 +181,22 @@ TEST(Analyze, MalformedNodeIsAnInputErrorNamingIt) {
   m.f32("a", {2, 3}, 'x').f32("b", {4, 5}, 'x').f32("y", {2, 5});
   m.node("MatMul", {"a", "b"}, {"y"});
   EXPECT_THROW(analyze(m.build()), InputError);
+
+  // Attribute values from the file must not overflow (the suite also runs under UBSan).
+  GraphBuilder g;
+  g.f32("x", {1, 4, 8, 8}, 'x').f32("w", {4, 2, 3, 3}, 'w').f32("y", {1, 4, 6, 6});
+  g.node("Conv", {"x", "w"}, {"y"}, {{"group", int64_t{1} << 62}});
+  EXPECT_THROW(analyze(g.build()), InputError);
+  GraphBuilder r;
+  r.f32("x", {5, 2, 3}, 'x').f32("w", {1, 16, 3}, 'w').f32("r", {1, 16, 4}, 'w').f32("y", {5, 1, 2, 4});
+  r.node("LSTM", {"x", "w", "r"}, {"y"}, {{"hidden_size", int64_t{1} << 62}});
+  EXPECT_THROW(analyze(r.build()), InputError);
+  GraphBuilder p;
+  p.f32("x", {1, 2, 7, 7}, 'x').f32("w", {3, 2, 3, 3}, 'w').f32("y", {1, 3, 7, 7});
+  p.node("Conv", {"x", "w"}, {"y"},
+         {{"auto_pad", std::string("SAME_UPPER")}, {"strides", std::vector<int64_t>{int64_t{1} << 62, 1}}});
+  GraphCost pc = analyze(p.build());
+  EXPECT_GE(feature::value_or(pc.nodes[0], feature::pad_h), 0);
 }
 
 TEST(Analyze, Opset18GroupNormalizationAndNewActivations) {
