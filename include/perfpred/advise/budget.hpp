@@ -1,0 +1,96 @@
+#pragma once
+/// Performance budgets for CI: a file of {model, device, settings, limits} entries, checked against
+/// predictions. Format: docs/formats.md ("Budget files"). The verdict is deterministic: the same
+/// inputs give byte-identical JSON; run metadata lives in a separate "meta" field.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "perfpred/advise/model.hpp"
+#include "perfpred/hw/gpu_spec.hpp"
+#include "perfpred/predict/predictor.hpp"
+
+namespace perfpred::advise {
+
+/// Limits of one entry; at least one is set. peak_memory_bytes and peak_memory_fraction exclude each other.
+struct BudgetLimits {
+  std::optional<double> latency_ms;
+  std::optional<double> min_throughput_samples_per_s;
+  std::optional<double> peak_memory_bytes;
+  std::optional<double> peak_memory_fraction;  ///< of the device's memory, in (0, 1]
+  std::optional<double> energy_mj;
+};
+
+/// One entry as written in the file (paths as given, resolved against the file's directory).
+struct BudgetEntry {
+  size_t index = 0;
+  std::string name;
+  std::string model;               ///< as written
+  std::filesystem::path model_path;  ///< resolved
+  std::string gpu;                 ///< id, or a spec path as written
+  int64_t batch = 1;
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  PredictOptions options;          ///< batch, precision, mode, runtime, optimizer
+  BudgetLimits limits;
+  /// "budgets.json: entries[2] (\"resnet50-jetson\")": the prefix of every message about this entry.
+  std::string where;
+};
+
+struct BudgetFile {
+  std::filesystem::path path;
+  std::vector<BudgetEntry> entries;
+};
+
+/// Parse and validate a budget file. Throws InputError naming the file, the entry (index and name)
+/// and the field: missing/unknown keys, wrong types, non-positive limits, duplicate names.
+BudgetFile parse_budget_file(const std::filesystem::path& path);
+/// Same, from a parsed document; `path` is used for messages and to resolve relative paths.
+BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::path& path);
+
+/// One limit of one entry.
+struct BudgetCheck {
+  std::string limit;        ///< "latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes", "peak_memory_fraction", "energy_mj"
+  double value = 0;         ///< predicted (peak_memory_fraction: bytes)
+  double limit_value = 0;   ///< the limit in the value's unit (peak_memory_fraction: fraction x device bytes)
+  double margin_pct = 0;    ///< room left, % of the limit; negative when exceeded
+  bool passed = false;
+};
+
+struct BudgetEntryResult {
+  const BudgetEntry* entry = nullptr;
+  GpuSpec gpu;
+  Prediction prediction;
+  std::vector<BudgetCheck> checks;
+  bool passed() const;
+};
+
+struct BudgetReport {
+  std::vector<BudgetEntryResult> results;
+  bool passed() const;
+  size_t failed_entries() const;
+};
+
+/// Loads a model at a batch with optional exact input shapes.
+using ModelLoader = std::function<std::shared_ptr<const AnalyzedModel>(
+    const std::filesystem::path& model, int64_t batch, const std::map<std::string, std::vector<int64_t>>& input_shapes)>;
+/// Resolves a device id or spec path (relative to the budget file's directory).
+using DeviceResolver = std::function<GpuSpec(const std::string& id_or_path)>;
+
+/// Predict every entry and check its limits. Errors loading a model or device are rethrown as
+/// InputError prefixed with the entry's `where`.
+BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, const DeviceResolver& resolve,
+                           const KernelCorrector* corrector = nullptr);
+
+/// The verdict as JSON (schema_version 1), without "meta".
+nlohmann::json budget_verdict_json(const BudgetReport& r);
+/// One human line per entry: "PASS name  latency 3.2 ms <= 5 ms (margin 36.0%); ...".
+std::string budget_text(const BudgetReport& r);
+
+}  // namespace perfpred::advise

@@ -1,0 +1,66 @@
+#pragma once
+/// Design-space sweeps over hypothetical GPUs: a cartesian grid of GpuSpec field values around a
+/// base device. The graph is analysed once; each grid point is one call of predict().
+///
+/// Consistent rescaling: peak rates are per-SM x clock products, so when sm_count varies every peak
+/// rate (fp32/fp16/bf16/fp64/int8 and tensor) and tensor_cores scale by sm_count / base sm_count;
+/// when boost_clock_mhz varies the rates scale by clock / base clock (base_clock_mhz keeps its ratio
+/// to boost); when fp32_lanes_per_sm varies the non-tensor rates scale by lanes / base lanes. A rate
+/// field given explicitly (e.g. --vary fp32_tflops=...) is applied after that scaling and wins.
+#include <string>
+#include <vector>
+
+#include "perfpred/advise/model.hpp"
+#include "perfpred/hw/gpu_spec.hpp"
+#include "perfpred/predict/predictor.hpp"
+
+namespace perfpred::advise {
+
+/// One --vary FIELD=START:STOP:STEP (inclusive of STOP when the steps land on it).
+struct SweepAxis {
+  std::string field;
+  double start = 0;
+  double stop = 0;
+  double step = 0;
+  /// START, START+STEP, ... <= STOP (with a 1e-9 relative tolerance).
+  std::vector<double> values() const;
+};
+
+/// Parse "FIELD=START:STOP:STEP" (STEP may be omitted for a single value: "FIELD=V"). Throws
+/// InputError naming the text for an unknown field, a non-positive step, STOP < START, or a value a
+/// GPU cannot have (zero or negative).
+SweepAxis parse_sweep_axis(const std::string& spec);
+/// Every field --vary accepts.
+const std::vector<std::string>& sweepable_fields();
+
+/// The base device with the named fields set (and dependent rates rescaled as documented above).
+/// `fields` and `values` are parallel.
+GpuSpec apply_sweep_point(const GpuSpec& base, const std::vector<std::string>& fields, const std::vector<double>& values);
+
+/// Grid size; throws InputError when it exceeds `max_points`.
+size_t sweep_grid_size(const std::vector<SweepAxis>& axes, size_t max_points);
+
+struct SweepPoint {
+  std::vector<double> values;  ///< parallel to SweepResult::fields
+  double latency_ms = 0;
+  double throughput_samples_per_s = 0;
+  double energy_mj = 0;
+  double avg_power_w = 0;
+  double peak_memory_bytes = 0;
+  bool fits = true;
+};
+
+struct SweepResult {
+  std::string base_gpu;
+  std::vector<std::string> fields;
+  std::vector<SweepPoint> points;  ///< row-major: the last axis varies fastest
+  double elapsed_s = 0;            ///< wall time of the predictions alone
+  double points_per_second = 0;
+};
+
+/// Run the grid. Duplicate fields are an InputError.
+SweepResult run_sweep(const AnalyzedModel& model, const GpuSpec& base, const std::vector<SweepAxis>& axes,
+                      const PredictOptions& opts, const KernelCorrector* corrector = nullptr,
+                      size_t max_points = 1000000);
+
+}  // namespace perfpred::advise

@@ -1,0 +1,295 @@
+#include "perfpred/advise/budget.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
+
+namespace perfpred::advise {
+namespace {
+
+std::string fmt(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string fmt_g(double v) {
+  char buf[64];
+  for (int prec = 6; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return fmt(b, u == 0 ? 0 : 2) + " " + units[u];
+}
+
+const std::set<std::string> k_entry_keys = {"name",    "model",     "gpu",       "batch",        "precision",
+                                            "mode",    "runtime",   "optimizer", "input_shapes", "limits"};
+const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
+                                            "peak_memory_fraction", "energy_mj"};
+
+std::string get_string(const nlohmann::json& e, const std::string& key, const std::string& where, bool required,
+                       const std::string& def = "") {
+  if (!e.contains(key)) {
+    if (required) throw InputError(where + ": missing required field '" + key + "'");
+    return def;
+  }
+  if (!e[key].is_string() || e[key].get<std::string>().empty())
+    throw InputError(where + ": field '" + key + "' must be a non-empty string");
+  return e[key].get<std::string>();
+}
+
+std::optional<double> get_limit(const nlohmann::json& limits, const std::string& key, const std::string& where) {
+  if (!limits.contains(key)) return std::nullopt;
+  const auto& v = limits[key];
+  if (!v.is_number()) throw InputError(where + ": limits." + key + " must be a number");
+  double d = v.get<double>();
+  if (!std::isfinite(d) || d <= 0) throw InputError(where + ": limits." + key + " must be positive (got " + fmt_g(d) + ")");
+  return d;
+}
+
+BudgetCheck upper(const std::string& name, double value, double limit) {
+  BudgetCheck c{name, value, limit, 0, value <= limit};
+  c.margin_pct = (limit - value) / limit * 100.0;
+  return c;
+}
+
+BudgetCheck lower(const std::string& name, double value, double limit) {
+  BudgetCheck c{name, value, limit, 0, value >= limit};
+  c.margin_pct = (value - limit) / limit * 100.0;
+  return c;
+}
+
+std::string describe(const BudgetCheck& c) {
+  if (c.limit == "latency_ms")
+    return "latency " + fmt(c.value, 3) + " ms " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " ms";
+  if (c.limit == "min_throughput_samples_per_s")
+    return "throughput " + fmt(c.value, 1) + " samples/s " + (c.passed ? ">=" : "<") + " " + fmt_g(c.limit_value);
+  if (c.limit == "energy_mj")
+    return "energy " + fmt(c.value, 2) + " mJ " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " mJ";
+  return std::string("peak memory ") + human_bytes(c.value) + " " + (c.passed ? "<=" : ">") + " " +
+         human_bytes(c.limit_value) + (c.limit == "peak_memory_fraction" ? " (fraction of device memory)" : "");
+}
+
+}  // namespace
+
+BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::path& path) {
+  const std::string label = path.string();
+  if (!j.is_object()) throw InputError(label + ": expected a JSON object with schema_version and entries");
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "schema_version" && it.key() != "entries")
+      throw InputError(label + ": unknown top-level key '" + it.key() + "' (expected schema_version, entries)");
+  if (!j.contains("schema_version")) throw InputError(label + ": missing schema_version (this perfpred reads 1)");
+  if (!j["schema_version"].is_number_integer() || j["schema_version"].get<int64_t>() != 1)
+    throw InputError(label + ": schema_version " + j["schema_version"].dump() + " is not supported (this perfpred reads 1)");
+  if (!j.contains("entries") || !j["entries"].is_array())
+    throw InputError(label + ": 'entries' must be an array of budget entries");
+  if (j["entries"].empty()) throw InputError(label + ": 'entries' is empty; add at least one entry");
+  BudgetFile file;
+  file.path = path;
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::set<std::string> names;
+  for (size_t i = 0; i < j["entries"].size(); ++i) {
+    const auto& e = j["entries"][i];
+    BudgetEntry b;
+    b.index = i;
+    std::string where = label + ": entries[" + std::to_string(i) + "]";
+    if (!e.is_object()) throw InputError(where + ": must be an object");
+    if (e.contains("name") && e["name"].is_string()) where += " (\"" + e["name"].get<std::string>() + "\")";
+    for (auto it = e.begin(); it != e.end(); ++it)
+      if (!k_entry_keys.count(it.key()))
+        throw InputError(where + ": unknown field '" + it.key() + "' (expected " +
+                         join(std::vector<std::string>(k_entry_keys.begin(), k_entry_keys.end()), ", ") + ")");
+    b.where = where;
+    b.name = get_string(e, "name", where, true);
+    if (!names.insert(b.name).second) throw InputError(where + ": name '" + b.name + "' is used by an earlier entry");
+    b.model = get_string(e, "model", where, true);
+    b.model_path = std::filesystem::path(b.model).is_absolute() ? std::filesystem::path(b.model) : dir / b.model;
+    b.gpu = get_string(e, "gpu", where, true);
+    if (e.contains("batch")) {
+      if (!e["batch"].is_number_integer() || e["batch"].get<int64_t>() < 1)
+        throw InputError(where + ": field 'batch' must be an integer >= 1");
+      b.batch = e["batch"].get<int64_t>();
+    }
+    b.options.batch = b.batch;
+    try {
+      b.options.precision = precision_from_string(get_string(e, "precision", where, false, "fp32"), "precision");
+      b.options.mode = mode_from_string(get_string(e, "mode", where, false, "inference"), "mode");
+      b.options.runtime = runtime_from_string(get_string(e, "runtime", where, false, "pytorch"), "runtime");
+      if (e.contains("optimizer"))
+        b.options.optimizer = optimizer_from_string(get_string(e, "optimizer", where, false), "optimizer");
+    } catch (const InputError& err) {
+      throw InputError(where + ": " + err.what());
+    }
+    if (e.contains("input_shapes")) {
+      const auto& s = e["input_shapes"];
+      if (!s.is_object()) throw InputError(where + ": input_shapes must be an object {\"input\": [1, 3, 224, 224]}");
+      for (auto it = s.begin(); it != s.end(); ++it) {
+        if (!it.value().is_array() || it.value().empty())
+          throw InputError(where + ": input_shapes." + it.key() + " must be a non-empty array of positive integers");
+        std::vector<int64_t> dims;
+        for (const auto& d : it.value()) {
+          if (!d.is_number_integer() || d.get<int64_t>() < 1)
+            throw InputError(where + ": input_shapes." + it.key() + " must be a non-empty array of positive integers");
+          dims.push_back(d.get<int64_t>());
+        }
+        b.input_shapes[it.key()] = dims;
+      }
+    }
+    if (!e.contains("limits") || !e["limits"].is_object())
+      throw InputError(where + ": missing 'limits' object (one or more of " +
+                       join(std::vector<std::string>(k_limit_keys.begin(), k_limit_keys.end()), ", ") + ")");
+    const auto& lim = e["limits"];
+    for (auto it = lim.begin(); it != lim.end(); ++it)
+      if (!k_limit_keys.count(it.key()))
+        throw InputError(where + ": unknown limit 'limits." + it.key() + "' (expected " +
+                         join(std::vector<std::string>(k_limit_keys.begin(), k_limit_keys.end()), ", ") + ")");
+    b.limits.latency_ms = get_limit(lim, "latency_ms", where);
+    b.limits.min_throughput_samples_per_s = get_limit(lim, "min_throughput_samples_per_s", where);
+    b.limits.peak_memory_bytes = get_limit(lim, "peak_memory_bytes", where);
+    b.limits.peak_memory_fraction = get_limit(lim, "peak_memory_fraction", where);
+    b.limits.energy_mj = get_limit(lim, "energy_mj", where);
+    if (b.limits.peak_memory_bytes && b.limits.peak_memory_fraction)
+      throw InputError(where + ": give limits.peak_memory_bytes or limits.peak_memory_fraction, not both");
+    if (b.limits.peak_memory_fraction && *b.limits.peak_memory_fraction > 1)
+      throw InputError(where + ": limits.peak_memory_fraction must be in (0, 1] (a share of device memory)");
+    if (lim.empty()) throw InputError(where + ": 'limits' is empty; set at least one limit");
+    file.entries.push_back(std::move(b));
+  }
+  return file;
+}
+
+BudgetFile parse_budget_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot open the budget file");
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path.string() + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+  return parse_budget_json(j, path);
+}
+
+bool BudgetEntryResult::passed() const {
+  for (const auto& c : checks)
+    if (!c.passed) return false;
+  return true;
+}
+
+bool BudgetReport::passed() const { return failed_entries() == 0; }
+
+size_t BudgetReport::failed_entries() const {
+  size_t n = 0;
+  for (const auto& r : results) n += r.passed() ? 0 : 1;
+  return n;
+}
+
+BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, const DeviceResolver& resolve,
+                           const KernelCorrector* corrector) {
+  BudgetReport rep;
+  for (const auto& e : file.entries) {
+    BudgetEntryResult r;
+    r.entry = &e;
+    std::shared_ptr<const AnalyzedModel> m;
+    try {
+      r.gpu = resolve(e.gpu);
+    } catch (const InputError& err) {
+      throw InputError(e.where + ": field 'gpu': " + err.what());
+    }
+    try {
+      m = load(e.model_path, e.batch, e.input_shapes);
+    } catch (const InputError& err) {
+      throw InputError(e.where + ": field 'model': " + err.what());
+    }
+    r.prediction = predict(m->graph, m->cost, r.gpu, e.options, corrector);
+    const auto& p = r.prediction;
+    const auto& L = e.limits;
+    if (L.latency_ms) r.checks.push_back(upper("latency_ms", p.latency_ms, *L.latency_ms));
+    if (L.min_throughput_samples_per_s)
+      r.checks.push_back(lower("min_throughput_samples_per_s", p.throughput_samples_per_s, *L.min_throughput_samples_per_s));
+    if (L.peak_memory_bytes) r.checks.push_back(upper("peak_memory_bytes", p.peak_memory_bytes, *L.peak_memory_bytes));
+    if (L.peak_memory_fraction)
+      r.checks.push_back(upper("peak_memory_fraction", p.peak_memory_bytes, *L.peak_memory_fraction * r.gpu.memory_bytes()));
+    if (L.energy_mj) r.checks.push_back(upper("energy_mj", p.energy_mj, *L.energy_mj));
+    rep.results.push_back(std::move(r));
+  }
+  return rep;
+}
+
+nlohmann::json budget_verdict_json(const BudgetReport& rep) {
+  nlohmann::json entries = nlohmann::json::array();
+  size_t passed = 0;
+  for (const auto& r : rep.results) {
+    const auto& e = *r.entry;
+    nlohmann::json checks = nlohmann::json::array();
+    for (const auto& c : r.checks)
+      checks.push_back({{"limit", c.limit},
+                        {"value", c.value},
+                        {"limit_value", c.limit_value},
+                        {"margin_pct", c.margin_pct},
+                        {"passed", c.passed}});
+    const auto& p = r.prediction;
+    entries.push_back({{"index", e.index},
+                       {"name", e.name},
+                       {"model", e.model},
+                       {"gpu", e.gpu},
+                       {"gpu_id", r.gpu.id},
+                       {"batch", e.batch},
+                       {"precision", to_string(e.options.precision)},
+                       {"mode", to_string(e.options.mode)},
+                       {"runtime", to_string(e.options.runtime)},
+                       {"passed", r.passed()},
+                       {"prediction",
+                        {{"latency_ms", p.latency_ms},
+                         {"throughput_samples_per_s", p.throughput_samples_per_s},
+                         {"energy_mj", p.energy_mj},
+                         {"avg_power_w", p.avg_power_w},
+                         {"peak_memory_bytes", p.peak_memory_bytes},
+                         {"fits", p.fits},
+                         {"model_bundle", p.model_bundle}}},
+                       {"checks", checks}});
+    passed += r.passed() ? 1 : 0;
+  }
+  return {{"schema_version", 1},
+          {"passed", rep.passed()},
+          {"summary", {{"entries", rep.results.size()}, {"passed", passed}, {"failed", rep.results.size() - passed}}},
+          {"entries", entries}};
+}
+
+std::string budget_text(const BudgetReport& rep) {
+  std::string out;
+  size_t width = 0;
+  for (const auto& r : rep.results) width = std::max(width, r.entry->name.size());
+  for (const auto& r : rep.results) {
+    std::string line = std::string(r.passed() ? "PASS  " : "FAIL  ") + r.entry->name +
+                       std::string(width - r.entry->name.size() + 2, ' ') + r.gpu.id + "  ";
+    for (size_t i = 0; i < r.checks.size(); ++i) {
+      const auto& c = r.checks[i];
+      if (i) line += "; ";
+      line += describe(c) + " (margin " + (c.margin_pct >= 0 ? "+" : "") + fmt(c.margin_pct, 1) + "%)";
+    }
+    out += line + "\n";
+  }
+  out += "budget: " + std::to_string(rep.results.size()) + " entries, " +
+         std::to_string(rep.results.size() - rep.failed_entries()) + " passed, " + std::to_string(rep.failed_entries()) +
+         " failed\n";
+  return out;
+}
+
+}  // namespace perfpred::advise

@@ -1,0 +1,210 @@
+#include "perfpred/advise/sweep.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <set>
+
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
+
+namespace perfpred::advise {
+namespace {
+
+enum class Kind { integer, real };
+struct FieldInfo {
+  const char* name;
+  Kind kind;
+};
+
+const std::vector<FieldInfo>& fields() {
+  static const std::vector<FieldInfo> f = {
+      {"sm_count", Kind::integer},         {"fp32_lanes_per_sm", Kind::integer}, {"boost_clock_mhz", Kind::real},
+      {"base_clock_mhz", Kind::real},      {"fp32_tflops", Kind::real},          {"fp16_tflops", Kind::real},
+      {"bf16_tflops", Kind::real},         {"fp64_tflops", Kind::real},          {"tensor_fp16_tflops", Kind::real},
+      {"tensor_bf16_tflops", Kind::real},  {"tensor_tf32_tflops", Kind::real},   {"tensor_int8_tops", Kind::real},
+      {"int8_tops", Kind::real},           {"tensor_cores", Kind::integer},      {"memory_gb", Kind::real},
+      {"mem_bandwidth_gbps", Kind::real},  {"l2_cache_mb", Kind::real},          {"shared_mem_per_sm_kb", Kind::real},
+      {"registers_per_sm", Kind::integer}, {"max_threads_per_sm", Kind::integer}, {"tdp_w", Kind::real},
+      {"idle_power_w", Kind::real},        {"host_link_gbps", Kind::real}};
+  return f;
+}
+
+const FieldInfo* find_field(const std::string& name) {
+  for (const auto& f : fields())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+void scale_rates(GpuSpec& g, double all, double vector_only) {
+  g.fp32_tflops *= all * vector_only;
+  g.fp16_tflops *= all * vector_only;
+  g.bf16_tflops *= all * vector_only;
+  g.fp64_tflops *= all * vector_only;
+  g.int8_tops *= all * vector_only;
+  g.tensor_fp16_tflops *= all;
+  g.tensor_bf16_tflops *= all;
+  g.tensor_tf32_tflops *= all;
+  g.tensor_int8_tops *= all;
+}
+
+void set_field(GpuSpec& g, const std::string& f, double v) {
+  if (f == "sm_count") g.sm_count = static_cast<int>(std::lround(v));
+  else if (f == "fp32_lanes_per_sm") g.fp32_lanes_per_sm = static_cast<int>(std::lround(v));
+  else if (f == "boost_clock_mhz") g.boost_clock_mhz = v;
+  else if (f == "base_clock_mhz") g.base_clock_mhz = v;
+  else if (f == "fp32_tflops") g.fp32_tflops = v;
+  else if (f == "fp16_tflops") g.fp16_tflops = v;
+  else if (f == "bf16_tflops") g.bf16_tflops = v;
+  else if (f == "fp64_tflops") g.fp64_tflops = v;
+  else if (f == "tensor_fp16_tflops") g.tensor_fp16_tflops = v;
+  else if (f == "tensor_bf16_tflops") g.tensor_bf16_tflops = v;
+  else if (f == "tensor_tf32_tflops") g.tensor_tf32_tflops = v;
+  else if (f == "tensor_int8_tops") g.tensor_int8_tops = v;
+  else if (f == "int8_tops") g.int8_tops = v;
+  else if (f == "tensor_cores") g.tensor_cores = static_cast<int>(std::lround(v));
+  else if (f == "memory_gb") g.memory_gb = v;
+  else if (f == "mem_bandwidth_gbps") g.mem_bandwidth_gbps = v;
+  else if (f == "l2_cache_mb") g.l2_cache_mb = v;
+  else if (f == "shared_mem_per_sm_kb") g.shared_mem_per_sm_kb = v;
+  else if (f == "registers_per_sm") g.registers_per_sm = static_cast<int>(std::lround(v));
+  else if (f == "max_threads_per_sm") g.max_threads_per_sm = static_cast<int>(std::lround(v));
+  else if (f == "tdp_w") g.tdp_w = v;
+  else if (f == "idle_power_w") g.idle_power_w = v;
+  else if (f == "host_link_gbps") g.host_link_gbps = v;
+  else throw InputError("--vary " + f + ": not a sweepable field (" + join(sweepable_fields(), ", ") + ")");
+}
+
+std::string fmt(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+const std::vector<std::string>& sweepable_fields() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& f : fields()) n.push_back(f.name);
+    return n;
+  }();
+  return names;
+}
+
+std::vector<double> SweepAxis::values() const {
+  std::vector<double> out;
+  if (step <= 0) return {start};
+  const double tol = 1e-9 * std::max({std::fabs(start), std::fabs(stop), step});
+  for (int64_t i = 0;; ++i) {
+    double v = start + static_cast<double>(i) * step;
+    if (v > stop + tol) break;
+    out.push_back(v);
+  }
+  return out;
+}
+
+SweepAxis parse_sweep_axis(const std::string& spec) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--vary '" + spec + "': expected FIELD=START:STOP:STEP, e.g. sm_count=40:160:20");
+  SweepAxis a;
+  a.field = trim(spec.substr(0, eq));
+  const FieldInfo* info = find_field(a.field);
+  if (!info)
+    throw InputError("--vary '" + spec + "': unknown field '" + a.field + "'; sweepable: " + join(sweepable_fields(), ", "));
+  auto parts = split(spec.substr(eq + 1), ':');
+  const std::string what = "--vary " + a.field;
+  if (parts.size() == 1) {
+    a.start = a.stop = parse_double(parts[0], what);
+    a.step = 0;
+  } else if (parts.size() == 3) {
+    a.start = parse_double(parts[0], what + " START");
+    a.stop = parse_double(parts[1], what + " STOP");
+    a.step = parse_double(parts[2], what + " STEP");
+    if (!(a.step > 0)) throw InputError(what + ": STEP " + fmt(a.step) + " must be positive");
+    if (a.stop < a.start) throw InputError(what + ": STOP " + fmt(a.stop) + " is below START " + fmt(a.start));
+  } else {
+    throw InputError("--vary '" + spec + "': expected FIELD=START:STOP:STEP or FIELD=VALUE");
+  }
+  if (!(a.start > 0)) throw InputError(what + ": values must be positive (START is " + fmt(a.start) + ")");
+  if (info->kind == Kind::integer) {
+    for (double v : a.values())
+      if (std::fabs(v - std::round(v)) > 1e-9)
+        throw InputError(what + ": " + a.field + " is an integer; " + fmt(v) + " is not (use an integer START and STEP)");
+  }
+  return a;
+}
+
+GpuSpec apply_sweep_point(const GpuSpec& base, const std::vector<std::string>& names, const std::vector<double>& values) {
+  if (names.size() != values.size()) throw InternalError("apply_sweep_point: fields and values differ in length");
+  GpuSpec g = base;
+  // Structural fields first, with consistent rescaling of the peak rates.
+  double rate_scale = 1, vector_scale = 1;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto& f = names[i];
+    double v = values[i];
+    if (f == "sm_count" && base.sm_count > 0) {
+      rate_scale *= v / base.sm_count;
+      if (base.tensor_cores > 0) g.tensor_cores = static_cast<int>(std::lround(base.tensor_cores * v / base.sm_count));
+    } else if (f == "boost_clock_mhz" && base.boost_clock_mhz > 0) {
+      rate_scale *= v / base.boost_clock_mhz;
+      if (base.base_clock_mhz > 0) g.base_clock_mhz = base.base_clock_mhz * v / base.boost_clock_mhz;
+    } else if (f == "fp32_lanes_per_sm" && base.fp32_lanes_per_sm > 0) {
+      vector_scale *= v / base.fp32_lanes_per_sm;
+    }
+  }
+  scale_rates(g, rate_scale, vector_scale);
+  for (size_t i = 0; i < names.size(); ++i) set_field(g, names[i], values[i]);
+  // A swept device is hypothetical: a learned corrector must not treat it as the catalogued base.
+  g.id = base.id + "~sweep";
+  g.segment = "hypothetical";
+  return g;
+}
+
+size_t sweep_grid_size(const std::vector<SweepAxis>& axes, size_t max_points) {
+  size_t n = 1;
+  for (const auto& a : axes) {
+    size_t k = a.values().size();
+    if (k == 0) throw InputError("--vary " + a.field + ": the range is empty");
+    if (n > max_points / k)
+      throw InputError("the sweep grid exceeds " + std::to_string(max_points) + " points; use larger steps or fewer --vary");
+    n *= k;
+  }
+  return n;
+}
+
+SweepResult run_sweep(const AnalyzedModel& model, const GpuSpec& base, const std::vector<SweepAxis>& axes,
+                      const PredictOptions& opts, const KernelCorrector* corrector, size_t max_points) {
+  if (axes.empty()) throw InputError("sweep: give at least one --vary FIELD=START:STOP:STEP");
+  std::set<std::string> seen;
+  for (const auto& a : axes)
+    if (!seen.insert(a.field).second) throw InputError("--vary " + a.field + " is given twice; combine the ranges");
+  const size_t total = sweep_grid_size(axes, max_points);
+  SweepResult res;
+  res.base_gpu = base.id;
+  std::vector<std::vector<double>> vals;
+  for (const auto& a : axes) {
+    res.fields.push_back(a.field);
+    vals.push_back(a.values());
+  }
+  res.points.reserve(total);
+  std::vector<size_t> idx(axes.size(), 0);
+  std::vector<double> point(axes.size());
+  auto t0 = std::chrono::steady_clock::now();
+  for (size_t n = 0; n < total; ++n) {
+    for (size_t a = 0; a < axes.size(); ++a) point[a] = vals[a][idx[a]];
+    GpuSpec g = apply_sweep_point(base, res.fields, point);
+    Prediction p = predict(model.graph, model.cost, g, opts, corrector);
+    res.points.push_back({point, p.latency_ms, p.throughput_samples_per_s, p.energy_mj, p.avg_power_w,
+                          p.peak_memory_bytes, p.fits});
+    for (size_t a = axes.size(); a-- > 0;) {
+      if (++idx[a] < vals[a].size()) break;
+      idx[a] = 0;
+    }
+  }
+  res.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.points_per_second = res.elapsed_s > 0 ? static_cast<double>(total) / res.elapsed_s : 0;
+  return res;
+}
+
+}  // namespace perfpred::advise
