@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""Checks tools/dataset_models.py: the directly built ONNX graphs (NAS-Bench-201, FBNet, iCAS ConvNets) against
+torch.onnx.export of the PyTorch definitions (same compute ops, same parameter count, same output shape), and the
+iCAS parameter counts against the source's `Total Parameters`. Not run by ctest (slow: torch tracing);
+run `/usr/bin/python3 tests/tools/test_dataset_models.py` (exit 77 = skipped, no ../shared/datasets).
+
+Known, intended difference: torch's exporter removes dead branches and merges identical ops on the same input
+(CSE); the direct NAS-Bench-201 graphs keep every op PyTorch eager executes, so Relu/AveragePool counts may be
+higher there (Mul for nodes fed only by `none` edges likewise). Those op types are compared as direct >= torch.
+"""
+import collections
+import csv
+import glob
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+SHARED = os.path.join(REPO, "..", "shared", "datasets")
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+
+def summary(m):
+    import numpy as np
+    import onnx
+    skip = {"Constant", "Identity", "Shape", "Gather", "Unsqueeze", "Concat", "Slice", "Cast", "Reshape", "Transpose",
+            "Pad", "Div"}  # Div: channel-shuffle shape arithmetic in the torch export
+    ops = collections.Counter(n.op_type for n in m.graph.node if n.op_type not in skip)
+    data = dict((p.key, p.value) for p in m.metadata_props)["perfpred.data_inputs"]
+    params = sum(int(np.prod([d.dim_value for d in i.type.tensor_type.shape.dim])) for i in m.graph.input
+                 if i.name != data)
+    inferred = onnx.shape_inference.infer_shapes(m)
+    out = [d.dim_param or d.dim_value for d in inferred.graph.output[0].type.tensor_type.shape.dim]
+    return ops, params, out
+
+
+def main():
+    if not os.path.isdir(SHARED):
+        print("skip: ../shared/datasets not found")
+        return 77
+    import onnx
+    import torch
+    import dataset_models as dm
+    torch.set_num_threads(1)
+    nb = list(csv.DictReader(open(os.path.join(SHARED, "help-nas-latency/nasbench201_latency_ms.csv"))))
+    fb = list(csv.DictReader(open(os.path.join(SHARED, "help-nas-latency/fbnet_latency_ms.csv"))))
+    none_arch = next(r["arch_str"] for r in nb if "|none~0|+|none~0|none~1|" in r["arch_str"])
+    cases = [("nasbench201", r["arch_str"]) for r in nb[:3]] + [("nasbench201", none_arch)]
+    cases += [("fbnet", r["op_idx_list"]) for r in fb[:3]]
+    cases += [("icas-convnet", n) for n in ("convnet_L2_F128_K1x1_1_K3x3_1_W80", "convnet_L5_F128_K2x2_W30_DWS",
+                                            "convnet_L5_F128_K1x1_3_K2x2_2_W80", "convnet_L2_F192_K4x4_W80")]
+    fails = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for fam, rec in cases:
+            direct = dm.DIRECT[fam](rec)
+            onnx.checker.check_model(direct)
+            model, ex = dm.build(fam, rec)
+            dm.export_onnx(model, ex, os.path.join(tmp, "t.onnx"))
+            a, b = summary(direct), summary(onnx.load(os.path.join(tmp, "t.onnx")))
+            for op in set(a[0]) | set(b[0]):
+                ok = a[0][op] >= b[0][op] if op in ("Relu", "AveragePool", "Mul") else a[0][op] == b[0][op]
+                if not ok:
+                    fails.append(f"{fam} {rec}: {op} direct {a[0][op]} torch {b[0][op]}")
+            if a[1] != b[1] or a[2] != b[2]:
+                fails.append(f"{fam} {rec}: params {a[1]} vs {b[1]}, output {a[2]} vs {b[2]}")
+            tparams = sum(p.numel() for p in model.parameters()) + sum(
+                t.numel() for t in model.buffers() if t.is_floating_point())
+            if a[1] != tparams:
+                fails.append(f"{fam} {rec}: direct graph has {a[1]} parameter elements, torch model {tparams}")
+    n = 0
+    for f in glob.glob(os.path.join(SHARED, "jetson-nano-trt-energy-icas/data/*/*.csv")):
+        for r in csv.DictReader(open(f)):
+            n += 1
+            if dm.icas_param_count(r["Model Name"]) != int(float(r["Total Parameters"])):
+                fails.append(f"{r['Model Name']}: {dm.icas_param_count(r['Model Name'])} != {r['Total Parameters']}")
+    if fails:
+        print("\n".join(fails[:20]))
+        return 1
+    print(f"ok: {len(cases)} direct graphs match torch exports; {n} iCAS parameter counts match")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
