@@ -58,6 +58,7 @@ enum : uint8_t {
   k_const = 1,          // known before the graph runs
   k_weight = 2,         // an initializer or computed only from constants that include one
   k_param_counted = 4,  // already counted in some node's params
+  k_shape_known = 8,    // rank and every dim known
 };
 
 constexpr int64_t k_bytes_unset = -2;
@@ -75,10 +76,14 @@ std::string node_label(const Node& n, size_t index) {
   return name + " (" + (n.domain.empty() || n.domain == "ai.onnx" ? n.op : n.domain + "." + n.op) + ")";
 }
 
-int64_t add_or_throw(int64_t a, int64_t b, const Node& n, const char* what) {
-  auto r = checked_add(a, b);
-  if (!r) throw InputError("node '" + n.name + "' (" + n.op + "): " + what + " overflows int64");
-  return *r;
+[[noreturn]] void throw_overflow(const Node& n, const char* what) {
+  throw InputError("node '" + n.name + "' (" + n.op + "): " + what + " overflows int64");
+}
+
+inline int64_t add_or_throw(int64_t a, int64_t b, const Node& n, const char* what) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) [[unlikely]] throw_overflow(n, what);
+  return r;
 }
 
 class Analyzer {
@@ -88,6 +93,7 @@ class Analyzer {
       const Tensor& t = g.tensors[i];
       if (t.is_initializer) m_flags[i] = k_const | k_weight;
       else if (t.int_values || t.float_values) m_flags[i] = k_const;
+      if (t.shape_known()) m_flags[i] |= k_shape_known;
     }
   }
 
@@ -182,17 +188,17 @@ class Analyzer {
 
   bool shapes_known_for_flops(const Node& node, bool needs_output) const {
     for (int t : node.inputs)
-      if (t >= 0 && !m_g.tensors[static_cast<size_t>(t)].shape_known()) return false;
-    const Tensor* out = m_g.output(node, 0);
-    return !needs_output || out == nullptr || out->shape_known();
+      if (t >= 0 && !shape_known(t)) return false;
+    int out = node.outputs.empty() ? -1 : node.outputs[0];
+    return !needs_output || out < 0 || shape_known(out);
   }
 
   void note_unknown_outputs(const Node& node, NodeCost& c, GraphCost& gc) {
     std::string names;
     for (int t : node.outputs) {
       if (t < 0) continue;
+      if (shape_known(t)) continue;
       const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
-      if (tensor.shape_known()) continue;
       ++gc.unknown_shape_tensors;
       names += names.empty() ? tensor.name : ", " + tensor.name;
     }
@@ -226,7 +232,7 @@ class Analyzer {
     }
     for (int t : node.outputs) {
       if (t < 0) continue;
-      if (!m_g.tensors[static_cast<size_t>(t)].shape_known()) ++gc.unknown_shape_tensors;
+      if (!shape_known(t)) ++gc.unknown_shape_tensors;
       auto b = size_of(t);
       if (b) c.bytes_written = add_or_throw(c.bytes_written, *b, node, "bytes written");
     }
@@ -234,6 +240,8 @@ class Analyzer {
       c.warnings.push_back("size unknown (shape or dtype not resolved) for " + unknown_names +
                            ": bytes counted for the known tensors only");
   }
+
+  bool shape_known(int t) const { return m_flags[static_cast<size_t>(t)] & k_shape_known; }
 
   // Bytes of a tensor, -1 when its shape or dtype is unknown or the size overflows; computed once per run.
   int64_t tensor_bytes(int t) {
