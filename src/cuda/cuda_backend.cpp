@@ -1,0 +1,361 @@
+// The CUDA harness behind make_cuda_backend(): device description, and per entry: prepare the op,
+// warm up, time repeats with CUDA events (L2 flushed before each), take the median, record the
+// kernels with CUPTI, sample power with NVML. Failures become row statuses; a sticky CUDA error
+// marks the measurement fatal so the runner stops with every earlier row intact.
+#include <cudnn.h>
+#include <cupti.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "check.hpp"
+#include "context.hpp"
+#include "cupti_recorder.hpp"
+#include "perfpred/cuda/device_info.hpp"
+#include "perfpred/cuda/nvml.hpp"
+#include "perfpred/profile/backend.hpp"
+#include "perfpred/util/error.hpp"
+
+namespace perfpred {
+
+namespace {
+
+using namespace perfpred::cuda;
+
+std::string version_text(int v, int major_div, int minor_div, int minor_mod) {
+  return std::to_string(v / major_div) + "." + std::to_string((v / minor_div) % minor_mod);
+}
+
+std::string cudnn_version_text(size_t v) {
+#if CUDNN_MAJOR >= 9
+  // cuDNN 9 encodes MAJOR*10000 + MINOR*100 + PATCH.
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
+#else
+  return std::to_string(v / 1000) + "." + std::to_string((v / 100) % 10) + "." + std::to_string(v % 100);
+#endif
+}
+
+DeviceProperties read_properties(int device) {
+  cudaDeviceProp prop{};
+  PERFPRED_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  DeviceProperties p;
+  p.name = prop.name;
+  p.cc_major = prop.major;
+  p.cc_minor = prop.minor;
+  p.sm_count = prop.multiProcessorCount;
+  int clock_khz = 0, mem_khz = 0;
+  // clockRate and memoryClockRate left cudaDeviceProp in CUDA 13; the attributes exist in every version.
+  PERFPRED_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  PERFPRED_CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device));
+  p.sm_clock_khz = clock_khz;
+  p.mem_clock_khz = mem_khz;
+  p.mem_bus_width_bits = prop.memoryBusWidth;
+  p.total_memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
+  p.l2_cache_bytes = prop.l2CacheSize;
+  p.shared_mem_per_sm_bytes = static_cast<int64_t>(prop.sharedMemPerMultiprocessor);
+  p.registers_per_sm = prop.regsPerMultiprocessor;
+  p.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  p.integrated = prop.integrated != 0;
+  char bus[32] = {0};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) p.pci_bus_id = bus;
+  return p;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+class CudaBackend final : public ProfileBackend {
+ public:
+  explicit CudaBackend(const CudaBackendOptions& o) : m_o(o) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess)
+      throw BackendUnavailable(std::string("no usable CUDA GPU: cudaGetDeviceCount failed with ") + cudaGetErrorName(err) +
+                               " (is the NVIDIA driver loaded? use --backend simulated --gpu ID without a GPU)");
+    if (count == 0) throw BackendUnavailable("no CUDA GPU on this machine (use --backend simulated --gpu ID without a GPU)");
+    if (o.device < 0 || o.device >= count)
+      throw InputError("--device " + std::to_string(o.device) + ": this machine has " + std::to_string(count) +
+                       " CUDA device(s) (0.." + std::to_string(count - 1) + ")");
+    m_ctx.device = o.device;
+    PERFPRED_CUDA_CHECK(cudaSetDevice(o.device));
+    m_props = read_properties(o.device);
+    PERFPRED_CUDA_CHECK(cudaStreamCreateWithFlags(&m_ctx.stream, cudaStreamNonBlocking));
+    PERFPRED_CUDNN_CHECK(cudnnCreate(&m_ctx.cudnn));
+    PERFPRED_CUDNN_CHECK(cudnnSetStream(m_ctx.cudnn, m_ctx.stream));
+    PERFPRED_CUBLAS_CHECK(cublasCreate(&m_ctx.cublas));
+    PERFPRED_CUBLAS_CHECK(cublasSetStream(m_ctx.cublas, m_ctx.stream));
+    PERFPRED_CUDA_CHECK(cudaEventCreate(&m_start));
+    PERFPRED_CUDA_CHECK(cudaEventCreate(&m_stop));
+    m_ctx.sm_count = m_props.sm_count;
+    m_ctx.l2_bytes = m_props.l2_cache_bytes;
+    // Writing twice the L2 size evicts every line an earlier repeat left there.
+    m_ctx.flush = DeviceBuffer(std::max<int64_t>(2 * m_props.l2_cache_bytes, 1 << 20));
+    m_ctx.cudnn_version = cudnn_version_text(cudnnGetVersion());
+    int v = 0;
+    PERFPRED_CUBLAS_CHECK(cublasGetVersion(m_ctx.cublas, &v));
+    m_ctx.cublas_version = std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
+    PERFPRED_CUDA_CHECK(cudaRuntimeGetVersion(&v));
+    m_ctx.cuda_version = version_text(v, 1000, 10, 100);
+    size_t free_b = 0, total_b = 0;
+    PERFPRED_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    m_ctx.workspace_limit_bytes = std::min<int64_t>(static_cast<int64_t>(free_b) / 4, int64_t(4) << 30);
+
+    if (o.use_cupti) {
+      std::string why;
+      m_cupti = CuptiRecorder::instance().init(why);
+      if (!m_cupti) {
+        spdlog::warn("CUPTI unavailable ({}); measuring with CUDA events only, without kernel names", why);
+        m_notes.push_back("CUPTI unavailable: " + why);
+      }
+    }
+    if (o.use_nvml) {
+      std::string why;
+      m_nvml = Nvml::load(why);
+      if (m_nvml && !m_nvml->select_device(m_props.pci_bus_id)) {
+        why = "NVML has no device for PCI bus " + m_props.pci_bus_id;
+        m_nvml.reset();
+      }
+      if (!m_nvml) {
+        spdlog::warn("NVML unavailable ({}); no power or energy in the rows", why);
+        m_notes.push_back("NVML unavailable: " + why);
+      }
+    }
+  }
+
+  ~CudaBackend() override {
+    m_ctx.flush = DeviceBuffer();
+    if (m_start) cudaEventDestroy(m_start);
+    if (m_stop) cudaEventDestroy(m_stop);
+    if (m_ctx.cublas) cublasDestroy(m_ctx.cublas);
+    if (m_ctx.cudnn) cudnnDestroy(m_ctx.cudnn);
+    if (m_ctx.stream) cudaStreamDestroy(m_ctx.stream);
+  }
+
+  DeviceDescription describe() override {
+    DeviceDescription d;
+    d.name = m_props.name;
+    d.spec = spec_json(m_props);
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    uint32_t cupti_v = 0;
+    cuptiGetVersion(&cupti_v);
+    nlohmann::json env = {{"backend", "cuda"},
+                          {"device_name", m_props.name},
+                          {"pci_bus_id", m_props.pci_bus_id},
+                          {"compute_capability", std::to_string(m_props.cc_major) + "." + std::to_string(m_props.cc_minor)},
+                          {"cuda_driver", version_text(drv, 1000, 10, 100)},
+                          {"cuda_runtime", version_text(rt, 1000, 10, 100)},
+                          {"cudnn", m_ctx.cudnn_version},
+                          {"cublas", m_ctx.cublas_version},
+                          {"cupti_api", cupti_v},
+                          {"cupti_enabled", m_cupti},
+                          {"nvml_enabled", m_nvml != nullptr},
+                          {"workspace_limit_bytes", m_ctx.workspace_limit_bytes},
+                          {"l2_flush_bytes", m_ctx.flush.bytes()}};
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+      env["memory_free_bytes"] = free_b;
+      env["memory_total_bytes"] = total_b;
+    }
+    if (m_nvml) {
+      env["driver"] = m_nvml->driver_version();
+      if (auto v = m_nvml->sm_clock_mhz()) env["sm_clock_mhz_at_start"] = *v;
+      if (auto v = m_nvml->mem_clock_mhz()) env["mem_clock_mhz_at_start"] = *v;
+      if (auto v = m_nvml->temperature_c()) env["temperature_c_at_start"] = *v;
+      if (auto v = m_nvml->power_limit_w()) env["power_limit_w"] = *v;
+      if (auto v = m_nvml->mig_enabled()) {
+        env["mig_enabled"] = *v;
+        if (*v) d.notes.push_back("MIG is enabled: NVML power and energy describe the whole GPU, not this slice");
+      }
+      d.power_source = "nvml-board";
+    }
+    d.environment = env;
+    for (const auto& n : m_notes) d.notes.push_back(n);
+    return d;
+  }
+
+  Measurement measure(const PlanEntry& e, const MeasureSettings& s) override {
+    Measurement m;
+    try {
+      size_t free_b = 0, total_b = 0;
+      PERFPRED_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+      if (e.device_bytes > static_cast<int64_t>(free_b)) {
+        m.status = RowStatus::oom;
+        m.reason = "needs " + std::to_string(e.device_bytes) + " bytes of device memory, " + std::to_string(free_b) + " free";
+        return m;
+      }
+      Prepared p = prepare(e);
+      m.runtime = p.runtime;
+      m.runtime_version = p.runtime_version;
+      m.notes = p.notes;
+      time_prepared(p, s, m);
+      if (m_cupti) record_kernels(p, m);
+      if (m_nvml && e.kind == EntryKind::kernel) sample_power(p, m);
+      if (e.flops > 0 && m.time_ms > 0) m.notes.push_back("achieved_tflops=" + fmt(e.flops / (m.time_ms * 1e-3) / 1e12));
+      if (e.bytes > 0 && m.time_ms > 0) m.notes.push_back("achieved_gbps=" + fmt(e.bytes / (m.time_ms * 1e-3) / 1e9));
+      PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+    } catch (const Unsupported& ex) {
+      m = failure(RowStatus::unsupported, ex.what());
+    } catch (const CudaError& ex) {
+      m = failure(ex.out_of_memory() ? RowStatus::oom : ex.not_supported() ? RowStatus::unsupported : RowStatus::failed,
+                  ex.what());
+      m.fatal = context_is_broken();
+    }
+    return m;
+  }
+
+ private:
+  static std::string fmt(double v) {
+    std::ostringstream o;
+    o.precision(4);
+    o << v;
+    return o.str();
+  }
+
+  Measurement failure(RowStatus st, const std::string& why) {
+    Measurement m;
+    m.status = st;
+    m.reason = why;
+    return m;
+  }
+
+  /// After a failure: clear a non-sticky error; a sticky one (illegal address, launch failure)
+  /// makes every later call fail, which the synchronize shows.
+  bool context_is_broken() {
+    cudaGetLastError();
+    cudaError_t e = cudaStreamSynchronize(m_ctx.stream);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    cudaGetLastError();
+    if (e == cudaSuccess) return false;
+    spdlog::error("CUDA context unusable after {}: the run stops", cudaGetErrorName(e));
+    return true;
+  }
+
+  Prepared prepare(const PlanEntry& e) {
+    const std::string& k = e.op_kind;
+    Prepared p;
+    if (k == "conv" || k == "pool" || k == "batch_norm" || k == "lstm")
+      p = prepare_cudnn(m_ctx, e);
+    else if (k == "gemm" || k == "attention")
+      p = prepare_cublas(m_ctx, e);
+    else if (k == "activation" || k == "elementwise" || k == "softmax" || k == "layer_norm")
+      p = prepare_kernels(m_ctx, e);
+    else if (e.kind == EntryKind::microbench)
+      p = prepare_microbench(m_ctx, e);
+    else
+      throw Unsupported("op kind '" + k + "' is not measured by the CUDA harness");
+    PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+    return p;
+  }
+
+  void time_prepared(Prepared& p, const MeasureSettings& s, Measurement& m) {
+    // Warm-up: first calls pay for lazy module loading, cuBLAS heuristics and clock ramp-up.
+    for (int i = 0; i < s.warmup; ++i) p.run();
+    PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+    std::vector<double> times;
+    for (int r = 0; r < s.repeats; ++r) {
+      // A cold L2 for each repeat: a layer in a network rarely finds its inputs cached.
+      if (s.flush_l2 && p.flush_l2) launch_l2_flush(m_ctx.flush.get(), m_ctx.flush.bytes(), m_ctx.stream);
+      PERFPRED_CUDA_CHECK(cudaEventRecord(m_start, m_ctx.stream));
+      p.run();
+      PERFPRED_CUDA_CHECK(cudaEventRecord(m_stop, m_ctx.stream));
+      PERFPRED_CUDA_CHECK(cudaEventSynchronize(m_stop));
+      float ms = 0;
+      PERFPRED_CUDA_CHECK(cudaEventElapsedTime(&ms, m_start, m_stop));
+      times.push_back(static_cast<double>(ms) / static_cast<double>(p.calls_per_run));
+    }
+    // The median resists the occasional repeat hit by a clock change or a context switch.
+    m.time_ms = median(times);
+    m.time_ms_min = *std::min_element(times.begin(), times.end());
+    m.repeats = s.repeats;
+    m.status = RowStatus::ok;
+  }
+
+  void record_kernels(Prepared& p, Measurement& m) {
+    try {
+      if (p.flush_l2) launch_l2_flush(m_ctx.flush.get(), m_ctx.flush.bytes(), m_ctx.stream);
+      PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+      CuptiRecorder::instance().begin();
+      if (p.calls_per_run == 1) p.run();
+      else launch_empty(m_ctx.stream);
+      PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+      auto acts = CuptiRecorder::instance().end();
+      double kernel_ms = 0;
+      std::ostringstream launch;
+      for (const auto& a : acts) {
+        kernel_ms += a.duration_ms;
+        if (std::find(m.kernel_names.begin(), m.kernel_names.end(), a.name) == m.kernel_names.end())
+          m.kernel_names.push_back(a.name);
+        if (!a.is_memcpy)
+          launch << (launch.tellp() > 0 ? " " : "") << a.grid[0] << "x" << a.grid[1] << "x" << a.grid[2] << "/" << a.block[0]
+                 << "x" << a.block[1] << "x" << a.block[2];
+      }
+      m.notes.push_back("cupti_kernels=" + std::to_string(acts.size()) + "; cupti_busy_ms=" + fmt(kernel_ms));
+      if (launch.tellp() > 0) m.notes.push_back("grid/block=" + launch.str());
+    } catch (const CudaError& ex) {
+      if (ex.library() != CudaLibrary::cupti) throw;
+      spdlog::warn("CUPTI failed ({}); continuing with CUDA events only", ex.what());
+      m_cupti = false;
+    }
+  }
+
+  void sample_power(Prepared& p, Measurement& m) {
+    // Run back to back for a window long enough for NVML's power readings to reflect the op.
+    constexpr double k_window_ms = 100;
+    int64_t runs = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(k_window_ms / std::max(m.time_ms * p.calls_per_run, 1e-3))), 1, 100000);
+    PowerSampler sampler(m_nvml.get(), m_o.power_sample_ms);
+    sampler.start();
+    for (int64_t i = 0; i < runs; ++i) p.run();
+    PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+    auto r = sampler.stop();
+    if (r.mean_power_w) m.power_w = *r.mean_power_w;
+    if (r.energy_mj && runs > 0) {
+      m.energy_mj = *r.energy_mj / static_cast<double>(runs * p.calls_per_run);
+      m.notes.push_back("energy_source=" + r.energy_source + "; power_window_ms=" + fmt(r.window_ms) +
+                        "; power_samples=" + std::to_string(r.samples));
+    } else if (m.power_w) {
+      m.energy_mj = *m.power_w * m.time_ms;
+      m.notes.push_back("energy_source=mean-power-x-time");
+    }
+  }
+
+  CudaBackendOptions m_o;
+  Context m_ctx;
+  DeviceProperties m_props;
+  cudaEvent_t m_start = nullptr, m_stop = nullptr;
+  bool m_cupti = false;
+  std::unique_ptr<Nvml> m_nvml;
+  std::vector<std::string> m_notes;
+};
+
+}  // namespace
+
+bool cuda_backend_built() { return true; }
+
+int cuda_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+std::unique_ptr<ProfileBackend> make_cuda_backend(const CudaBackendOptions& o) {
+  try {
+    return std::make_unique<CudaBackend>(o);
+  } catch (const CudaError& e) {
+    throw BackendUnavailable(std::string("the CUDA harness could not start: ") + e.what());
+  }
+}
+
+}  // namespace perfpred
