@@ -360,3 +360,12 @@ TEST(DataMovement, ConstantOfShapeFoldsOrFills) {
   EXPECT_EQ(rc.unknown_shape_tensors, 1);
   EXPECT_FALSE(rc.nodes[0].warnings.empty());
 }
+
+TEST(NodeCostTest, IntensityIsFlopsPerByte) {
+  NodeCost c;
+  EXPECT_DOUBLE_EQ(c.intensity(), 0);  // no bytes: 0, not a division by zero
+  c.flops = 100;
+  c.bytes_read = 30;
+  c.bytes_written = 20;
+  EXPECT_DOUBLE_EQ(c.intensity(), 2);
+}
