@@ -1,0 +1,189 @@
+#include "cmd_predict.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include "common.hpp"
+#include "perfpred/analysis/cost.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/onnx/importer.hpp"
+#include "perfpred/predict/predictor.hpp"
+#include "perfpred/util/error.hpp"
+
+namespace perfpred::cli {
+
+namespace {
+
+/// Six significant digits: stable, readable JSON (the model is not more precise than that).
+double r6(double v) {
+  if (!std::isfinite(v) || v == 0) return 0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return std::strtod(buf, nullptr);
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string mib(double bytes) { return fixed(bytes / (1024.0 * 1024.0), 1) + " MiB"; }
+
+std::string clip(const std::string& s, size_t w) { return s.size() <= w ? s : s.substr(0, w - 1) + "~"; }
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void print_text(const Prediction& p, const PredictCmdOptions& o, const std::string& model, const GpuSpec& gpu) {
+  std::printf("model %s on %s (%s), batch %lld, %s, %s, runtime %s%s\n", model.c_str(), gpu.id.c_str(),
+              gpu.name.c_str(), static_cast<long long>(o.batch), o.precision.c_str(), o.mode.c_str(),
+              o.runtime.c_str(), o.mode == "training" ? (", optimizer " + o.optimizer).c_str() : "");
+  std::printf("latency     %s ms per %s\n", fixed(p.latency_ms, 3).c_str(),
+              o.mode == "training" ? "training step" : "batch");
+  std::printf("throughput  %s samples/s\n", fixed(p.throughput_samples_per_s, 1).c_str());
+  std::printf("  kernels %s ms, host overhead %s ms, h2d %s ms, d2h %s ms", fixed(p.kernels_ms, 3).c_str(),
+              fixed(p.host_overhead_ms, 3).c_str(), fixed(p.h2d_ms, 3).c_str(), fixed(p.d2h_ms, 3).c_str());
+  if (o.mode == "training") std::printf(", optimizer %s ms (in kernels)", fixed(p.optimizer_ms, 3).c_str());
+  std::printf("\n");
+  std::printf("energy      %s mJ per %s, average power %s W\n", fixed(p.energy_mj, 2).c_str(),
+              o.mode == "training" ? "step" : "batch", fixed(p.avg_power_w, 1).c_str());
+  std::printf("memory      %s peak of %s: %s\n", mib(p.peak_memory_bytes).c_str(), mib(gpu.memory_bytes()).c_str(),
+              p.fits ? "fits" : ("DOES NOT FIT, short by " + mib(p.memory_shortfall_bytes)).c_str());
+  std::printf("  weights %s, activations %s, optimizer state %s, workspace %s, context %s\n",
+              mib(p.memory.weights_bytes).c_str(), mib(p.memory.activations_bytes).c_str(),
+              mib(p.memory.optimizer_state_bytes).c_str(), mib(p.memory.workspace_bytes).c_str(),
+              mib(p.memory.context_bytes).c_str());
+  std::printf("model       %s\n", p.model_bundle.c_str());
+  for (const auto& n : p.notes) std::printf("note: %s\n", n.c_str());
+  if (!o.layers) return;
+  std::printf("\n%-40s %-32s %7s %11s %12s %12s %-8s\n", "layer", "op", "kernels", "time_ms", "GFLOP", "MB", "bound");
+  for (const auto& l : p.layers)
+    std::printf("%-40s %-32s %7d %11s %12s %12s %-8s\n", clip(l.name, 40).c_str(), clip(l.op, 32).c_str(), l.kernels,
+                fixed(l.time_ms, 4).c_str(), fixed(l.flops / 1e9, 3).c_str(), fixed(l.bytes / 1e6, 3).c_str(),
+                to_string(l.bound).c_str());
+}
+
+}  // namespace
+
+nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, const std::string& model_name,
+                               const std::string& gpu_id) {
+  nlohmann::json j;
+  j["schema_version"] = 1;
+  j["model"] = model_name;
+  j["gpu"] = gpu_id;
+  j["batch"] = o.batch;
+  j["precision"] = o.precision;
+  j["mode"] = o.mode;
+  j["runtime"] = o.runtime;
+  if (o.mode == "training") j["optimizer"] = o.optimizer;
+  j["latency_ms"] = r6(p.latency_ms);
+  j["throughput_samples_per_s"] = r6(p.throughput_samples_per_s);
+  j["energy_mj"] = r6(p.energy_mj);
+  j["avg_power_w"] = r6(p.avg_power_w);
+  j["peak_memory_bytes"] = std::llround(p.peak_memory_bytes);
+  j["fits"] = p.fits;
+  j["memory_shortfall_bytes"] = std::llround(p.memory_shortfall_bytes);
+  j["breakdown"] = {{"kernels_ms", r6(p.kernels_ms)},
+                    {"host_overhead_ms", r6(p.host_overhead_ms)},
+                    {"h2d_ms", r6(p.h2d_ms)},
+                    {"d2h_ms", r6(p.d2h_ms)},
+                    {"optimizer_ms", r6(p.optimizer_ms)}};
+  j["memory"] = {{"weights_bytes", std::llround(p.memory.weights_bytes)},
+                 {"activations_bytes", std::llround(p.memory.activations_bytes)},
+                 {"optimizer_state_bytes", std::llround(p.memory.optimizer_state_bytes)},
+                 {"workspace_bytes", std::llround(p.memory.workspace_bytes)},
+                 {"context_bytes", std::llround(p.memory.context_bytes)}};
+  j["model_bundle"] = p.model_bundle;
+  j["gpu_seen_in_training"] = p.gpu_seen_in_training;
+  j["notes"] = p.notes;
+  if (o.layers) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto& l : p.layers)
+      layers.push_back({{"name", l.name},
+                        {"op", l.op},
+                        {"kernels", l.kernels},
+                        {"time_ms", r6(l.time_ms)},
+                        {"flops", r6(l.flops)},
+                        {"bytes", r6(l.bytes)},
+                        {"bound", to_string(l.bound)}});
+    j["layers"] = std::move(layers);
+  }
+  return j;
+}
+
+int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector) {
+  PredictOptions po;
+  po.precision = precision_from_string(o.precision, "--precision");
+  po.mode = mode_from_string(o.mode, "--mode");
+  po.runtime = runtime_from_string(o.runtime, "--runtime");
+  po.optimizer = optimizer_from_string(o.optimizer, "--optimizer");
+  if (o.batch < 1) throw InputError("--batch " + std::to_string(o.batch) + ": must be a positive integer");
+  po.batch = o.batch;
+  po.include_copies = !o.no_copies;
+  po.detail = o.layers;
+  if (po.mode == Mode::training && po.runtime == Runtime::tensorrt)
+    throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(o.model, ec))
+    throw InputError(o.model + ": no such model file (give the path of an .onnx file)");
+
+  const GpuSpec gpu = resolve_gpu(o.gpu);
+
+  onnx_import::ImportOptions io;
+  io.batch = o.batch;
+  io.input_shapes = parse_input_shapes(o.input_shapes);
+  Graph g = onnx_import::import_file(o.model, io);
+  // A model exported with a fixed batch dimension: re-import with the requested batch on every input
+  // whose shape was not given explicitly.
+  std::vector<std::string> notes;
+  bool reshaped = false;
+  for (int t : g.inputs) {
+    const Tensor& in = g.tensors[t];
+    if (io.input_shapes.count(in.name) || !in.has_shape || in.shape.empty() || in.shape[0] == o.batch) continue;
+    std::vector<int64_t> s = in.shape;
+    if (s[0] <= 0) continue;
+    notes.push_back("input " + in.name + " has a fixed batch of " + std::to_string(s[0]) + "; predicted at batch " +
+                    std::to_string(o.batch));
+    s[0] = o.batch;
+    io.input_shapes[in.name] = s;
+    reshaped = true;
+  }
+  if (reshaped) g = onnx_import::import_file(o.model, io);
+
+  AnalyzeOptions ao;
+  ao.allow_unknown = o.allow_unknown;
+  const GraphCost cost = analyze(g, ao);
+  Prediction p = predict(g, cost, gpu, po, corrector);
+  for (const auto& n : cost.nodes)
+    if (n.estimated) {
+      p.notes.push_back("unknown ops costed as bytes-only estimates (--allow-unknown)");
+      break;
+    }
+  p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
+  for (const auto& w : g.warnings) spdlog::warn("{}", w);
+
+  const std::string model_name = std::filesystem::path(o.model).stem().string();
+  if (o.json) {
+    nlohmann::json j = prediction_json(p, o, model_name, gpu.id);
+    if (!o.no_meta) j["meta"] = {{"perfpred_version", "0.1.0"}, {"created_utc", utc_now()}, {"model_path", o.model}};
+    print_json(j);
+  } else {
+    print_text(p, o, model_name, gpu);
+  }
+  return 0;
+}
+
+}  // namespace perfpred::cli

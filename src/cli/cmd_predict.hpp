@@ -1,0 +1,39 @@
+#pragma once
+// `perfpred predict MODEL.onnx --gpu ID|SPEC.json [...]`: latency, throughput, energy and memory.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace perfpred {
+class KernelCorrector;
+struct Prediction;
+}  // namespace perfpred
+
+namespace perfpred::cli {
+
+struct PredictCmdOptions {
+  std::string model;
+  std::string gpu;
+  int64_t batch = 1;
+  std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
+  std::string precision = "fp32";
+  std::string mode = "inference";
+  std::string optimizer = "sgd";
+  std::string runtime = "pytorch";
+  bool layers = false;
+  bool json = false;
+  bool allow_unknown = false;
+  bool no_meta = false;
+  bool no_copies = false;  ///< leave host<->device copies out of the latency
+};
+
+/// Run a prediction and print it. `corrector` (a learned bundle) may be null: analytical model alone.
+int run_predict(const PredictCmdOptions& opts, const KernelCorrector* corrector = nullptr);
+
+/// The JSON document `predict --json` prints (without "meta"); shared with other subcommands.
+nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& opts, const std::string& model_name,
+                               const std::string& gpu_id);
+
+}  // namespace perfpred::cli

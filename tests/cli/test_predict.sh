@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# End-to-end test of `perfpred predict`: JSON contract, exit codes, determinism, sanity orderings.
+# Usage: bash test_predict.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
+set -u
+BIN=${1:?perfpred binary}
+ROOT=${2:?repository root}
+MODEL="$ROOT/models/zoo/resnet18.onnx"
+[ -f "$MODEL" ] || { echo "skip: $MODEL missing (run tools/export_zoo.py)"; exit 77; }
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+check() { if ! "$@"; then echo "FAIL: $*"; fail=1; fi; }
+expect_exit() {  # expect_exit CODE ARGS...
+  local want=$1; shift
+  "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: perfpred $* exited $got, expected $want"; cat "$TMP/err"; fail=1
+  elif [ "$want" = 2 ] && [ ! -s "$TMP/err" ]; then
+    echo "FAIL: perfpred $* exited 2 without a message"; fail=1
+  fi
+}
+
+# 1. JSON contract
+"$BIN" predict "$MODEL" --gpu gtx-1080ti --json --layers >"$TMP/a.json" || { echo "FAIL: predict exited $?"; exit 1; }
+check $PY - "$TMP/a.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+need = ["schema_version", "model", "gpu", "batch", "precision", "mode", "runtime", "latency_ms",
+        "throughput_samples_per_s", "energy_mj", "avg_power_w", "peak_memory_bytes", "fits",
+        "memory_shortfall_bytes", "breakdown", "memory", "model_bundle", "gpu_seen_in_training", "notes", "layers", "meta"]
+missing = [k for k in need if k not in j]
+assert not missing, missing
+assert j["schema_version"] == 1 and j["gpu"] == "gtx-1080ti" and j["batch"] == 1
+assert j["precision"] == "fp32" and j["mode"] == "inference" and j["runtime"] == "pytorch"
+for k in ["kernels_ms", "host_overhead_ms", "h2d_ms", "d2h_ms", "optimizer_ms"]:
+    assert k in j["breakdown"], k
+for k in ["weights_bytes", "activations_bytes", "optimizer_state_bytes", "workspace_bytes", "context_bytes"]:
+    assert k in j["memory"], k
+assert 0.5 < j["latency_ms"] < 50, j["latency_ms"]
+b = j["breakdown"]
+s = b["kernels_ms"] + b["host_overhead_ms"] + b["h2d_ms"] + b["d2h_ms"]
+assert abs(s - j["latency_ms"]) < 1e-3 * j["latency_ms"] + 1e-5, (s, j["latency_ms"])
+assert j["fits"] is True and j["memory_shortfall_bytes"] == 0
+assert j["model_bundle"] == "analytical"
+assert len(j["layers"]) > 10
+for l in j["layers"]:
+    assert set(l) >= {"name", "op", "kernels", "time_ms", "flops", "bytes", "bound"}, l
+    assert l["bound"] in ("compute", "memory", "launch")
+EOF
+
+# 2. Determinism: byte-identical without meta
+"$BIN" predict "$MODEL" --gpu a100-sxm4-40gb --batch 8 --mode training --optimizer adam --json --layers --no-meta >"$TMP/d1.json"
+"$BIN" predict "$MODEL" --gpu a100-sxm4-40gb --batch 8 --mode training --optimizer adam --json --layers --no-meta >"$TMP/d2.json"
+check cmp -s "$TMP/d1.json" "$TMP/d2.json"
+check $PY -c "import json,sys; j=json.load(open(sys.argv[1])); assert 'meta' not in j; assert j['breakdown']['optimizer_ms']>0" "$TMP/d1.json"
+
+# 3. Exit codes: bad gpu, bad batch, missing file, bad enum -> 2
+expect_exit 2 predict "$MODEL" --gpu no-such-gpu
+expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --batch 0
+expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --batch -4
+expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --batch abc
+expect_exit 2 predict "$TMP/missing.onnx" --gpu gtx-1080ti
+expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --precision fp8
+expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --runtime tensorrt --mode training
+expect_exit 2 predict "$MODEL"
+
+# 4. Does not fit: exit 0, fits false, shortfall
+"$BIN" predict "$MODEL" --gpu jetson-nano --batch 512 --mode training --optimizer adam --json --no-meta >"$TMP/oom.json"
+check test $? = 0
+check $PY -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['fits'] is False and j['memory_shortfall_bytes']>0" "$TMP/oom.json"
+
+# 5. Orderings through the CLI: fp16 on tensor cores, MIG slice, Jetson copies, batch
+lat() { "$BIN" predict "$MODEL" --json --no-meta "$@" | $PY -c "import json,sys; print(json.load(sys.stdin)['latency_ms'])"; }
+less() { $PY -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$1" "$2"; }
+check less "$(lat --gpu a100-sxm4-40gb --batch 64 --precision fp16)" "$(lat --gpu a100-sxm4-40gb --batch 64)"
+check less "$(lat --gpu a100-sxm4-40gb --batch 64)" "$(lat --gpu a100-sxm4-40gb:1g.5gb --batch 64)"
+check less "$(lat --gpu gtx-1080ti --batch 8)" "$(lat --gpu gtx-1080ti --batch 64)"
+check less "$(lat --gpu t4 --runtime tensorrt)" "$(lat --gpu t4)"
+check $PY -c "
+import json,subprocess,sys
+j=json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','jetson-nano','--json','--no-meta','--runtime','tensorrt']))
+assert j['breakdown']['h2d_ms']==0 and j['breakdown']['d2h_ms']==0" "$BIN" "$MODEL"
+
+# 6. Spec file GPU and the readable summary
+cat >"$TMP/gpu.json" <<'EOF'
+{"sm_count": 40, "boost_clock_mhz": 1500, "fp32_lanes_per_sm": 128, "mem_bandwidth_gbps": 600, "memory_gb": 12}
+EOF
+"$BIN" predict "$MODEL" --gpu "$TMP/gpu.json" --layers >"$TMP/text" 2>"$TMP/err"
+check test $? = 0
+check grep -q "latency" "$TMP/text"
+check grep -q "bound" "$TMP/text"
+
+exit $fail
