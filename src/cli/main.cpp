@@ -12,6 +12,7 @@
 
 #include "perfpred/util/error.hpp"
 #include "cmd_predict.hpp"
+#include "cmd_devices.hpp"
 // @@cmd-includes@@
 
 namespace {
@@ -57,6 +58,15 @@ int main(int argc, char** argv) {
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
     sub->callback([&] { action = [&] { return perfpred::cli::run_predict(predict_opts); }; });
+  }
+  perfpred::cli::DevicesOptions devices_opts;
+  {
+    auto* sub = app.add_subcommand("devices", "List the GPU catalog (ids, MIG slices, Jetson power modes)");
+    sub->add_flag("--json", devices_opts.json, "Print JSON");
+    auto* show = sub->add_subcommand("show", "Print one device (catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON)");
+    show->add_option("id", devices_opts.show_id, "Device id or spec file")->required();
+    show->add_flag("--json", devices_opts.json, "Print JSON");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_devices(devices_opts); }; });
   }
   // @@cmd-setup@@
 

@@ -24,6 +24,14 @@ namespace {
 constexpr double k_idle_fraction = 0.09;
 constexpr double k_pcie_efficiency = 0.8;
 
+/// "8.0" -> "sm_80".
+std::string sm_name(const char* cc) {
+  std::string out = "sm_";
+  for (const char* c = cc; *c; ++c)
+    if (*c != '.') out += *c;
+  return out;
+}
+
 std::string fmt(double v) {
   std::ostringstream o;
   o.precision(4);
@@ -249,8 +257,8 @@ GpuSpec from_essentials(const Given& g, const std::string& label) {
   auto ratio = [&](const char* key, double GpuSpec::*m, double r, const char* why) {
     if (g.has(key)) return;
     s.*m = s.fp32_tflops * r;
-    a.push_back(std::string(key) + ": FP32 x " + fmt(r) + " (" + why + ", " + row->architecture + " sm_" +
-                row->compute_capability + ").");
+    a.push_back(std::string(key) + ": FP32 x " + fmt(r) + " (" + why + ", " + row->architecture + " " +
+                sm_name(row->compute_capability) + ").");
   };
   ratio("fp16_tflops", &GpuSpec::fp16_tflops, row->fp16_ratio, "non-tensor FP16 ratio");
   ratio("bf16_tflops", &GpuSpec::bf16_tflops, row->bf16_ratio, "non-tensor BF16 ratio; 0 = no BF16 arithmetic");
@@ -268,7 +276,7 @@ GpuSpec from_essentials(const Given& g, const std::string& label) {
     tc = (g.tensor_flag == 1 ? trow : row)->tensor_cores_per_sm * s.sm_count;
     if (tc > 0)
       a.push_back("tensor_cores: " + std::to_string(trow->tensor_cores_per_sm) + " per SM (" + trow->architecture +
-                  " sm_" + trow->compute_capability + ") x SMs = " + std::to_string(tc) + ".");
+                  " " + sm_name(trow->compute_capability) + ") x SMs = " + std::to_string(tc) + ".");
   } else if (g.has("tensor_cores") && g.tensor_flag < 0) {
     tc = s.tensor_cores;
   } else if (!g.has("tensor_cores")) {
@@ -307,15 +315,15 @@ GpuSpec from_essentials(const Given& g, const std::string& label) {
   }
   if (!g.has("shared_mem_per_sm_kb")) {
     s.shared_mem_per_sm_kb = row->shared_mem_per_sm_kb;
-    a.push_back("shared_mem_per_sm_kb: sm_" + std::string(row->compute_capability) + " limit.");
+    a.push_back("shared_mem_per_sm_kb: " + sm_name(row->compute_capability) + " limit.");
   }
   if (!g.has("registers_per_sm")) {
     s.registers_per_sm = row->registers_per_sm;
-    a.push_back("registers_per_sm: sm_" + std::string(row->compute_capability) + " limit.");
+    a.push_back("registers_per_sm: " + sm_name(row->compute_capability) + " limit.");
   }
   if (!g.has("max_threads_per_sm")) {
     s.max_threads_per_sm = row->max_threads_per_sm;
-    a.push_back("max_threads_per_sm: sm_" + std::string(row->compute_capability) + " limit.");
+    a.push_back("max_threads_per_sm: " + sm_name(row->compute_capability) + " limit.");
   }
   if (!g.has("memory_type")) {
     s.memory_type = "unspecified";

@@ -199,3 +199,22 @@ TEST(GenCatalog, RegeneratedFilesMatchTheCommittedOnes) {
   ASSERT_NE(rc, -1);
   EXPECT_EQ(WEXITSTATUS(rc), 0) << "run tools/gen_catalog.py: data/gpus differs from the generator's output";
 }
+
+TEST(SpecFile, TdpHeuristicNearPublishedBoards) {
+  struct Board {
+    const char* arch;
+    const char* cc;
+    int sms, lanes;
+    double clock, bw, tdp;
+  };
+  // Published: V100 SXM2 300 W, RTX 3090 350 W, RTX 4090 450 W, H100 SXM 700 W, GTX 1080 Ti 250 W.
+  for (const Board& b : {Board{"Volta", "7.0", 80, 64, 1530, 900, 300}, Board{"Ampere", "8.6", 82, 128, 1695, 936, 350},
+                         Board{"Ada Lovelace", "8.9", 128, 128, 2520, 1008, 450},
+                         Board{"Hopper", "9.0", 132, 128, 1980, 3350, 700},
+                         Board{"Pascal", "6.1", 28, 128, 1582, 484, 250}}) {
+    nlohmann::json j = {{"compute_capability", b.cc}, {"sm_count", b.sms}, {"fp32_lanes_per_sm", b.lanes},
+                        {"boost_clock_mhz", b.clock}, {"mem_bandwidth_gbps", b.bw}, {"memory_gb", 16}};
+    GpuSpec s = spec_from_json(j, "b.json");
+    EXPECT_NEAR(s.tdp_w, b.tdp, 0.11 * b.tdp) << b.arch;
+  }
+}
