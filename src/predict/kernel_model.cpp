@@ -52,6 +52,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p) {
   double simt = gpu.fp32_tflops * 1e12;
   if (!(simt > 0)) simt = 2.0 * gpu.sm_count * gpu.fp32_lanes_per_sm * gpu.boost_clock_mhz * 1e6;
   if (!(simt > 0)) throw InputError("GPU '" + gpu.id + "': no FP32 rate (fp32_tflops or sm_count x fp32_lanes_per_sm x boost_clock_mhz)");
+  if (gpu.segment == "desktop") simt *= model::k_desktop_boost_headroom;
   r.simt_fp32_flops = simt;
   r.vector_flops = std::max(positive_or(gpu.vector_flops(p), 0), simt);
   if (gpu.uses_tensor_cores(Precision::tf32)) {
@@ -67,6 +68,11 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p) {
     r.matrix_flops = std::max(positive_or(gpu.peak_flops(p), 0), simt);
   } else {
     r.matrix_flops = simt;
+  }
+  if (gpu.segment == "desktop") {
+    r.vector_flops *= model::k_desktop_boost_headroom;
+    r.matrix_flops *= model::k_desktop_boost_headroom;
+    r.matrix_tf32_flops *= model::k_desktop_boost_headroom;
   }
   r.dram_bps = gpu.mem_bandwidth_gbps * 1e9;
   if (!(r.dram_bps > 0)) throw InputError("GPU '" + gpu.id + "': mem_bandwidth_gbps must be positive");
@@ -128,6 +134,7 @@ double memory_efficiency(const KernelDraft& k) {
     case OpFamily::gemm:
     case OpFamily::rnn: return model::k_mem_eff_gemm;
     case OpFamily::elementwise: return k.phase == Phase::optimizer ? model::k_mem_eff_stream : model::k_mem_eff_stream;
+    case OpFamily::pool: return k.windowed_pool ? model::k_mem_eff_pool : model::k_mem_eff_irregular;
     default: return model::k_mem_eff_irregular;
   }
 }

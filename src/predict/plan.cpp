@@ -229,6 +229,11 @@ void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const
     d.bytes = std::max(0.0, bytes) * scale;
     d.group_end = static_cast<int>(plan.group_nodes.size());
 
+    if (fam == OpFamily::pool && (node.op == "MaxPool" || node.op == "AveragePool")) {
+      int64_t window = 1;
+      for (auto k : node.attr_ints("kernel_shape")) window *= k;
+      d.windowed_pool = window > 1;
+    }
     if (matrix_family) {
       d.matrix = nc.gemm.has_value();
       if (nc.gemm) d.gemm = *nc.gemm;

@@ -29,6 +29,7 @@ struct KernelDraft {
   bool winograd = false;   ///< 3x3 stride-1 conv with enough channels
   bool conv_tf32 = false;  ///< PyTorch fp32 conv on sm_80+: TF32 by default
   bool conv_bias = false;  ///< the per-channel bias/affine kernel of a conv (PyTorch eager)
+  bool windowed_pool = false;  ///< MaxPool/AveragePool with a window > 1 (not global)
   int launches = 1;        ///< GPU kernels this record stands for
   int serial_steps = 1;    ///< sequential repetitions of the GEMM view (RNN time steps)
   double flops = 0;

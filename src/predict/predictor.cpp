@@ -54,10 +54,16 @@ double copy_time(double bytes, const GpuSpec& gpu) {
   return model::k_copy_fixed_s + bytes / link;
 }
 
-/// Board power while a kernel with this utilisation runs.
+/// GPU power budget: the board TDP, or the GPU's share of a Jetson module's budget.
+double gpu_budget_w(const GpuSpec& gpu) {
+  return gpu.segment == "embedded" ? gpu.tdp_w * model::k_embedded_gpu_power_share : gpu.tdp_w;
+}
+
+/// Power while a kernel with this utilisation runs.
 double kernel_power(const GpuSpec& gpu, double idle, double utilisation) {
-  const double dyn = std::max(0.0, gpu.tdp_w - idle);
-  return std::min(gpu.tdp_w, idle + dyn * (model::k_power_active_floor + (1 - model::k_power_active_floor) * utilisation));
+  const double budget = gpu_budget_w(gpu);
+  const double dyn = std::max(0.0, budget - idle);
+  return std::min(budget, idle + dyn * (model::k_power_active_floor + (1 - model::k_power_active_floor) * utilisation));
 }
 
 }  // namespace
@@ -110,7 +116,7 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
   }
 
   const double idle = gpu.idle_power_w > 0 ? gpu.idle_power_w : 0.1 * gpu.tdp_w;
-  const double gap_power = idle + std::max(0.0, gpu.tdp_w - idle) * model::k_power_gap_fraction;
+  const double gap_power = idle + std::max(0.0, gpu_budget_w(gpu) - idle) * model::k_power_gap_fraction;
   double energy_j = 0;
 
   // ---- copies in ---------------------------------------------------------------------------------
@@ -255,6 +261,8 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
     p.notes.push_back("does not fit: needs " + std::to_string(static_cast<long long>(p.peak_memory_bytes / 1e6)) +
                       " MB of " + std::to_string(static_cast<long long>(capacity / 1e6)) + " MB");
   if (gpu.unified_memory) p.notes.push_back("unified memory: no host<->device copies");
+  if (gpu.segment == "embedded" && gpu.tdp_w > 0)
+    p.notes.push_back("power and energy are the GPU's share of the module budget (GPU rail), not the whole module");
   return p;
 }
 
