@@ -934,7 +934,11 @@ Graph import_file(const std::filesystem::path& path, const ImportOptions& opts) 
 Graph import_text(const std::string& text, const ImportOptions& opts) {
   onnx::ModelProto model;
   auto status = onnx::OnnxParser::Parse(model, text.c_str());
-  if (!status.IsOK()) throw InputError("ONNX text: " + status.ErrorMessage());
+  if (!status.IsOK()) {
+    std::string msg = status.ErrorMessage();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    throw InputError("ONNX text: " + msg);
+  }
   if (model.ir_version() <= 0) model.set_ir_version(8);
   return Importer(model, "<text>", opts).run(model.graph().name());
 }

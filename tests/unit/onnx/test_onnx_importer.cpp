@@ -1,0 +1,346 @@
+// Importer: input classification, symbolic dims, external data, topological order, and every bad-input case.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "perfpred/onnx/importer.hpp"
+#include "perfpred/util/error.hpp"
+#include "proto_writer.hpp"
+
+using perfpred::Graph;
+using perfpred::InputError;
+using perfpred::Tensor;
+namespace oi = perfpred::onnx_import;
+
+namespace {
+
+const Tensor& T(const Graph& g, const std::string& name) {
+  int id = g.find_tensor(name);
+  if (id < 0) throw std::runtime_error("no tensor " + name);
+  return g.tensors[static_cast<size_t>(id)];
+}
+
+std::vector<int64_t> S(const Graph& g, const std::string& name) { return T(g, name).shape; }
+
+// Expect an InputError whose one-line message contains every fragment.
+template <typename F>
+void expect_input_error(F&& f, std::initializer_list<std::string> fragments) {
+  try {
+    f();
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    for (const auto& frag : fragments) EXPECT_NE(msg.find(frag), std::string::npos) << "'" << frag << "' not in: " << msg;
+  }
+}
+
+// LeNet's `x.view(x.size(0), -1)` as PyTorch exports it at opset 13 (weights as graph inputs).
+const char* k_lenet13 = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+lenet (float[batch, 1, 28, 28] input, float[6, 1, 5, 5] c1w, float[6] c1b, float[10, 864] fw, float[10] fb) => (float[batch, 10] out) {
+  c1 = Conv <kernel_shape = [5, 5]> (input, c1w, c1b)
+  r1 = Relu (c1)
+  p1 = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (r1)
+  shp = Shape (p1)
+  idx = Constant <value = int64 {0}> ()
+  n = Gather <axis = 0> (shp, idx)
+  ax = Constant <value = int64[1] {0}> ()
+  nu = Unsqueeze (n, ax)
+  minus1 = Constant <value = int64[1] {-1}> ()
+  cat = Concat <axis = 0> (nu, minus1)
+  flat = Reshape (p1, cat)
+  out = Gemm <transB = 1> (flat, fw, fb)
+}
+)";
+
+}  // namespace
+
+TEST(OnnxImporter, LenetViewChainAtOpset13) {
+  for (int64_t batch : {1, 7}) {
+    oi::ImportOptions o;
+    o.batch = batch;
+    Graph g = oi::import_text(k_lenet13, o);
+    EXPECT_EQ(g.opset, 13);
+    EXPECT_EQ(S(g, "cat"), (std::vector<int64_t>{2}));
+    ASSERT_TRUE(T(g, "cat").int_values);
+    EXPECT_EQ(*T(g, "cat").int_values, (std::vector<int64_t>{batch, -1}));
+    EXPECT_EQ(S(g, "flat"), (std::vector<int64_t>{batch, 864}));
+    EXPECT_EQ(S(g, "out"), (std::vector<int64_t>{batch, 10}));
+    for (const auto& n : g.nodes) EXPECT_TRUE(n.warnings.empty()) << n.name;
+  }
+}
+
+TEST(OnnxImporter, WeightsAsGraphInputsAreInitializers) {
+  Graph g = oi::import_text(k_lenet13);
+  for (const char* w : {"c1w", "c1b", "fw", "fb"}) {
+    EXPECT_TRUE(T(g, w).is_initializer) << w;
+    EXPECT_FALSE(T(g, w).is_graph_input) << w;
+  }
+  EXPECT_TRUE(T(g, "input").is_graph_input);
+  EXPECT_FALSE(T(g, "input").is_initializer);
+  ASSERT_EQ(g.inputs.size(), 1u);
+  EXPECT_EQ(g.tensors[static_cast<size_t>(g.inputs[0])].name, "input");
+  ASSERT_EQ(g.outputs.size(), 1u);
+  EXPECT_TRUE(T(g, "out").is_graph_output);
+}
+
+TEST(OnnxImporter, BatchNormLayerNormAndTransformerWeightsAsInputs) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, 4, 8, 8] x, float[4] s, float[4] b, float[4] m, float[4] v, float[256, 16] w, float[16] lb, float[16] lnw, float[16] lnb, float[1, 1, 16] tok) => (float[N, 5, 16] y) {
+  bn = BatchNormalization (x, s, b, m, v)
+  shp = Constant <value = int64[2] {0, -1}> ()
+  f = Reshape (bn, shp)
+  mm = MatMul (f, w)
+  add = Add (lb, mm)
+  ln = LayerNormalization <axis = -1> (add, lnw, lnb)
+  sh3 = Constant <value = int64[3] {0, 1, 16}> ()
+  ln3 = Reshape (ln, sh3)
+  n0 = Shape (x)
+  i0 = Constant <value = int64[1] {0}> ()
+  nb = Gather (n0, i0)
+  rest = Constant <value = int64[2] {1, 1}> ()
+  esh = Concat <axis = 0> (nb, rest)
+  tk = Expand (tok, esh)
+  four = Constant <value = int64[3] {1, 4, 1}> ()
+  ln4 = Tile (ln3, four)
+  y = Concat <axis = 1> (tk, ln4)
+}
+)";
+  oi::ImportOptions o;
+  o.batch = 3;
+  Graph g = oi::import_text(text, o);
+  for (const char* w : {"s", "b", "m", "v", "w", "lb", "lnw", "lnb", "tok"}) {
+    EXPECT_TRUE(T(g, w).is_initializer) << w;
+    EXPECT_FALSE(T(g, w).is_graph_input) << w;
+  }
+  EXPECT_EQ(g.inputs.size(), 1u);
+  EXPECT_EQ(S(g, "mm"), (std::vector<int64_t>{3, 16}));
+  EXPECT_EQ(S(g, "tk"), (std::vector<int64_t>{3, 1, 16}));
+  EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{3, 5, 16}));
+}
+
+TEST(OnnxImporter, SymbolicBatchAndInputShapeOverride) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[B, 3, H, W] x) => (float[B, 3, H, W] y) {
+  y = Relu (x)
+}
+)";
+  expect_input_error([&] { oi::import_text(text); }, {"input 'x'", "dim 2", "'H'", "--input-shape x="});
+  oi::ImportOptions o;
+  o.input_shapes["x"] = {2, 3, 10, 12};
+  Graph g = oi::import_text(text, o);
+  EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{2, 3, 10, 12}));
+  o.input_shapes.clear();
+  o.input_shapes["nope"] = {1};
+  expect_input_error([&] { oi::import_text(text, o); }, {"'nope'", "inputs: x"});
+  o.input_shapes.clear();
+  o.input_shapes["x"] = {2, 3};
+  expect_input_error([&] { oi::import_text(text, o); }, {"x", "rank 4"});
+}
+
+TEST(OnnxImporter, LeadingSymbolicDimTakesBatch) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[batch, 16] x, int64[batch, 7] ids) => (float[batch, 16] y, int64[batch, 7] z) {
+  y = Relu (x)
+  z = Identity (ids)
+}
+)";
+  oi::ImportOptions o;
+  o.batch = 32;
+  Graph g = oi::import_text(text, o);
+  EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{32, 16}));
+  EXPECT_EQ(S(g, "z"), (std::vector<int64_t>{32, 7}));
+  EXPECT_EQ(g.inputs.size(), 2u);
+}
+
+TEST(OnnxImporter, MissingInputShapeIsAnError) {
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("x", 1, {}, false));
+  pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+  pg.nodes.push_back(pw::node("Relu", {"x"}, {"y"}, "relu"));
+  expect_input_error([&] { oi::import_bytes(pw::model(pg), "m.onnx"); }, {"m.onnx", "input 'x'", "no declared shape", "--input-shape"});
+}
+
+TEST(OnnxImporter, NodesAreSortedTopologically) {
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("x", 1, {2, 3}));
+  pg.outputs.push_back(pw::value_info("z", 1, {}, false));
+  pg.nodes.push_back(pw::node("Sigmoid", {"y"}, {"z"}, "second"));
+  pg.nodes.push_back(pw::node("Relu", {"x"}, {"y"}, "first"));
+  Graph g = oi::import_bytes(pw::model(pg), "sorted.onnx");
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[0].name, "first");
+  EXPECT_EQ(g.nodes[1].name, "second");
+  EXPECT_EQ(S(g, "z"), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(g.model_name, "sorted");
+}
+
+TEST(OnnxImporter, CycleIsAnErrorNamingANodeOnIt) {
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("x", 1, {2}));
+  pg.outputs.push_back(pw::value_info("z", 1, {}, false));
+  pg.nodes.push_back(pw::node("Relu", {"x"}, {"a"}, "entry"));
+  pg.nodes.push_back(pw::node("Add", {"a", "c"}, {"b"}, "loop_add"));
+  pg.nodes.push_back(pw::node("Relu", {"b"}, {"c"}, "loop_relu"));
+  pg.nodes.push_back(pw::node("Relu", {"c"}, {"z"}, "exit"));
+  try {
+    oi::import_bytes(pw::model(pg), "cyclic.onnx");
+    ADD_FAILURE() << "cycle accepted";
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("cyclic.onnx"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("cycle"), std::string::npos) << msg;
+    EXPECT_TRUE(msg.find("loop_add") != std::string::npos || msg.find("loop_relu") != std::string::npos) << msg;
+  }
+}
+
+TEST(OnnxImporter, DanglingNodeInputIsAnError) {
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("x", 1, {2}));
+  pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+  pg.nodes.push_back(pw::node("Add", {"x", "ghost"}, {"y"}, "adder"));
+  expect_input_error([&] { oi::import_bytes(pw::model(pg), "m.onnx"); }, {"node 'adder' (Add)", "'ghost'"});
+}
+
+TEST(OnnxImporter, EmptyTruncatedAndNonOnnxBytes) {
+  expect_input_error([] { oi::import_bytes("", "empty.onnx"); }, {"empty.onnx", "empty"});
+  expect_input_error([] { oi::import_bytes("this is a text file, not a model\n", "notes.onnx"); }, {"notes.onnx", "not an ONNX model"});
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("x", 1, {1, 3, 8, 8}));
+  pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+  pg.nodes.push_back(pw::node("Relu", {"x"}, {"y"}, "relu"));
+  pg.initializers.push_back(pw::tensor("unused", 1, {64}, std::string(256, '\0')));
+  std::string bytes = pw::model(pg);
+  ASSERT_NO_THROW(oi::import_bytes(bytes, "whole.onnx"));
+  for (size_t cut : {bytes.size() - 1, bytes.size() / 2, size_t{5}, size_t{1}})
+    expect_input_error([&] { oi::import_bytes(bytes.substr(0, cut), "cut.onnx"); }, {"cut.onnx"});
+}
+
+TEST(OnnxImporter, FileErrors) {
+  expect_input_error([] { oi::import_file("/nonexistent/dir/model.onnx"); }, {"/nonexistent/dir/model.onnx", "cannot open"});
+  auto dir = std::filesystem::temp_directory_path() / ("perfpred_onnx_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto empty = dir / "empty.onnx";
+  std::ofstream(empty).close();
+  expect_input_error([&] { oi::import_file(empty); }, {empty.string(), "empty"});
+  auto text = dir / "text.onnx";
+  std::ofstream(text) << "not a model at all\n";
+  expect_input_error([&] { oi::import_file(text); }, {text.string()});
+  expect_input_error([&] { oi::import_file(dir); }, {dir.string()});
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OnnxImporter, OverflowingDimsAreErrors) {
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("x", 1, {2}));
+  pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+  pg.nodes.push_back(pw::node("Add", {"x", "huge"}, {"y"}, "add"));
+  pg.initializers.push_back(pw::tensor("huge", 1, {int64_t{1} << 32, int64_t{1} << 32}, ""));
+  expect_input_error([&] { oi::import_bytes(pw::model(pg), "big.onnx"); }, {"big.onnx", "initializer 'huge'", "overflow"});
+
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N, 4] x) => (float[N, 4] y) {
+  y = Relu (x)
+}
+)";
+  oi::ImportOptions o;
+  o.input_shapes["x"] = {int64_t{1} << 62, 4};
+  expect_input_error([&] { oi::import_text(text, o); }, {"input 'x'", "overflow"});
+
+  // A derived shape that overflows: Expand to a folded shape whose product exceeds int64.
+  const char* expand = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N, 1] x) => (float[N, 4] y) {
+  s = Constant <value = int64[3] {4294967296, 4294967296, 16}> ()
+  y = Expand (x, s)
+}
+)";
+  expect_input_error([&] { oi::import_text(expand); }, {"node", "Expand", "overflow"});
+}
+
+TEST(OnnxImporter, ExternalDataIsNeverOpened) {
+  // The location names files that do not exist (and one that must never be read): import succeeds
+  // with the weight's dims and dtype, proving the importer does not open external data.
+  for (const std::string loc : {"/nonexistent/perfpred/weights.bin", "../../../../etc/shadow", "weights.bin"}) {
+    pw::Graph pg;
+    pg.inputs.push_back(pw::value_info("x", 1, {-1, 3, 8, 8}));
+    pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+    pg.nodes.push_back(pw::node("Conv", {"x", "w"}, {"y"}, "conv"));
+    pg.initializers.push_back(pw::tensor("w", 1, {16, 3, 3, 3}, "", loc));
+    oi::ImportOptions o;
+    o.batch = 2;
+    Graph g = oi::import_bytes(pw::model(pg), "/tmp/perfpred-missing-dir/ext.onnx", o);
+    EXPECT_TRUE(T(g, "w").is_initializer);
+    EXPECT_EQ(S(g, "w"), (std::vector<int64_t>{16, 3, 3, 3}));
+    EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{2, 16, 6, 6}));
+  }
+}
+
+TEST(OnnxImporter, LargeWeightsKeepDimsAndSmallIntegerInitializersKeepValues) {
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("x", 1, {-1, 64}));
+  pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+  pg.nodes.push_back(pw::node("MatMul", {"x", "w"}, {"m"}, "mm"));
+  pg.nodes.push_back(pw::node("Reshape", {"m", "shape"}, {"y"}, "reshape"));
+  pg.initializers.push_back(pw::tensor("w", 1, {64, 1024}, std::string(64 * 1024 * 4, '\1')));
+  pg.initializers.push_back(pw::tensor("shape", 7, {3}, pw::int64_raw({0, 32, -1})));
+  oi::ImportOptions o;
+  o.batch = 5;
+  Graph g = oi::import_bytes(pw::model(pg), "w.onnx", o);
+  EXPECT_EQ(S(g, "w"), (std::vector<int64_t>{64, 1024}));
+  EXPECT_FALSE(T(g, "w").float_values);
+  ASSERT_TRUE(T(g, "shape").int_values);
+  EXPECT_EQ(*T(g, "shape").int_values, (std::vector<int64_t>{0, 32, -1}));
+  EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{5, 32, 32}));
+}
+
+TEST(OnnxImporter, SubgraphsAreAnErrorNamingTheNode) {
+  pw::Graph body;
+  body.outputs.push_back(pw::value_info("b", 1, {}, false));
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("c", 9, {}));
+  pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+  pg.nodes.push_back(pw::node("If", {"c"}, {"y"}, "branch", pw::graph_attr("then_branch", body.bytes("then"))));
+  expect_input_error([&] { oi::import_bytes(pw::model(pg), "if.onnx"); }, {"if.onnx", "node 'branch' (If)", "then_branch"});
+}
+
+TEST(OnnxImporter, UnknownOpImportsWithAWarning) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 13, "custom" : 1]>
+g (float[N, 4] x) => (float[N, 4] y) {
+  t = custom.Frobnicate (x)
+  y = Relu (t)
+}
+)";
+  Graph g = oi::import_text(text);
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[0].op, "Frobnicate");
+  EXPECT_EQ(g.nodes[0].domain, "custom");
+  EXPECT_FALSE(T(g, "t").shape_known());
+  EXPECT_FALSE(g.nodes[0].warnings.empty());
+  EXPECT_FALSE(g.warnings.empty());
+}
+
+TEST(OnnxImporter, NewerOpsetWarnsAndContinues) {
+  const char* text = R"(
+<ir_version: 9, opset_import: ["" : 19]>
+g (float[N, 4] x) => (float[N, 4] y) {
+  y = Relu (x)
+}
+)";
+  Graph g = oi::import_text(text);
+  EXPECT_EQ(g.opset, 19);
+  ASSERT_FALSE(g.warnings.empty());
+  EXPECT_NE(g.warnings[0].find("opset 19"), std::string::npos);
+  EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{1, 4}));
+}
+
+TEST(OnnxImporter, BadTextIsAnInputError) {
+  expect_input_error([] { oi::import_text("<ir_version: 8> g (float[2] x) => (float[2] y) { y = Relu (x"); }, {"ONNX text"});
+}

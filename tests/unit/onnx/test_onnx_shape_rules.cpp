@@ -1,0 +1,299 @@
+// Folding of shape subgraphs and per-op shape rules, on small models written as ONNX text.
+#include <gtest/gtest.h>
+
+#include "perfpred/onnx/importer.hpp"
+#include "perfpred/util/error.hpp"
+
+using perfpred::Graph;
+using perfpred::Tensor;
+namespace oi = perfpred::onnx_import;
+using V = std::vector<int64_t>;
+
+namespace {
+
+const Tensor& T(const Graph& g, const std::string& name) {
+  int id = g.find_tensor(name);
+  if (id < 0) throw std::runtime_error("no tensor " + name);
+  return g.tensors[static_cast<size_t>(id)];
+}
+V S(const Graph& g, const std::string& name) { return T(g, name).shape; }
+V I(const Graph& g, const std::string& name) {
+  const Tensor& t = T(g, name);
+  if (!t.int_values) throw std::runtime_error(name + " has no folded int values");
+  return *t.int_values;
+}
+
+Graph imp(const std::string& opset, const std::string& sig, const std::string& body, int64_t batch = 2) {
+  oi::ImportOptions o;
+  o.batch = batch;
+  std::string text = "<ir_version: 8, opset_import: [\"\" : " + opset + "]>\ng " + sig + " {\n" + body + "\n}\n";
+  return oi::import_text(text, o);
+}
+
+void all_known(const Graph& g) {
+  for (const auto& n : g.nodes)
+    for (int o : n.outputs)
+      if (o >= 0) {
+        EXPECT_TRUE(g.tensors[static_cast<size_t>(o)].shape_known()) << n.name << " " << n.op;
+      }
+}
+
+}  // namespace
+
+// x is [2, 3, 4, 5] (batch 2); each shape op folds to known integer values.
+TEST(OnnxFolding, EachShapeOpFolds) {
+  Graph g = imp("13", "(float[N, 3, 4, 5] x) => (float[N, 60] y)", R"(
+  s = Shape (x)
+  i1 = Constant <value = int64 {1}> ()
+  c = Gather <axis = 0> (s, i1)
+  st = Constant <value = int64[1] {1}> ()
+  en = Constant <value = int64[1] {3}> ()
+  sl = Slice (s, st, en)
+  ax0 = Constant <value = int64[1] {0}> ()
+  cu = Unsqueeze (c, ax0)
+  cat = Concat <axis = 0> (cu, sl)
+  sq = Squeeze (cu, ax0)
+  f = Cast <to = 1> (sq)
+  fi = Cast <to = 7> (f)
+  two = Constant <value = int64 {2}> ()
+  add = Add (fi, two)
+  sub = Sub (add, two)
+  mul = Mul (sub, two)
+  div = Div (mul, two)
+  zero = Constant <value = int64 {0}> ()
+  one = Constant <value = int64 {1}> ()
+  rng = Range (zero, div, one)
+  sh13 = Constant <value = int64[2] {1, 3}> ()
+  ex = Expand (rng, sh13)
+  sh31 = Constant <value = int64[2] {3, 1}> ()
+  rs = Reshape (rng, sh31)
+  cos = ConstantOfShape <value = int64[1] {7}> (sl)
+  eq = Equal (rng, one)
+  wh = Where (eq, two, rng)
+  sq33 = Constant <value = int64[2] {3, 3}> ()
+  ones = ConstantOfShape <value = int64[1] {1}> (sq33)
+  tri = Trilu <upper = 0> (ones)
+  n0 = Gather <axis = 0> (s, zero)
+  n0u = Unsqueeze (n0, ax0)
+  m1 = Constant <value = int64[1] {-1}> ()
+  yshape = Concat <axis = 0> (n0u, m1)
+  y = Reshape (x, yshape)
+)");
+  EXPECT_EQ(I(g, "s"), (V{2, 3, 4, 5}));
+  EXPECT_EQ(I(g, "c"), (V{3}));
+  EXPECT_EQ(S(g, "c"), V{});
+  EXPECT_EQ(I(g, "sl"), (V{3, 4}));
+  EXPECT_EQ(I(g, "cu"), (V{3}));
+  EXPECT_EQ(I(g, "cat"), (V{3, 3, 4}));
+  EXPECT_EQ(I(g, "sq"), (V{3}));
+  ASSERT_TRUE(T(g, "f").float_values);
+  EXPECT_EQ(*T(g, "f").float_values, (std::vector<double>{3.0}));
+  EXPECT_EQ(I(g, "fi"), (V{3}));
+  EXPECT_EQ(I(g, "add"), (V{5}));
+  EXPECT_EQ(I(g, "sub"), (V{3}));
+  EXPECT_EQ(I(g, "mul"), (V{6}));
+  EXPECT_EQ(I(g, "div"), (V{3}));
+  EXPECT_EQ(I(g, "rng"), (V{0, 1, 2}));
+  EXPECT_EQ(S(g, "ex"), (V{1, 3}));
+  EXPECT_EQ(I(g, "ex"), (V{0, 1, 2}));
+  EXPECT_EQ(S(g, "rs"), (V{3, 1}));
+  EXPECT_EQ(I(g, "rs"), (V{0, 1, 2}));
+  EXPECT_EQ(S(g, "cos"), (V{3, 4}));
+  EXPECT_EQ(I(g, "cos"), V(12, 7));
+  EXPECT_EQ(I(g, "eq"), (V{0, 1, 0}));
+  EXPECT_EQ(I(g, "wh"), (V{0, 2, 2}));
+  EXPECT_EQ(I(g, "tri"), (V{1, 0, 0, 1, 1, 0, 1, 1, 1}));
+  EXPECT_EQ(I(g, "yshape"), (V{2, -1}));
+  EXPECT_EQ(S(g, "y"), (V{2, 60}));
+  all_known(g);
+}
+
+// A causal attention mask built from the sequence length, as GPT-2 exports build it.
+TEST(OnnxFolding, CausalMaskFromSequenceLength) {
+  Graph g = imp("14", "(float[N, 6, 8] x) => (float[N, 6, 6] y)", R"(
+  s = Shape (x)
+  one = Constant <value = int64 {1}> ()
+  len = Gather <axis = 0> (s, one)
+  zero = Constant <value = int64 {0}> ()
+  ax0 = Constant <value = int64[1] {0}> ()
+  lu = Unsqueeze (len, ax0)
+  sq = Concat <axis = 0> (lu, lu)
+  ones = ConstantOfShape <value = float[1] {1.0}> (sq)
+  mask = Trilu <upper = 0> (ones)
+  zf = Constant <value = float {0.0}> ()
+  isz = Equal (mask, zf)
+  ninf = Constant <value = float {-10000.0}> ()
+  add = Where (isz, ninf, zf)
+  xt = Transpose <perm = [0, 2, 1]> (x)
+  sc = MatMul (x, xt)
+  y = Add (sc, add)
+)");
+  EXPECT_EQ(S(g, "mask"), (V{6, 6}));
+  EXPECT_EQ(S(g, "sc"), (V{2, 6, 6}));
+  EXPECT_EQ(S(g, "y"), (V{2, 6, 6}));
+  all_known(g);
+}
+
+TEST(OnnxShapeRules, ReshapeZeroAndMinusOne) {
+  Graph g = imp("13", "(float[N, 12, 5] x) => (float[N, 3, 4, 5] y, float[N, 60] z)", R"(
+  a = Constant <value = int64[4] {0, 3, -1, 5}> ()
+  y = Reshape (x, a)
+  b = Constant <value = int64[2] {0, -1}> ()
+  z = Reshape (x, b)
+)", 4);
+  EXPECT_EQ(S(g, "y"), (V{4, 3, 4, 5}));
+  EXPECT_EQ(S(g, "z"), (V{4, 60}));
+}
+
+TEST(OnnxShapeRules, MatMulBroadcastAndVectorCases) {
+  Graph g = imp("13", "(float[N, 1, 5, 7] a, float[3, 7, 2] b, float[7] v) => (float[N, 3, 5, 2] y, float[N, 1, 5] z)", R"(
+  y = MatMul (a, b)
+  z = MatMul (a, v)
+)");
+  EXPECT_EQ(S(g, "y"), (V{2, 3, 5, 2}));
+  EXPECT_EQ(S(g, "z"), (V{2, 1, 5}));
+}
+
+TEST(OnnxShapeRules, TransposeSoftmaxSplitGatherEinsum) {
+  Graph g = imp("13", "(float[N, 4, 6] x, int64[3] idx) => (float[N, 6, 4] t, float[N, 4, 2] s0, float[N, 4, 4] s1, float[N, 3, 6] gi, float[N, 4, 4] e)", R"(
+  t = Transpose <perm = [0, 2, 1]> (x)
+  sm = Softmax <axis = -1> (t)
+  sp = Constant <value = int64[2] {2, 4}> ()
+  s0, s1 = Split <axis = 2> (x, sp)
+  gi = Gather <axis = 1> (x, idx)
+  e = Einsum <equation = "bij,bkj->bik"> (x, x)
+)");
+  EXPECT_EQ(S(g, "t"), (V{2, 6, 4}));
+  EXPECT_EQ(S(g, "sm"), (V{2, 6, 4}));
+  EXPECT_EQ(S(g, "s0"), (V{2, 4, 2}));
+  EXPECT_EQ(S(g, "s1"), (V{2, 4, 4}));
+  EXPECT_EQ(S(g, "gi"), (V{2, 3, 6}));
+  EXPECT_EQ(S(g, "e"), (V{2, 4, 4}));
+}
+
+// Opset differences: attributes before the opset that turned them into inputs.
+TEST(OnnxOpsets, SliceAttributesBeforeOpset10) {
+  Graph g = imp("9", "(float[N, 10, 8] x) => (float[N, 4, 8] y)", R"(
+  y = Slice <starts = [2], ends = [6], axes = [1]> (x)
+)");
+  EXPECT_EQ(S(g, "y"), (V{2, 4, 8}));
+}
+
+TEST(OnnxOpsets, SliceInputsWithStepsAndClamping) {
+  Graph g = imp("13", "(float[N, 10, 8] x) => (float[N, 5, 8] y, float[N, 10, 3] z)", R"(
+  st = Constant <value = int64[1] {0}> ()
+  en = Constant <value = int64[1] {9223372036854775807}> ()
+  ax = Constant <value = int64[1] {1}> ()
+  sp = Constant <value = int64[1] {2}> ()
+  y = Slice (x, st, en, ax, sp)
+  st2 = Constant <value = int64[1] {-1}> ()
+  en2 = Constant <value = int64[1] {-9223372036854775807}> ()
+  ax2 = Constant <value = int64[1] {2}> ()
+  sp2 = Constant <value = int64[1] {-3}> ()
+  z = Slice (x, st2, en2, ax2, sp2)
+)");
+  EXPECT_EQ(S(g, "y"), (V{2, 5, 8}));
+  EXPECT_EQ(S(g, "z"), (V{2, 10, 3}));
+}
+
+TEST(OnnxOpsets, SqueezeUnsqueezeAxesAttributeBeforeOpset13) {
+  Graph g = imp("11", "(float[N, 1, 6] x) => (float[N, 6] y, float[N, 1, 6, 1] z)", R"(
+  y = Squeeze <axes = [1]> (x)
+  z = Unsqueeze <axes = [-1]> (x)
+)");
+  EXPECT_EQ(S(g, "y"), (V{2, 6}));
+  EXPECT_EQ(S(g, "z"), (V{2, 1, 6, 1}));
+}
+
+TEST(OnnxOpsets, SplitSizesAttributeVsInput) {
+  Graph g11 = imp("11", "(float[N, 10] x) => (float[N, 3] a, float[N, 7] b)", R"(
+  a, b = Split <axis = 1, split = [3, 7]> (x)
+)");
+  EXPECT_EQ(S(g11, "a"), (V{2, 3}));
+  EXPECT_EQ(S(g11, "b"), (V{2, 7}));
+  Graph g13 = imp("13", "(float[N, 10] x) => (float[N, 3] a, float[N, 7] b)", R"(
+  sp = Constant <value = int64[2] {3, 7}> ()
+  a, b = Split <axis = 1> (x, sp)
+)");
+  EXPECT_EQ(S(g13, "a"), (V{2, 3}));
+  EXPECT_EQ(S(g13, "b"), (V{2, 7}));
+  Graph even = imp("13", "(float[N, 10] x) => (float[N, 5] a, float[N, 5] b)", R"(
+  a, b = Split <axis = 1> (x)
+)");
+  EXPECT_EQ(S(even, "b"), (V{2, 5}));
+}
+
+TEST(OnnxOpsets, PadAttributeVsInput) {
+  Graph g10 = imp("10", "(float[N, 3, 8, 8] x) => (float[N, 3, 10, 12] y)", R"(
+  y = Pad <pads = [0, 0, 1, 2, 0, 0, 1, 2]> (x)
+)");
+  EXPECT_EQ(S(g10, "y"), (V{2, 3, 10, 12}));
+  Graph g13 = imp("13", "(float[N, 3, 8, 8] x) => (float[N, 3, 10, 12] y)", R"(
+  p = Constant <value = int64[8] {0, 0, 1, 2, 0, 0, 1, 2}> ()
+  y = Pad (x, p)
+)");
+  EXPECT_EQ(S(g13, "y"), (V{2, 3, 10, 12}));
+}
+
+TEST(OnnxOpsets, ClipAttributeVsInputs) {
+  Graph g10 = imp("10", "(float[N, 5] x) => (float[N, 5] y)", "  y = Clip <min = 0.0, max = 6.0> (x)");
+  EXPECT_EQ(S(g10, "y"), (V{2, 5}));
+  Graph g13 = imp("13", "(float[N, 5] x) => (float[N, 5] y)", R"(
+  lo = Constant <value = float {0.0}> ()
+  hi = Constant <value = float {6.0}> ()
+  y = Clip (x, lo, hi)
+)");
+  EXPECT_EQ(S(g13, "y"), (V{2, 5}));
+  ASSERT_TRUE(T(g13, "hi").float_values);
+  EXPECT_EQ(*T(g13, "hi").float_values, (std::vector<double>{6.0}));
+}
+
+TEST(OnnxOpsets, UpsampleAndResize) {
+  Graph g7 = imp("7", "(float[N, 3, 4, 4] x) => (float[N, 3, 8, 8] y)", R"(
+  y = Upsample <scales = [1.0, 1.0, 2.0, 2.0]> (x)
+)");
+  EXPECT_EQ(S(g7, "y"), (V{2, 3, 8, 8}));
+  Graph g9 = imp("9", "(float[N, 3, 4, 4] x) => (float[N, 3, 8, 12] y)", R"(
+  sc = Constant <value = float[4] {1.0, 1.0, 2.0, 3.0}> ()
+  y = Upsample (x, sc)
+)");
+  EXPECT_EQ(S(g9, "y"), (V{2, 3, 8, 12}));
+  Graph g13 = imp("13", "(float[N, 3, 4, 4] x) => (float[N, 3, 8, 8] y, float[N, 3, 5, 7] z)", R"(
+  roi = Constant <value = float[0] {}> ()
+  sc = Constant <value = float[4] {1.0, 1.0, 2.0, 2.0}> ()
+  y = Resize <mode = "nearest"> (x, roi, sc)
+  s = Shape (x)
+  st = Constant <value = int64[1] {0}> ()
+  en = Constant <value = int64[1] {2}> ()
+  nc = Slice (s, st, en)
+  hw = Constant <value = int64[2] {5, 7}> ()
+  sizes = Concat <axis = 0> (nc, hw)
+  z = Resize <mode = "linear"> (x, roi, , sizes)
+)");
+  EXPECT_EQ(S(g13, "y"), (V{2, 3, 8, 8}));
+  EXPECT_EQ(S(g13, "z"), (V{2, 3, 5, 7}));
+}
+
+TEST(OnnxShapeRules, ConvPoolAndConvTranspose) {
+  Graph g = imp("13", "(float[N, 3, 32, 32] x, float[8, 3, 3, 3] w, float[8, 4, 2, 2] tw) => (float[N, 8, 16, 16] c, float[N, 8, 8, 8] p, float[N, 16, 32, 32] t, float[N, 8, 1, 1] gp)", R"(
+  c = Conv <kernel_shape = [3, 3], strides = [2, 2], pads = [1, 1, 1, 1]> (x, w)
+  p = MaxPool <kernel_shape = [3, 3], strides = [2, 2], pads = [1, 1, 1, 1]> (c)
+  t = ConvTranspose <strides = [2, 2], group = 4> (c, tw)
+  gp = GlobalAveragePool (c)
+  cp = AveragePool <kernel_shape = [3, 3], strides = [2, 2], ceil_mode = 1> (c)
+)");
+  EXPECT_EQ(S(g, "c"), (V{2, 8, 16, 16}));
+  EXPECT_EQ(S(g, "p"), (V{2, 8, 8, 8}));
+  EXPECT_EQ(S(g, "t"), (V{2, 16, 32, 32}));
+  EXPECT_EQ(S(g, "gp"), (V{2, 8, 1, 1}));
+  EXPECT_EQ(S(g, "cp"), (V{2, 8, 8, 8}));
+}
+
+TEST(OnnxShapeRules, LstmOutputs) {
+  Graph g = imp("13", "(float[5, 2, 16] x, float[1, 128, 16] w, float[1, 128, 32] r) => (float[5, 1, 2, 32] y)", R"(
+  y, yh, yc = LSTM <hidden_size = 32> (x, w, r)
+)");
+  EXPECT_EQ(S(g, "y"), (V{5, 1, 2, 32}));
+  EXPECT_EQ(S(g, "yh"), (V{1, 2, 32}));
+  EXPECT_EQ(S(g, "yc"), (V{1, 2, 32}));
+}
