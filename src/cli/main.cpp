@@ -13,6 +13,8 @@
 #include "perfpred/util/error.hpp"
 #include "cmd_predict.hpp"
 #include "cmd_devices.hpp"
+#include "cmd_train.hpp"
+#include "cmd_eval.hpp"
 // @@cmd-includes@@
 
 namespace {
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
   std::function<int()> action;
 
   perfpred::cli::PredictCmdOptions predict_opts;
+  std::string predict_bundle;
+  bool predict_analytical = false;
   {
     auto* sub = app.add_subcommand("predict", "Predict latency, throughput, energy and memory of a model on a GPU");
     sub->add_option("model", predict_opts.model, "ONNX model file")->required();
@@ -57,7 +61,11 @@ int main(int argc, char** argv) {
     sub->add_flag("--allow-unknown", predict_opts.allow_unknown, "Cost unknown ops as bytes-only estimates");
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_predict(predict_opts); }; });
+    sub->add_option("--model", predict_bundle, "Learned latency bundle (default: models/perfpred-default.json when present)");
+    sub->add_flag("--analytical", predict_analytical, "Analytical model alone, no learned bundle");
+    sub->callback([&] {
+      action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundle, predict_analytical); };
+    });
   }
   perfpred::cli::DevicesOptions devices_opts;
   {
@@ -67,6 +75,36 @@ int main(int argc, char** argv) {
     show->add_option("id", devices_opts.show_id, "Device id or spec file")->required();
     show->add_flag("--json", devices_opts.json, "Print JSON");
     sub->callback([&] { action = [&] { return perfpred::cli::run_devices(devices_opts); }; });
+  }
+  perfpred::cli::TrainCmdOptions train_opts;
+  {
+    auto* sub = app.add_subcommand("train", "Train a learned bundle on measured data sets (kernel and network CSVs)");
+    sub->add_option("--data", train_opts.data, "Dataset CSV (repeatable; sidecar licence checked)")->required();
+    sub->add_option("--out", train_opts.out, "Bundle JSON to write")->required();
+    sub->add_option("--target", train_opts.target, "latency|energy|memory")->default_val("latency");
+    sub->add_option("--holdout-gpu", train_opts.holdout_gpus, "Leave rows on this GPU id out (repeatable)");
+    sub->add_option("--holdout-family", train_opts.holdout_families, "Leave this op family or model family out (repeatable)");
+    sub->add_option("--rounds", train_opts.rounds, "Boosting rounds per booster")->default_val(300);
+    sub->add_option("--max-depth", train_opts.max_depth, "Tree depth")->default_val(8);
+    sub->add_option("--eta", train_opts.eta, "Learning rate")->default_val(0.08);
+    sub->add_option("--threads", train_opts.threads, "XGBoost threads")->default_val(2);
+    sub->add_option("--seed", train_opts.seed, "Random seed (row/column subsampling)")->default_val(0);
+    sub->add_option("--network-fraction", train_opts.network_fraction, "Deterministic share of network rows used, (0, 1]")->default_val(1.0);
+    sub->add_option("--name", train_opts.name, "Bundle label (default: the output file's stem)");
+    sub->add_flag("--allow-unlicensed-eval", train_opts.allow_unlicensed_eval, "Accept data without an MIT/Apache-2.0 licence; the bundle is marked not for shipping");
+    sub->add_flag("--json", train_opts.json, "Print one JSON object");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_train(train_opts); }; });
+  }
+  perfpred::cli::EvalCmdOptions eval_opts;
+  {
+    auto* sub = app.add_subcommand("eval", "Accuracy of a bundle on measured data, beside the analytical model alone");
+    sub->add_option("--model", eval_opts.model, "Bundle JSON")->required();
+    sub->add_option("--data", eval_opts.data, "Dataset CSV (repeatable)")->required();
+    sub->add_option("--holdout-gpu", eval_opts.holdout_gpus, "Evaluate only rows on this GPU id (repeatable)");
+    sub->add_option("--holdout-family", eval_opts.holdout_families, "Evaluate only this op family or model family (repeatable)");
+    sub->add_option("--network-fraction", eval_opts.network_fraction, "Deterministic share of network rows evaluated, (0, 1]")->default_val(1.0);
+    sub->add_flag("--json", eval_opts.json, "Print one JSON object");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_eval(eval_opts); }; });
   }
   // @@cmd-setup@@
 

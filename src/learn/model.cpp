@@ -66,6 +66,35 @@ std::vector<double> LearnedModel::kernel_log_ratios(const std::vector<KernelEsti
   return out;
 }
 
+std::vector<double> LearnedModel::sample_log_ratios(const std::vector<KernelSample>& samples) const {
+  std::vector<double> out(samples.size(), 0.0);
+  if (m_impl->bundle.target != Target::latency) return out;
+  const size_t nf = kernel_feature_names().size();
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    std::string fam = booster_family(samples[i].kernel.family);
+    if (fam.empty() || samples[i].kernel.time_s <= 0) continue;
+    if (!m_impl->bundle.kernel_models.count(fam)) fam = k_fallback_family;
+    if (!m_impl->bundle.kernel_models.count(fam)) continue;
+    groups[fam].push_back(i);
+  }
+  std::lock_guard lock(m_impl->mutex);
+  for (const auto& [fam, idx] : groups) {
+    const xgb::Booster* b = m_impl->get(m_impl->kernel, m_impl->bundle.kernel_models, fam, "kernel_models");
+    xgb::DenseMatrix x;
+    x.rows = static_cast<int64_t>(idx.size());
+    x.cols = static_cast<int64_t>(nf);
+    x.values.resize(idx.size() * nf);
+    for (size_t r = 0; r < idx.size(); ++r) {
+      const auto& s = samples[idx[r]];
+      kernel_features(s.kernel, s.gpu, s.opts, x.values.data() + r * nf);
+    }
+    const auto y = b->predict(x);
+    for (size_t r = 0; r < idx.size(); ++r) out[idx[r]] = y[r];
+  }
+  return out;
+}
+
 bool LearnedModel::has_host_model(Runtime r) const { return m_impl->bundle.host_models.count(to_string(r)) != 0; }
 
 double LearnedModel::host_overhead_s(double analytical_s, const GpuSpec& gpu, const PredictOptions& opts) const {

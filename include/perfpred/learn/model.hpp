@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "perfpred/learn/bundle.hpp"
+#include "perfpred/learn/train.hpp"
 #include "perfpred/predict/predictor.hpp"
 
 namespace perfpred::learn {
@@ -24,6 +25,8 @@ class LearnedModel {
   /// Predicted log(measured / analytical) per kernel (0 where no booster applies).
   std::vector<double> kernel_log_ratios(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu,
                                         const PredictOptions& opts) const;
+  /// Same for kernels on different GPUs and options (evaluation of kernel data sets).
+  std::vector<double> sample_log_ratios(const std::vector<KernelSample>& samples) const;
   /// Corrected host overhead (seconds) for an analytical one; unchanged when the runtime has no booster.
   double host_overhead_s(double analytical_s, const GpuSpec& gpu, const PredictOptions& opts) const;
   /// Whether a host-overhead booster exists for this runtime.

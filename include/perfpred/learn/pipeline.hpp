@@ -1,0 +1,64 @@
+#pragma once
+/// The train and eval pipelines behind `perfpred train` and `perfpred eval`: dataset files in,
+/// a bundle or an accuracy report out, every learned figure beside the analytical model's.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "perfpred/learn/bundle.hpp"
+#include "perfpred/learn/model.hpp"
+#include "perfpred/learn/train.hpp"
+
+namespace perfpred::learn {
+
+struct TrainRequest {
+  std::vector<std::filesystem::path> data;
+  Target target = Target::latency;
+  std::vector<std::string> holdout_gpus;      ///< rows on these GPUs are not used
+  std::vector<std::string> holdout_families;  ///< op families (kernel rows) or model families (network rows)
+  TrainOptions options;
+  bool allow_unlicensed_eval = false;  ///< accept data not licensed for shipping; marks the bundle not for shipping
+  std::string name;                    ///< bundle label (default: the output file's stem)
+  std::string command;                 ///< recorded as created_by
+  double network_fraction = 1.0;       ///< deterministic share of network rows used (speed)
+};
+
+/// Train a bundle. InputError when a file's licence forbids it (without allow_unlicensed_eval) or
+/// when no usable rows remain.
+Bundle train_bundle(const TrainRequest& req);
+
+/// One evaluated measurement.
+struct EvalRecord {
+  std::string gpu_id;
+  std::string op_family;     ///< kernel rows
+  std::string model_family;  ///< network rows
+  std::string kind;          ///< "kernel" or "network"
+  double measured = 0;
+  double analytical = 0;
+  double learned = 0;
+};
+
+struct EvalRequest {
+  std::vector<std::filesystem::path> data;
+  std::vector<std::string> holdout_gpus;      ///< when given, only rows on these GPUs are evaluated
+  std::vector<std::string> holdout_families;  ///< when given, only rows of these families are evaluated
+  double network_fraction = 1.0;
+};
+
+struct EvalResult {
+  std::vector<EvalRecord> records;
+  size_t skipped_no_model = 0;  ///< network rows whose ONNX model was not exported
+  size_t skipped_other = 0;
+  std::vector<std::string> notes;
+};
+
+EvalResult evaluate(const LearnedModel& model, const EvalRequest& req);
+
+/// Per-GPU, per-op-family and per-model-family summaries, learned beside analytical.
+nlohmann::json eval_report(const EvalResult& r, const Bundle& b);
+/// Human-readable table of an eval_report.
+std::string eval_text(const nlohmann::json& report);
+
+}  // namespace perfpred::learn

@@ -1,0 +1,27 @@
+#pragma once
+// `perfpred train --data PATH... --out BUNDLE [...]`: fit a learned bundle on measured data sets.
+#include <string>
+#include <vector>
+
+namespace perfpred::cli {
+
+struct TrainCmdOptions {
+  std::vector<std::string> data;
+  std::string out;
+  std::string target = "latency";
+  std::vector<std::string> holdout_gpus;
+  std::vector<std::string> holdout_families;
+  int rounds = 300;
+  int max_depth = 8;
+  double eta = 0.08;
+  int threads = 2;
+  int seed = 0;
+  double network_fraction = 1.0;
+  bool allow_unlicensed_eval = false;
+  std::string name;
+  bool json = false;
+};
+
+int run_train(const TrainCmdOptions& opts);
+
+}  // namespace perfpred::cli

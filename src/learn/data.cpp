@@ -1,0 +1,182 @@
+#include "perfpred/learn/data.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/onnx/importer.hpp"
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
+
+namespace perfpred::learn {
+
+bool licence_allows_shipping(const std::string& licence) {
+  return licence == "MIT" || licence == "Apache-2.0" || licence == "perfpred-measured";
+}
+
+std::string DataFile::licence() const {
+  if (!has_meta || meta.licence.empty()) return "none stated";
+  return meta.licence;
+}
+
+std::string DataFile::source_name() const {
+  if (has_meta && meta.sources.is_array() && !meta.sources.empty() && meta.sources[0].is_object())
+    return meta.sources[0].value("name", std::string());
+  if (!kernels.empty()) return kernels.front().source;
+  if (!networks.empty()) return networks.front().source;
+  return path.stem().string();
+}
+
+DataFile load_data_file(const std::filesystem::path& path) {
+  DataFile f;
+  f.path = path;
+  const auto raw = read_dataset(path);
+  f.kind = raw.kind;
+  if (f.kind == DatasetKind::kernel)
+    f.kernels = kernel_rows(raw);
+  else
+    f.networks = network_rows(raw);
+  const auto side = sidecar_path(path);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(side, ec)) {
+    f.meta = read_dataset_meta(side);
+    f.has_meta = true;
+  }
+  return f;
+}
+
+const GpuSpec& GpuResolver::get(const std::string& gpu_id, const DataFile& file) {
+  const std::string key = file.path.string() + "\n" + gpu_id;
+  auto it = m_cache.find(key);
+  if (it != m_cache.end()) return it->second;
+  const std::string where = file.path.string() + ": gpu_id '" + gpu_id + "'";
+  GpuSpec spec;
+  const std::string bare = gpu_id.rfind("spec:", 0) == 0 ? gpu_id.substr(5) : gpu_id;
+  const nlohmann::json* desc = nullptr;
+  if (file.has_meta && file.meta.devices.is_object()) {
+    if (file.meta.devices.contains(gpu_id)) desc = &file.meta.devices[gpu_id];
+    else if (file.meta.devices.contains(bare)) desc = &file.meta.devices[bare];
+  }
+  if (desc) {
+    spec = spec_from_json(*desc, file.path.string() + " sidecar devices." + bare);
+    if (spec.id.empty()) spec.id = gpu_id;
+  } else if (gpu_id.rfind("spec:", 0) == 0) {
+    throw InputError(where + " is not described in the sidecar's devices; add its spec there");
+  } else {
+    spec = GpuCatalog::instance().resolve(gpu_id);
+  }
+  return m_cache.emplace(key, std::move(spec)).first->second;
+}
+
+Runtime row_runtime(const std::string& s, const std::string& where) {
+  if (s == "cublas" || s == "cudnn") return Runtime::cudnn;
+  if (s.empty()) throw InputError(where + ": runtime is empty; give pytorch, tensorrt, onnxruntime, cudnn or cublas");
+  return runtime_from_string(s, where + ": runtime");
+}
+
+namespace {
+
+std::vector<std::pair<std::string, double>> parse_attrs(const std::string& text, const std::string& where) {
+  std::vector<std::pair<std::string, double>> out;
+  if (text.empty()) return out;
+  for (const auto& item : split(text, ';')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw InputError(where + ": attrs item '" + item + "' is not key=value");
+    const std::string key = trim(item.substr(0, eq));
+    const std::string val = trim(item.substr(eq + 1));
+    try {
+      out.emplace_back(key, parse_double(val, key));
+    } catch (const InputError&) {
+      // Non-numeric attributes (e.g. a mode string) are not features.
+    }
+  }
+  return out;
+}
+
+double attr(const std::vector<std::pair<std::string, double>>& attrs, const std::string& key, double def) {
+  for (const auto& [k, v] : attrs)
+    if (k == key) return v;
+  return def;
+}
+
+}  // namespace
+
+PredictOptions kernel_options(const KernelRow& r, const std::string& where) {
+  PredictOptions o;
+  o.precision = precision_from_string(r.precision.empty() ? "fp32" : r.precision, where + ": precision");
+  o.runtime = row_runtime(r.runtime, where);
+  o.mode = (r.phase.empty() || r.phase == "forward") ? Mode::inference : Mode::training;
+  const auto attrs = parse_attrs(r.attrs, where);
+  double batch = attr(attrs, "batch", 0);
+  if (batch <= 0 && !r.inputs.empty()) {
+    const auto first = split(split(r.inputs, ';')[0], 'x');
+    if (!first.empty() && !first[0].empty()) {
+      try {
+        batch = static_cast<double>(parse_int64(first[0], "inputs"));
+      } catch (const InputError&) {
+        batch = 1;
+      }
+    }
+  }
+  o.batch = batch >= 1 ? static_cast<int64_t>(batch) : 1;
+  o.detail = false;
+  return o;
+}
+
+KernelEstimate row_kernel(const KernelRow& r, const GpuSpec& gpu, const PredictOptions& opts, const std::string& where) {
+  KernelEstimate k;
+  if (r.op_family.empty()) throw InputError(where + ": op_family is empty");
+  k.family = op_family_from_string(r.op_family);
+  k.op = r.op;
+  k.name = r.id;
+  k.phase = r.phase.empty() ? "forward" : r.phase;
+  if (!r.flops || !r.bytes) throw InputError(where + ": flops and bytes are required to estimate the kernel");
+  k.flops = *r.flops;
+  k.bytes = *r.bytes;
+  if (r.gemm_m && r.gemm_n && r.gemm_k)
+    k.gemm = GemmShape{r.gemm_batch.value_or(1), *r.gemm_m, *r.gemm_n, *r.gemm_k};
+  k.attrs = parse_attrs(r.attrs, where);
+  estimate_kernel(k, gpu, opts);
+  return k;
+}
+
+PredictOptions network_options(const NetworkRow& r, const std::string& where) {
+  PredictOptions o;
+  o.precision = precision_from_string(r.precision.empty() ? "fp32" : r.precision, where + ": precision");
+  o.runtime = row_runtime(r.runtime, where);
+  o.mode = mode_from_string(r.mode.empty() ? "inference" : r.mode, where + ": mode");
+  if (!r.batch || *r.batch < 1) throw InputError(where + ": batch is missing or < 1");
+  o.batch = *r.batch;
+  o.include_copies = r.includes_h2d.value_or(false);
+  o.detail = false;
+  return o;
+}
+
+const GraphCache::Entry* GraphCache::get(const NetworkRow& r, const DataFile& file) {
+  if (r.model.empty()) return nullptr;
+  const auto model = (file.path.parent_path() / r.model).lexically_normal();
+  const int64_t batch = r.batch.value_or(1);
+  const std::string key = model.string() + "#" + std::to_string(batch);
+  auto it = m_cache.find(key);
+  if (it != m_cache.end()) return it->second.get();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(model, ec)) return nullptr;  // not exported (sampling)
+  auto e = std::make_unique<Entry>();
+  onnx_import::ImportOptions io;
+  io.batch = batch;
+  e->graph = onnx_import::import_file(model, io);
+  e->cost = analyze(e->graph);
+  return m_cache.emplace(key, std::move(e)).first->second.get();
+}
+
+std::string row_text(const KernelRow& r) { return csv_line(to_fields(r)); }
+std::string row_text(const NetworkRow& r) { return csv_line(to_fields(r)); }
+
+bool keep_row(const std::string& id, double fraction) {
+  if (fraction >= 1) return true;
+  Fnv1a64 h;
+  h.update(id);
+  return static_cast<double>(h.state % 1000000ULL) < fraction * 1e6;
+}
+
+}  // namespace perfpred::learn

@@ -1,0 +1,420 @@
+#include "perfpred/learn/pipeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "perfpred/learn/data.hpp"
+#include "perfpred/learn/metrics.hpp"
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
+
+namespace perfpred::learn {
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+bool family_held_out(const std::vector<std::string>& holdout, const std::string& op_family) {
+  if (holdout.empty()) return false;
+  if (contains(holdout, op_family)) return true;
+  try {
+    return contains(holdout, booster_family(op_family_from_string(op_family)));
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+// Kernel factors of a latency bundle (computed once per graph and reused) and a fixed host-overhead
+// scale: the search below finds the scale at which the prediction meets the measurement.
+class ScaledHostCorrector : public KernelCorrector {
+ public:
+  explicit ScaledHostCorrector(const LearnedModel* kernels) : m_kernels(kernels) {}
+  void reset() { m_cached.clear(); }
+  double scale = 1.0;
+  mutable double last_analytical_host_s = 0;
+
+  double factor(const KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts) const override {
+    return m_kernels ? std::exp(m_kernels->kernel_log_ratios({k}, gpu, opts)[0]) : 1.0;
+  }
+  void factors(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu, const PredictOptions& opts,
+               std::vector<double>& out) const override {
+    if (m_cached.size() != ks.size()) {
+      m_cached.assign(ks.size(), 1.0);
+      if (m_kernels) {
+        const auto r = m_kernels->kernel_log_ratios(ks, gpu, opts);
+        for (size_t i = 0; i < r.size(); ++i) m_cached[i] = std::exp(r[i]);
+      }
+    }
+    out = m_cached;
+  }
+  double host_overhead_s(double analytical_s, const GpuSpec&, const PredictOptions&) const override {
+    last_analytical_host_s = analytical_s;
+    return analytical_s * scale;
+  }
+  std::string label() const override { return "host-fit"; }
+  bool gpu_seen(const GpuSpec&) const override { return false; }
+
+ private:
+  const LearnedModel* m_kernels;
+  mutable std::vector<double> m_cached;
+};
+
+constexpr double k_min_host_scale = 1.0 / 30;
+constexpr double k_max_host_scale = 30;
+
+// Host scale s with predict(..., s).latency == measured, by bisection in log space (latency is
+// non-decreasing in s); clamped to [1/30, 30].
+std::optional<HostSample> fit_host_scale(const GraphCache::Entry& e, const GpuSpec& gpu, const PredictOptions& opts,
+                                         double measured_ms, ScaledHostCorrector& c) {
+  c.reset();
+  auto latency = [&](double s) {
+    c.scale = s;
+    return predict(e.graph, e.cost, gpu, opts, &c).latency_ms;
+  };
+  double lo = std::log(k_min_host_scale), hi = std::log(k_max_host_scale);
+  const double at_lo = latency(std::exp(lo));
+  const double host_s = c.last_analytical_host_s;
+  if (!(host_s > 0)) return std::nullopt;
+  double s;
+  if (at_lo >= measured_ms) {
+    s = std::exp(lo);
+  } else if (latency(std::exp(hi)) <= measured_ms) {
+    s = std::exp(hi);
+  } else {
+    for (int i = 0; i < 16; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      if (latency(std::exp(mid)) < measured_ms) lo = mid;
+      else hi = mid;
+    }
+    s = std::exp(0.5 * (lo + hi));
+  }
+  HostSample h;
+  h.analytical_host_s = host_s;
+  h.measured_host_s = host_s * s;
+  h.gpu = gpu;
+  h.opts = opts;
+  return h;
+}
+
+std::optional<double> measured_value(const NetworkRow& r, Target t) {
+  std::optional<double> v;
+  switch (t) {
+    case Target::latency: v = r.latency_ms; break;
+    case Target::energy: v = r.energy_mj; break;
+    case Target::memory: v = r.peak_memory_bytes; break;
+  }
+  if (v && std::isfinite(*v) && *v > 0) return v;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Bundle train_bundle(const TrainRequest& req) {
+  if (req.data.empty()) throw InputError("train: give at least one --data file");
+  Bundle b;
+  b.target = req.target;
+  b.name = req.name;
+  b.created_by = req.command;
+  b.holdout_gpus = req.holdout_gpus;
+  b.holdout_families = req.holdout_families;
+  b.params = to_json(req.options);
+  b.params["network_fraction"] = req.network_fraction;
+
+  std::vector<DataFile> files;
+  for (const auto& p : req.data) {
+    files.push_back(load_data_file(p));
+    const auto& f = files.back();
+    if (!licence_allows_shipping(f.licence())) {
+      if (!req.allow_unlicensed_eval)
+        throw InputError(p.string() + ": licence '" + f.licence() +
+                         "' may not train a bundle (only MIT, Apache-2.0 or perfpred-measured); pass "
+                         "--allow-unlicensed-eval to train an evaluation-only bundle marked not for shipping");
+      b.for_shipping = false;
+      spdlog::warn("{}: licence '{}': the bundle is marked not for shipping", p.string(), f.licence());
+    }
+  }
+
+  GpuResolver gpus;
+  Fnv1a64 hash;
+  std::set<std::string> seen;
+  std::vector<KernelSample> kernel_samples;
+  size_t bad_rows = 0;
+  for (auto& f : files) {
+    DataSource src{f.source_name(), f.path.string(), f.licence(), 0};
+    for (const auto& r : f.kernels) {
+      if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
+      if (contains(req.holdout_gpus, r.gpu_id) || family_held_out(req.holdout_families, r.op_family)) continue;
+      if (req.target != Target::latency) continue;
+      const std::string where = f.path.string() + ": row " + r.id;
+      try {
+        KernelSample s;
+        s.gpu = gpus.get(r.gpu_id, f);
+        s.opts = kernel_options(r, where);
+        s.kernel = row_kernel(r, s.gpu, s.opts, where);
+        s.measured_s = *r.time_ms / 1e3;
+        if (!(s.kernel.time_s > 0)) continue;
+        kernel_samples.push_back(std::move(s));
+      } catch (const InputError& e) {
+        if (bad_rows++ < 5) spdlog::warn("train: skipping {}", e.what());
+        continue;
+      }
+      hash.update(row_text(r));
+      seen.insert(r.gpu_id);
+      ++src.rows;
+    }
+    b.sources.push_back(src);
+  }
+  if (!kernel_samples.empty()) {
+    spdlog::info("train: {} kernel rows", kernel_samples.size());
+    train_kernel_models(kernel_samples, req.options, b);
+  }
+  b.train_rows = kernel_samples.size();
+  kernel_samples.clear();
+  kernel_samples.shrink_to_fit();
+
+  // Whole networks: host overhead (latency) or the energy / memory target.
+  auto kernel_model = b.kernel_models.empty() ? nullptr : std::make_unique<LearnedModel>(b);
+  ScaledHostCorrector host_fit(kernel_model.get());
+  GraphCache graphs;
+  std::vector<HostSample> host_samples;
+  std::vector<NetworkSample> net_samples;
+  size_t no_model = 0;
+  for (size_t fi = 0; fi < files.size(); ++fi) {
+    auto& f = files[fi];
+    for (const auto& r : f.networks) {
+      if (r.status != RowStatus::ok) continue;
+      const auto measured = measured_value(r, req.target);
+      if (!measured) continue;
+      if (contains(req.holdout_gpus, r.gpu_id) || contains(req.holdout_families, r.model_family)) continue;
+      if (!keep_row(r.id, req.network_fraction)) continue;
+      const std::string where = f.path.string() + ": row " + r.id;
+      try {
+        const auto* e = graphs.get(r, f);
+        if (!e) {
+          ++no_model;
+          continue;
+        }
+        const GpuSpec& gpu = gpus.get(r.gpu_id, f);
+        const PredictOptions opts = network_options(r, where);
+        if (req.target == Target::latency) {
+          auto h = fit_host_scale(*e, gpu, opts, *measured, host_fit);
+          if (!h) continue;
+          host_samples.push_back(std::move(*h));
+        } else {
+          NetworkSample s;
+          s.prediction = predict(e->graph, e->cost, gpu, opts, nullptr);
+          s.gpu = gpu;
+          s.opts = opts;
+          s.measured = *measured;
+          net_samples.push_back(std::move(s));
+        }
+      } catch (const InputError& e) {
+        if (bad_rows++ < 5) spdlog::warn("train: skipping {}", e.what());
+        continue;
+      }
+      hash.update(row_text(r));
+      seen.insert(r.gpu_id);
+      ++b.sources[fi].rows;
+    }
+  }
+  if (no_model > 0) spdlog::warn("train: {} network rows skipped: their ONNX model was not exported", no_model);
+  if (bad_rows > 5) spdlog::warn("train: {} rows skipped in all", bad_rows);
+  if (!host_samples.empty()) {
+    spdlog::info("train: {} network rows for host overhead", host_samples.size());
+    train_host_models(host_samples, req.options, b);
+  }
+  if (!net_samples.empty()) train_network_model(net_samples, req.target, req.options, b);
+  b.train_rows += host_samples.size() + net_samples.size();
+  if (b.kernel_models.empty() && b.host_models.empty() && !b.network_model)
+    throw InputError("train: no usable rows for target " + to_string(req.target) +
+                     " in the given --data files (only ok rows with a measurement train; network rows need "
+                     "their ONNX model; held-out GPUs and families are excluded)");
+  b.rows_hash = "fnv1a64:" + hash.hex();
+  b.gpus_seen.assign(seen.begin(), seen.end());
+  return b;
+}
+
+EvalResult evaluate(const LearnedModel& model, const EvalRequest& req) {
+  const Bundle& b = model.bundle();
+  EvalResult res;
+  GpuResolver gpus;
+  GraphCache graphs;
+  BundleCorrector corrector(std::shared_ptr<const LearnedModel>(&model, [](const LearnedModel*) {}));
+  for (const auto& path : req.data) {
+    const DataFile f = load_data_file(path);
+    // Kernels: batched through the boosters.
+    std::vector<KernelSample> ks;
+    std::vector<EvalRecord> kr;
+    for (const auto& r : f.kernels) {
+      if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
+      if (!req.holdout_gpus.empty() && !contains(req.holdout_gpus, r.gpu_id)) continue;
+      if (!req.holdout_families.empty() && !family_held_out(req.holdout_families, r.op_family)) continue;
+      if (b.target != Target::latency) continue;
+      const std::string where = f.path.string() + ": row " + r.id;
+      try {
+        KernelSample s;
+        s.gpu = gpus.get(r.gpu_id, f);
+        s.opts = kernel_options(r, where);
+        s.kernel = row_kernel(r, s.gpu, s.opts, where);
+        s.measured_s = *r.time_ms / 1e3;
+        if (!(s.kernel.time_s > 0)) continue;
+        EvalRecord rec;
+        rec.gpu_id = r.gpu_id;
+        rec.op_family = r.op_family;
+        rec.kind = "kernel";
+        rec.measured = *r.time_ms;
+        rec.analytical = s.kernel.time_s * 1e3;
+        ks.push_back(std::move(s));
+        kr.push_back(std::move(rec));
+      } catch (const InputError& e) {
+        if (res.skipped_other++ < 5) spdlog::warn("eval: skipping {}", e.what());
+      }
+    }
+    const auto ratios = model.sample_log_ratios(ks);
+    for (size_t i = 0; i < kr.size(); ++i) {
+      kr[i].learned = kr[i].analytical * std::exp(ratios[i]);
+      res.records.push_back(std::move(kr[i]));
+    }
+    // Networks.
+    for (const auto& r : f.networks) {
+      if (r.status != RowStatus::ok) continue;
+      const auto measured = measured_value(r, b.target);
+      if (!measured) continue;
+      if (!req.holdout_gpus.empty() && !contains(req.holdout_gpus, r.gpu_id)) continue;
+      if (!req.holdout_families.empty() && !contains(req.holdout_families, r.model_family)) continue;
+      if (!keep_row(r.id, req.network_fraction)) continue;
+      const std::string where = f.path.string() + ": row " + r.id;
+      try {
+        const auto* e = graphs.get(r, f);
+        if (!e) {
+          ++res.skipped_no_model;
+          continue;
+        }
+        const GpuSpec& gpu = gpus.get(r.gpu_id, f);
+        const PredictOptions opts = network_options(r, where);
+        const Prediction a = predict(e->graph, e->cost, gpu, opts, nullptr);
+        Prediction l;
+        if (b.target == Target::latency) {
+          l = predict(e->graph, e->cost, gpu, opts, &corrector);
+        } else {
+          l = a;
+          apply_network_target(model, l, gpu, opts);
+        }
+        EvalRecord rec;
+        rec.gpu_id = r.gpu_id;
+        rec.model_family = r.model_family;
+        rec.kind = "network";
+        rec.measured = *measured;
+        rec.analytical = analytical_value(a, b.target);
+        rec.learned = analytical_value(l, b.target);
+        if (!(rec.analytical > 0) || !(rec.learned > 0)) {
+          ++res.skipped_other;
+          continue;
+        }
+        res.records.push_back(std::move(rec));
+      } catch (const InputError& e) {
+        if (res.skipped_other++ < 5) spdlog::warn("eval: skipping {}", e.what());
+      }
+    }
+  }
+  if (res.skipped_no_model > 0)
+    res.notes.push_back(std::to_string(res.skipped_no_model) + " network rows skipped: ONNX model not exported");
+  if (res.skipped_other > 0) res.notes.push_back(std::to_string(res.skipped_other) + " rows skipped: unusable (see warnings)");
+  return res;
+}
+
+namespace {
+
+nlohmann::json summary_json(const std::vector<const EvalRecord*>& rs) {
+  std::vector<double> meas, an, le;
+  for (const auto* r : rs) {
+    meas.push_back(r->measured);
+    an.push_back(r->analytical);
+    le.push_back(r->learned);
+  }
+  auto one = [&](const std::vector<double>& pred) {
+    const auto s = summarize(pred, meas);
+    auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    return nlohmann::json{{"mean_ape", num(s.mean_ape)}, {"p90_ape", num(s.p90_ape)}, {"spearman", num(s.spearman)}};
+  };
+  return {{"n", rs.size()}, {"learned", one(le)}, {"analytical", one(an)}};
+}
+
+nlohmann::json grouped(const std::vector<EvalRecord>& rs, std::string EvalRecord::*key) {
+  std::map<std::string, std::vector<const EvalRecord*>> g;
+  for (const auto& r : rs)
+    if (!(r.*key).empty()) g[r.*key].push_back(&r);
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : g) out[k] = summary_json(v);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json eval_report(const EvalResult& r, const Bundle& b) {
+  nlohmann::json j;
+  j["schema_version"] = 1;
+  j["model_bundle"] = b.name;
+  j["target"] = to_string(b.target);
+  j["for_shipping"] = b.for_shipping;
+  std::vector<const EvalRecord*> all;
+  for (const auto& x : r.records) all.push_back(&x);
+  j["overall"] = summary_json(all);
+  j["by_gpu"] = grouped(r.records, &EvalRecord::gpu_id);
+  j["by_op_family"] = grouped(r.records, &EvalRecord::op_family);
+  j["by_model_family"] = grouped(r.records, &EvalRecord::model_family);
+  nlohmann::json seen = nlohmann::json::object();
+  std::set<std::string> ids;
+  for (const auto& x : r.records) ids.insert(x.gpu_id);
+  for (const auto& id : ids) seen[id] = contains(b.gpus_seen, id);
+  j["gpu_seen_in_training"] = seen;
+  j["notes"] = r.notes;
+  return j;
+}
+
+std::string eval_text(const nlohmann::json& j) {
+  std::ostringstream o;
+  auto fmt = [](const nlohmann::json& v, const char* f) {
+    if (v.is_null()) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v.get<double>());
+    return std::string(buf);
+  };
+  auto row = [&](const std::string& name, const nlohmann::json& s) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "  %-28s %8zu  %8s %8s %7s   %8s %8s %7s\n", name.c_str(), s["n"].get<size_t>(),
+                  fmt(s["learned"]["mean_ape"], "%.1f%%").c_str(), fmt(s["learned"]["p90_ape"], "%.1f%%").c_str(),
+                  fmt(s["learned"]["spearman"], "%.3f").c_str(), fmt(s["analytical"]["mean_ape"], "%.1f%%").c_str(),
+                  fmt(s["analytical"]["p90_ape"], "%.1f%%").c_str(), fmt(s["analytical"]["spearman"], "%.3f").c_str());
+    o << buf;
+  };
+  o << "model bundle: " << j["model_bundle"].get<std::string>() << " (target " << j["target"].get<std::string>()
+    << (j["for_shipping"].get<bool>() ? "" : ", not for shipping") << ")\n";
+  char head[256];
+  std::snprintf(head, sizeof head, "  %-28s %8s  %8s %8s %7s   %8s %8s %7s\n", "", "rows", "mean APE", "P90 APE", "rho",
+                "mean APE", "P90 APE", "rho");
+  o << "                                          ---------- learned ----------   --------- analytical --------\n"
+    << head;
+  row("all", j["overall"]);
+  for (const char* sec : {"by_gpu", "by_op_family", "by_model_family"}) {
+    if (j[sec].empty()) continue;
+    o << std::string(sec).substr(3) << ":\n";
+    for (const auto& [k, v] : j[sec].items()) {
+      std::string label = k;
+      if (std::string(sec) == "by_gpu" && j["gpu_seen_in_training"].contains(k) && !j["gpu_seen_in_training"][k].get<bool>())
+        label += " (unseen)";
+      row(label, v);
+    }
+  }
+  for (const auto& n : j["notes"]) o << "note: " << n.get<std::string>() << "\n";
+  return o.str();
+}
+
+}  // namespace perfpred::learn

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# End-to-end test of the learned model: generate a small kernel data set from a known function,
+# train -> eval -> predict --model (model_bundle in JSON), licence refusal, bundle mismatch errors.
+# Usage: bash test_learn.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
+set -u
+BIN=${1:?perfpred binary}
+ROOT=${2:?repository root}
+MODEL="$ROOT/models/zoo/resnet18.onnx"
+[ -f "$MODEL" ] || { echo "skip: $MODEL missing (run tools/export_zoo.py)"; exit 77; }
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export PERFPRED_MODEL_DIR="$TMP/no-models"   # no shipped default bundle in play
+fail=0
+check() { if ! "$@"; then echo "FAIL: $*"; fail=1; fi; }
+expect_exit() {  # expect_exit CODE ARGS...
+  local want=$1; shift
+  "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: perfpred $* exited $got, expected $want"; cat "$TMP/err"; fail=1
+  elif [ "$want" = 2 ] && [ ! -s "$TMP/err" ]; then
+    echo "FAIL: perfpred $* exited 2 without a message"; fail=1
+  fi
+}
+
+# 1. A synthetic kernel data set: GEMMs and ReLUs on three GPUs; the measured time is a known
+#    function of shape and GPU (not of the analytical model), so the booster has something to learn.
+$PY - "$TMP" <<'EOF2'
+import json, math, os, random, sys
+out = sys.argv[1]
+random.seed(7)
+gpus = {"t4": (40, 320.0, 8.1), "v100-pcie-32gb": (80, 900.0, 14.0), "a100-pcie-40gb": (108, 1555.0, 19.5),
+        "p100-pcie-16gb": (56, 732.0, 9.3)}
+def write(name, licence, n, gpu_ids):
+    path = os.path.join(out, name)
+    cols = ["id","status","reason","source","synthetic","gpu_id","runtime","runtime_version","precision","op_family",
+            "op","phase","inputs","attrs","gemm_batch","gemm_m","gemm_n","gemm_k","flops","bytes","time_ms",
+            "time_ms_min","repeats","power_w","energy_mj","kernel_names","notes"]
+    with open(path, "w") as f:
+        f.write("#perfpred kernel-dataset schema_version=1\n" + ",".join(cols) + "\n")
+        for i in range(n):
+            g = gpu_ids[i % len(gpu_ids)]
+            sms, bw, tf = gpus[g]
+            r = dict.fromkeys(cols, "")
+            r.update(id=f"k{i}", status="ok", source="synthetic-test", synthetic="1", gpu_id=g, runtime="pytorch",
+                     precision="fp32", phase="forward")
+            if i % 2 == 0:
+                m, nn, k = (random.choice([64, 128, 256, 512, 1024, 2048]) for _ in range(3))
+                flops = 2 * m * nn * k; byt = 4 * (m * k + k * nn + m * nn)
+                t = max(flops / (tf * 1e12 * 0.7 * (1 - 0.3 * math.exp(-m / 300))), byt / (bw * 1e9 * 0.8)) + 6e-6
+                r.update(op_family="gemm", op="MatMul", inputs=f"{m}x{k};{k}x{nn}", attrs=f"batch=1;m={m};n={nn};k={k}",
+                         gemm_batch=1, gemm_m=m, gemm_n=nn, gemm_k=k, flops=flops, bytes=byt)
+            else:
+                b = random.choice([1, 8, 64, 256]); h = random.choice([1024, 4096, 16384, 65536])
+                el = b * h; byt = 8 * el
+                t = byt / (bw * 1e9 * 0.85) + 4e-6
+                r.update(op_family="elementwise", op="Relu", inputs=f"{b}x{h}", attrs=f"elements={el};inner={h};outer={b}",
+                         flops=el, bytes=byt)
+            r["time_ms"] = "%.6f" % (t * 1e3 * (1 + random.uniform(-0.01, 0.01)))
+            f.write(",".join(str(r[c]) for c in cols) + "\n")
+    meta = {"schema_version": 1, "kind": "kernel", "sources": [{"name": "synthetic-test", "licence": licence}],
+            "licence": licence, "created_by": "tests/cli/test_learn.sh", "devices": {}, "environment": {},
+            "plan": None, "notes": []}
+    with open(path + ".meta.json", "w") as f:
+        json.dump(meta, f)
+write("train.csv", "perfpred-measured", 1200, ["t4", "v100-pcie-32gb", "a100-pcie-40gb"])
+write("test.csv", "perfpred-measured", 300, ["p100-pcie-16gb"])
+write("unlicensed.csv", "none stated", 100, ["t4"])
+EOF2
+
+# 2. train -> bundle with feature names, sources, hash
+"$BIN" train --data "$TMP/train.csv" --out "$TMP/b.json" --rounds 80 --threads 1 --json >"$TMP/train.json" \
+  || { echo "FAIL: train exited $?"; cat "$TMP/train.json"; exit 1; }
+check $PY - "$TMP/train.json" "$TMP/b.json" <<'EOF2'
+import json, sys
+t = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert t["rows"] == 1200, t
+assert set(t["gpus_seen"]) == {"t4", "v100-pcie-32gb", "a100-pcie-40gb"}, t
+assert {"gemm", "elementwise"} <= set(b["kernel_models"]), b["kernel_models"].keys()
+assert b["schema_version"] == 1 and b["kind"] == "perfpred-bundle" and b["for_shipping"] is True
+assert b["kernel_features"][0] == "family_code"
+assert b["training"]["rows_hash"].startswith("fnv1a64:")
+assert b["training"]["sources"][0]["licence"] == "perfpred-measured"
+assert b["created_by"].startswith("perfpred train --data")
+EOF2
+
+# 3. eval on an unseen GPU: learned beats analytical, per-GPU/per-family breakdown present
+"$BIN" eval --model "$TMP/b.json" --data "$TMP/test.csv" --json >"$TMP/eval.json" \
+  || { echo "FAIL: eval exited $?"; exit 1; }
+check $PY - "$TMP/eval.json" <<'EOF2'
+import json, sys
+j = json.load(open(sys.argv[1]))
+o = j["overall"]
+assert o["n"] == 300, o
+assert o["learned"]["mean_ape"] < o["analytical"]["mean_ape"], o
+assert o["learned"]["mean_ape"] < 15, o
+assert j["gpu_seen_in_training"] == {"p100-pcie-16gb": False}
+assert set(j["by_op_family"]) == {"gemm", "elementwise"}
+assert "p100-pcie-16gb" in j["by_gpu"]
+EOF2
+"$BIN" eval --model "$TMP/b.json" --data "$TMP/test.csv" >"$TMP/eval.txt" || { echo "FAIL: eval text"; fail=1; }
+check grep -q "learned" "$TMP/eval.txt"
+check grep -q "(unseen)" "$TMP/eval.txt"
+
+# 4. predict --model uses the bundle; --analytical and no default bundle give "analytical"
+"$BIN" predict "$MODEL" --gpu t4 --model "$TMP/b.json" --json >"$TMP/p.json" || { echo "FAIL: predict --model exited $?"; fail=1; }
+"$BIN" predict "$MODEL" --gpu t4 --json >"$TMP/a.json" || { echo "FAIL: predict exited $?"; fail=1; }
+check $PY - "$TMP/p.json" "$TMP/a.json" <<'EOF2'
+import json, sys
+p = json.load(open(sys.argv[1])); a = json.load(open(sys.argv[2]))
+assert p["model_bundle"] == "b", p["model_bundle"]
+assert p["gpu_seen_in_training"] is True
+assert a["model_bundle"] == "analytical"
+assert p["latency_ms"] != a["latency_ms"]
+EOF2
+# the default bundle is picked up from the model directory
+mkdir -p "$TMP/models" && cp "$TMP/b.json" "$TMP/models/perfpred-default.json"
+PERFPRED_MODEL_DIR="$TMP/models" "$BIN" predict "$MODEL" --gpu p100-pcie-16gb --json >"$TMP/d.json" || { echo "FAIL: default bundle"; fail=1; }
+check $PY -c "import json,sys; j=json.load(open('$TMP/d.json')); assert j['model_bundle']=='b' and j['gpu_seen_in_training'] is False, j['model_bundle']"
+PERFPRED_MODEL_DIR="$TMP/models" "$BIN" predict "$MODEL" --gpu t4 --analytical --json >"$TMP/n.json" || { echo "FAIL: --analytical"; fail=1; }
+check $PY -c "import json; assert json.load(open('$TMP/n.json'))['model_bundle']=='analytical'"
+
+# 5. licence: refused without --allow-unlicensed-eval; with it the bundle is not for shipping
+expect_exit 2 train --data "$TMP/unlicensed.csv" --out "$TMP/u.json"
+check grep -q "allow-unlicensed-eval" "$TMP/err"
+expect_exit 0 train --data "$TMP/unlicensed.csv" --out "$TMP/u.json" --allow-unlicensed-eval --rounds 5 --threads 1
+check $PY -c "import json; assert json.load(open('$TMP/u.json'))['for_shipping'] is False"
+
+# 6. mismatches and bad input are exit 2 with a message naming the file
+$PY -c "
+import json; b = json.load(open('$TMP/b.json')); b['kernel_features'][2] = 'renamed'
+json.dump(b, open('$TMP/bad.json', 'w'))"
+expect_exit 2 eval --model "$TMP/bad.json" --data "$TMP/test.csv"
+check grep -q "bad.json" "$TMP/err"
+expect_exit 2 predict "$MODEL" --gpu t4 --model "$TMP/bad.json"
+expect_exit 2 predict "$MODEL" --gpu t4 --model "$TMP/missing.json"
+expect_exit 2 train --data "$TMP/train.csv" --out "$TMP/x.json" --target speed
+expect_exit 2 train --data "$TMP/missing.csv" --out "$TMP/x.json"
+expect_exit 2 eval --model "$TMP/b.json" --data "$TMP/test.csv" --holdout-gpu h100-sxm5-80gb
+
+exit $fail
