@@ -242,9 +242,10 @@ HELP_SOURCE = {"name": "help", "repository": "https://github.com/HayeonLee/HELP"
                "commit": "45f70eb92d0d735970a33b608d1544ad3c52f285", "licence": "MIT"}
 HELP_NOTE = ("PyTorch eager inference latency, ms per batch, measured by the HELP authors (PyTorch 1.8.1 / CUDA "
              "10.2 era per their README); precision not stated (fp32 assumed); input 32x32")
-TITANX_NOTE = ("HELP 'titanx' mapped to titan-x-pascal: the repo does not say which Titan X; at batch 256 it is "
-               "only ~1.1x slower than the Titan Xp, far closer than a Maxwell Titan X (about half the FP32 rate "
-               "and 0.6x the bandwidth) would be")
+TITANX_NOTE = ("HELP 'titanx' mapped to titan-x-pascal: the repo does not say which Titan X. Median over the 15,625 "
+               "NAS-Bench-201 nets at batch 256 it is 1.19x the Titan Xp time and 1.09x the GTX 1080 Ti time, as "
+               "expected of the Pascal card (11.0 TFLOPS, 480 GB/s); a Maxwell Titan X (6.6 TFLOPS, 336 GB/s) "
+               "would be ~1.5x or more")
 
 
 def convert_help(ctx):
@@ -702,8 +703,11 @@ def convert_neusight(ctx):
                                    bytes=4 * (b * m * n + b * n * k + b * m * k))
                         row["attrs"] = f"batch={b};m={m};n={k};k={n}"
                     else:  # Linear(N -> K, bias) on [B, M, N]
+                        # ONNX view of torch's Linear: Gemm(X[M,N], W[K,N], bias, transB=1) for B=1, else
+                        # MatMul(X[B,M,N], W^T[N,K]) + Add(bias)
                         row.update(op_family="gemm", op="Gemm" if b == 1 else "MatMul",
-                                   inputs=f"{b}x{m}x{n};{n}x{k};{k}", gemm_batch=1, gemm_m=b * m, gemm_n=k, gemm_k=n,
+                                   inputs=f"{m}x{n};{k}x{n};{k}" if b == 1 else f"{b}x{m}x{n};{n}x{k};{k}",
+                                   gemm_batch=1, gemm_m=b * m, gemm_n=k, gemm_k=n,
                                    flops=2 * b * m * n * k + b * m * k,
                                    bytes=4 * (b * m * n + n * k + k + b * m * k))
                         row["attrs"] = f"batch=1;m={b * m};n={k};k={n}"
@@ -918,11 +922,20 @@ def parse_sample(text):
     return sample
 
 
-def fingerprint(ctx, name):
+def _code_hash():
     h = hashlib.sha256()
     for f in (__file__, os.path.join(HERE, "dataset_models.py")):
         with open(f, "rb") as fh:
             h.update(fh.read())
+    return h.hexdigest()
+
+
+CODE_HASH = _code_hash()  # read once at start: the code that runs, even if the files are edited meanwhile
+
+
+def fingerprint(ctx, name):
+    h = hashlib.sha256()
+    h.update(CODE_HASH.encode())
     for f in sorted(glob.glob(os.path.join(ctx.shared, name, "**", "*"), recursive=True)):
         if os.path.isfile(f):
             st = os.stat(f)
