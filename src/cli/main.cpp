@@ -15,6 +15,8 @@
 #include "cmd_devices.hpp"
 #include "cmd_train.hpp"
 #include "cmd_eval.hpp"
+#include "cmd_profile.hpp"
+#include "cmd_dataset.hpp"
 // @@cmd-includes@@
 
 namespace {
@@ -105,6 +107,49 @@ int main(int argc, char** argv) {
     sub->add_option("--network-fraction", eval_opts.network_fraction, "Deterministic share of network rows evaluated, (0, 1]")->default_val(1.0);
     sub->add_flag("--json", eval_opts.json, "Print one JSON object");
     sub->callback([&] { action = [&] { return perfpred::cli::run_eval(eval_opts); }; });
+  }
+  perfpred::cli::ProfileOptions profile_opts;
+  {
+    auto* sub = app.add_subcommand("profile", "Measure a profiling plan on this GPU (or simulate one) into a kernel dataset");
+    sub->add_option("--plan", profile_opts.plan, "Shipped plan name (quick, full) or plan JSON file")->default_val("quick");
+    sub->add_option("--out", profile_opts.out, "Output directory (kernels.csv, microbench.csv and sidecars)");
+    sub->add_option("--backend", profile_opts.backend, "cuda (this GPU) or simulated (roofline of --gpu, synthetic rows)")
+        ->default_val("cuda");
+    sub->add_option("--gpu", profile_opts.gpu, "simulated: catalog id or spec file; cuda: device id to record instead of the matched one");
+    sub->add_option("--device", profile_opts.device, "CUDA device ordinal")->default_val(0);
+    sub->add_option("--precision", profile_opts.precisions, "Keep only these precisions (fp32,tf32,fp16,bf16)")->delimiter(',');
+    sub->add_option("--shard", profile_opts.shard, "Run entries with index % N == I (I/N)");
+    sub->add_flag("--resume", profile_opts.resume, "Continue an existing --out, skipping entries that have rows");
+    sub->add_option("--max-minutes", profile_opts.max_minutes, "Stop cleanly after this many minutes (0 = no limit)");
+    sub->add_option("--simulate-ms-per-entry", profile_opts.simulate_ms_per_entry,
+                    "simulated: sleep this long per entry (to try kill and --resume)");
+    sub->add_flag("--no-cupti", profile_opts.no_cupti, "cuda: time with CUDA events only (no kernel names)");
+    sub->add_flag("--no-nvml", profile_opts.no_nvml, "cuda: do not sample power, clocks and temperature");
+    sub->add_flag("--no-progress", profile_opts.no_progress, "No progress bar or progress lines on stderr");
+    sub->add_flag("--dry-run", profile_opts.dry_run, "Print the entry ids this shard would run, then exit");
+    sub->callback([&, argc, argv] {
+      profile_opts.argv.assign(argv, argv + argc);
+      action = [&] { return perfpred::cli::run_profile(profile_opts); };
+    });
+  }
+  perfpred::cli::DatasetOptions dataset_opts;
+  {
+    auto* sub = app.add_subcommand("dataset", "Merge dataset shards or summarise a dataset");
+    sub->require_subcommand(1);
+    auto* merge = sub->add_subcommand("merge", "Join shards of one kind into OUT (rows deduplicated by id, sidecars merged)");
+    merge->add_option("out", dataset_opts.out, "The merged CSV to create")->required();
+    merge->add_option("inputs", dataset_opts.inputs, "Shard CSVs")->required();
+    merge->callback([&] {
+      dataset_opts.action = "merge";
+      action = [&] { return perfpred::cli::run_dataset(dataset_opts); };
+    });
+    auto* info = sub->add_subcommand("info", "Kind, rows by status, GPU and op family of a dataset");
+    info->add_option("file", dataset_opts.inputs, "Dataset CSV")->required()->expected(1);
+    info->add_flag("--json", dataset_opts.json, "Print JSON");
+    info->callback([&] {
+      dataset_opts.action = "info";
+      action = [&] { return perfpred::cli::run_dataset(dataset_opts); };
+    });
   }
   // @@cmd-setup@@
 
