@@ -163,6 +163,13 @@ m = tables["datasets/gpumemnet-a100-memory/mlp.csv"][0]
 s = src("gpumemnet-a100-memory/mlp_data_step2.csv.gz")[0]
 check(int(m["peak_memory_bytes"]) == int(float(s["Max GPU Memory (MiB)"]) * 1048576), "gpumemnet memory")
 check(m["mode"] == "training" and m["gpu_id"] == "a100-sxm4-40gb", "gpumemnet fields")
+# perfpred's reader rejects 'ok' network rows without latency: such rows must not be 'ok'
+for name, rows in tables.items():
+    for r in rows:
+        if "latency_ms" in r and r["status"] == "ok":
+            check(r["latency_ms"] != "", f"{name}: ok row {r['id']} without latency_ms")
+        if "time_ms" in r and r["status"] == "ok":
+            check(r["time_ms"] != "", f"{name}: ok row {r['id']} without time_ms")
 
 # Zeus: energy = power x latency, power source
 z = tables["datasets/zeus-gpu-power-traces/zeus_power.csv"][0]
