@@ -17,6 +17,12 @@
 #include "cmd_eval.hpp"
 #include "cmd_profile.hpp"
 #include "cmd_dataset.hpp"
+#include "cmd_mig.hpp"
+#include "cmd_select.hpp"
+#include "cmd_sweep.hpp"
+#include "cmd_report.hpp"
+#include "cmd_budget.hpp"
+#include "cmd_diff.hpp"
 // @@cmd-includes@@
 
 namespace {
@@ -150,6 +156,110 @@ int main(int argc, char** argv) {
       dataset_opts.action = "info";
       action = [&] { return perfpred::cli::run_dataset(dataset_opts); };
     });
+  }
+  // Options every decision subcommand shares (mig, select, sweep, report, diff).
+  auto add_predict_options = [](CLI::App* sub, long long& batch, std::string& precision, std::string& mode,
+                                std::string& runtime, std::string& optimizer, std::vector<std::string>& shapes,
+                                bool& allow_unknown, std::string& bundle, bool& analytical) {
+    sub->add_option("--batch", batch, "Batch size (leading symbolic dim of each runtime input)")->default_val(1);
+    sub->add_option("--precision", precision, "fp32, tf32, fp16, bf16 or int8")->default_val("fp32");
+    sub->add_option("--mode", mode, "inference or training")->default_val("inference");
+    sub->add_option("--runtime", runtime, "pytorch, tensorrt, onnxruntime or cudnn")->default_val("pytorch");
+    sub->add_option("--optimizer", optimizer, "Training optimizer: none, sgd, momentum or adam");
+    sub->add_option("--input-shape", shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+    sub->add_flag("--allow-unknown", allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
+    sub->add_option("--bundle", bundle, "Learned latency bundle (default: the shipped one when present)");
+    sub->add_flag("--analytical", analytical, "Use the analytical model alone, no learned bundle");
+  };
+
+  perfpred::cli::MigCliOptions mig_opts;
+  {
+    auto* sub = app.add_subcommand("mig", "Predict every MIG profile of a GPU and recommend the smallest that fits and meets the SLO");
+    sub->add_option("model", mig_opts.model, "ONNX model file")->required();
+    sub->add_option("--gpu", mig_opts.gpu, "MIG-capable device id (a100-sxm4-40gb, a30, h100-sxm5-80gb, ...)")->required();
+    sub->add_option("--slo-ms", mig_opts.slo_ms, "Latency target per batch, ms (> 0)");
+    sub->add_option("--memory-headroom", mig_opts.memory_headroom, "Share of slice memory kept free, [0, 1)")
+        ->default_val(0.10);
+    sub->add_flag("--max-batch", mig_opts.max_batch, "Also find the largest batch each profile sustains within the SLO and memory");
+    sub->add_option("--max-batch-limit", mig_opts.max_batch_limit, "Ceiling of the --max-batch search")->default_val(65536);
+    add_predict_options(sub, mig_opts.batch, mig_opts.precision, mig_opts.mode, mig_opts.runtime, mig_opts.optimizer,
+                        mig_opts.input_shapes, mig_opts.allow_unknown, mig_opts.bundle, mig_opts.analytical);
+    sub->add_flag("--json", mig_opts.json, "Print one JSON object");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_mig(mig_opts); }; });
+  }
+
+  perfpred::cli::SelectCliOptions select_opts;
+  {
+    auto* sub = app.add_subcommand("select", "Rank devices for a model under latency, power and memory constraints");
+    sub->add_option("model", select_opts.model, "ONNX model file")->required();
+    sub->add_option("--devices", select_opts.devices, "Device ids or spec files, comma-separated")->delimiter(',');
+    sub->add_flag("--all", select_opts.all, "Every catalogued device and Jetson power mode");
+    sub->add_option("--max-latency-ms", select_opts.max_latency_ms, "Reject devices slower than this (ms per batch)");
+    sub->add_option("--max-power-w", select_opts.max_power_w, "Reject devices drawing more on average (W)");
+    sub->add_option("--min-memory-headroom", select_opts.min_memory_headroom, "Reject devices with less free memory share at peak, [0, 1)");
+    sub->add_option("--objective", select_opts.objective, "latency, energy, cost or throughput_per_watt")->default_val("latency");
+    sub->add_option("--prices", select_opts.prices, "prices.json for --objective cost (docs/formats.md)");
+    add_predict_options(sub, select_opts.batch, select_opts.precision, select_opts.mode, select_opts.runtime,
+                        select_opts.optimizer, select_opts.input_shapes, select_opts.allow_unknown, select_opts.bundle,
+                        select_opts.analytical);
+    sub->add_flag("--json", select_opts.json, "Print one JSON object");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_select(select_opts); }; });
+  }
+
+  perfpred::cli::SweepCliOptions sweep_opts;
+  {
+    auto* sub = app.add_subcommand("sweep", "Predict a model over a grid of hypothetical GPUs around a base device");
+    sub->add_option("model", sweep_opts.model, "ONNX model file")->required();
+    sub->add_option("--base-gpu", sweep_opts.base_gpu, "Device id or spec file to start from")->required();
+    sub->add_option("--vary", sweep_opts.vary, "FIELD=START:STOP:STEP (repeatable; e.g. sm_count=40:160:20)")->required();
+    sub->add_option("--max-points", sweep_opts.max_points, "Refuse grids larger than this")->default_val(1000000);
+    add_predict_options(sub, sweep_opts.batch, sweep_opts.precision, sweep_opts.mode, sweep_opts.runtime,
+                        sweep_opts.optimizer, sweep_opts.input_shapes, sweep_opts.allow_unknown, sweep_opts.bundle,
+                        sweep_opts.analytical);
+    sub->add_flag("--csv", sweep_opts.csv, "Print CSV");
+    sub->add_flag("--json", sweep_opts.json, "Print one JSON object");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_sweep(sweep_opts); }; });
+  }
+
+  perfpred::cli::ReportCliOptions report_opts;
+  {
+    auto* sub = app.add_subcommand("report", "Write a self-contained HTML report (layer times, roofline, memory, devices)");
+    sub->add_option("model", report_opts.model, "ONNX model file")->required();
+    sub->add_option("--gpu", report_opts.gpus, "Device id or spec file (repeatable or comma-separated)")->required();
+    sub->add_option("--out", report_opts.out, "Output .html file")->required();
+    sub->add_option("--max-layer-bars", report_opts.max_layer_bars, "Slowest layers drawn as bars")->default_val(60);
+    add_predict_options(sub, report_opts.batch, report_opts.precision, report_opts.mode, report_opts.runtime,
+                        report_opts.optimizer, report_opts.input_shapes, report_opts.allow_unknown, report_opts.bundle,
+                        report_opts.analytical);
+    sub->callback([&] { action = [&] { return perfpred::cli::run_report(report_opts); }; });
+  }
+
+  perfpred::cli::BudgetCliOptions budget_opts;
+  {
+    auto* sub = app.add_subcommand("budget", "Performance budgets for CI");
+    sub->require_subcommand(1);
+    auto* check = sub->add_subcommand("check", "Check every budget entry; exit 1 when a limit is exceeded");
+    check->add_option("budgets", budget_opts.file, "Budget file (docs/formats.md)")->required();
+    check->add_option("--junit", budget_opts.junit, "Also write JUnit XML here");
+    check->add_flag("--json", budget_opts.json, "Print the verdict as JSON");
+    check->add_flag("--no-meta", budget_opts.no_meta, "Leave out the run metadata (timestamp, version)");
+    check->add_option("--bundle", budget_opts.bundle, "Learned latency bundle (default: the shipped one when present)");
+    check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone");
+    check->callback([&] { action = [&] { return perfpred::cli::run_budget_check(budget_opts); }; });
+  }
+
+  perfpred::cli::DiffCliOptions diff_opts;
+  {
+    auto* sub = app.add_subcommand("diff", "Compare predictions of two versions of a model on one device");
+    sub->add_option("old", diff_opts.old_model, "Old ONNX model")->required();
+    sub->add_option("new", diff_opts.new_model, "New ONNX model")->required();
+    sub->add_option("--gpu", diff_opts.gpu, "Device id or spec file")->required();
+    sub->add_option("--fail-over", diff_opts.fail_over_pct, "Exit 1 when latency or peak memory grows by more than PCT percent");
+    sub->add_option("--top", diff_opts.top, "Layers listed as the main contributors")->default_val(10);
+    add_predict_options(sub, diff_opts.batch, diff_opts.precision, diff_opts.mode, diff_opts.runtime, diff_opts.optimizer,
+                        diff_opts.input_shapes, diff_opts.allow_unknown, diff_opts.bundle, diff_opts.analytical);
+    sub->add_flag("--json", diff_opts.json, "Print one JSON object");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_diff(diff_opts); }; });
   }
   // @@cmd-setup@@
 

@@ -1,0 +1,107 @@
+#pragma once
+// Shared plumbing of the decision subcommands (mig, select, sweep, report, budget, diff): importing a
+// model at a batch (cached), predict options from their option strings, and the learned corrector.
+// Header-only so the cli library's cmd_*.cpp glob needs no change.
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "perfpred/advise/model.hpp"
+#include "perfpred/analysis/cost.hpp"
+#include "perfpred/learn/bundle.hpp"
+#include "perfpred/learn/model.hpp"
+#include "perfpred/onnx/importer.hpp"
+#include "perfpred/predict/predictor.hpp"
+#include "perfpred/util/error.hpp"
+
+namespace perfpred::cli::support {
+
+/// Import and analyse `path` at `batch` (exact input shapes win over batch).
+inline std::shared_ptr<const advise::AnalyzedModel> load_model(const std::filesystem::path& path, int64_t batch,
+                                                               const std::map<std::string, std::vector<int64_t>>& shapes,
+                                                               bool allow_unknown) {
+  if (!std::filesystem::exists(path)) throw InputError(path.string() + ": model file not found");
+  onnx_import::ImportOptions io;
+  io.batch = batch;
+  io.input_shapes = shapes;
+  auto m = std::make_shared<advise::AnalyzedModel>();
+  m->graph = onnx_import::import_file(path, io);
+  AnalyzeOptions ao;
+  ao.allow_unknown = allow_unknown;
+  m->cost = analyze(m->graph, ao);
+  m->batch = batch;
+  return m;
+}
+
+/// A ModelAtBatch over one file that caches every batch it has imported.
+inline advise::ModelAtBatch model_at_batch(const std::filesystem::path& path,
+                                           std::map<std::string, std::vector<int64_t>> shapes, bool allow_unknown) {
+  struct Cache {
+    std::mutex mu;
+    std::map<int64_t, std::shared_ptr<const advise::AnalyzedModel>> by_batch;
+  };
+  auto cache = std::make_shared<Cache>();
+  return [=](int64_t batch) {
+    std::lock_guard<std::mutex> lock(cache->mu);
+    auto it = cache->by_batch.find(batch);
+    if (it != cache->by_batch.end()) return it->second;
+    spdlog::debug("importing {} at batch {}", path.string(), batch);
+    auto m = load_model(path, batch, shapes, allow_unknown);
+    cache->by_batch[batch] = m;
+    return m;
+  };
+}
+
+/// PredictOptions from the option strings every decision command shares.
+inline PredictOptions predict_options(long long batch, const std::string& precision, const std::string& mode,
+                                      const std::string& runtime, const std::string& optimizer) {
+  if (batch < 1) throw InputError("--batch " + std::to_string(batch) + ": must be at least 1");
+  PredictOptions o;
+  o.batch = batch;
+  o.precision = precision_from_string(precision, "--precision");
+  o.mode = mode_from_string(mode, "--mode");
+  o.runtime = runtime_from_string(runtime, "--runtime");
+  if (!optimizer.empty()) o.optimizer = optimizer_from_string(optimizer, "--optimizer");
+  return o;
+}
+
+/// The learned latency corrector: --bundle PATH, else the shipped default bundle when present, none
+/// with --analytical. A default bundle that cannot be used is skipped with a warning; an explicit one
+/// that cannot is an InputError.
+class Corrector {
+ public:
+  Corrector(const std::string& bundle, bool analytical) {
+    if (analytical) return;
+    std::optional<std::filesystem::path> path;
+    const bool explicit_bundle = !bundle.empty();
+    if (explicit_bundle) path = bundle;
+    else path = learn::default_bundle_path();
+    if (!path) return;
+    try {
+      auto model = learn::LearnedModel::load(*path);
+      if (model->bundle().target != learn::Target::latency)
+        throw InputError(path->string() + ": a " + learn::to_string(model->bundle().target) +
+                         " bundle; these commands take a latency bundle");
+      m_model = model;
+      m_corrector = std::make_unique<learn::BundleCorrector>(model);
+    } catch (const InputError& e) {
+      if (explicit_bundle) throw;
+      spdlog::warn("default bundle not used ({}); predicting with the analytical model", e.what());
+    }
+  }
+  const KernelCorrector* get() const { return m_corrector.get(); }
+  std::string label() const { return m_corrector ? m_corrector->label() : "analytical"; }
+
+ private:
+  std::shared_ptr<learn::LearnedModel> m_model;
+  std::unique_ptr<learn::BundleCorrector> m_corrector;
+};
+
+}  // namespace perfpred::cli::support

@@ -1,0 +1,101 @@
+#include "cmd_budget.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "advise_support.hpp"
+#include "perfpred/advise/budget.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/report/junit.hpp"
+#include "perfpred/report/text.hpp"
+
+namespace perfpred::cli {
+
+namespace {
+
+constexpr const char* k_perfpred_version = "0.1.0";
+
+std::string utc_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string check_line(const advise::BudgetCheck& c) {
+  return "predicted " + report::fmt_exact(c.value) + ", limit " + report::fmt_exact(c.limit_value) + ", margin " +
+         report::fmt_pct(c.margin_pct);
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::filesystem::path p(path);
+  if (p.has_parent_path() && !std::filesystem::is_directory(p.parent_path()))
+    throw InputError("--junit " + path + ": directory " + p.parent_path().string() + " does not exist");
+  std::filesystem::path tmp = p;
+  tmp += ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw InputError("--junit " + path + ": cannot write " + tmp.string());
+    f << text;
+    if (!f.flush()) throw InternalError("writing " + tmp.string() + " failed");
+  }
+  std::filesystem::rename(tmp, p);
+}
+
+}  // namespace
+
+int run_budget_check(const BudgetCliOptions& o) {
+  advise::BudgetFile file = advise::parse_budget_file(o.file);
+  const std::filesystem::path dir =
+      file.path.has_parent_path() ? file.path.parent_path() : std::filesystem::path(".");
+  support::Corrector corr(o.bundle, o.analytical);
+  auto loader = [](const std::filesystem::path& model, int64_t batch,
+                   const std::map<std::string, std::vector<int64_t>>& shapes) {
+    return support::load_model(model, batch, shapes, false);
+  };
+  auto resolver = [&](const std::string& id) {
+    // A spec file is resolved against the budget file's directory, like the model.
+    bool is_path = id.find('/') != std::string::npos || (id.size() > 5 && id.substr(id.size() - 5) == ".json");
+    if (is_path && std::filesystem::path(id).is_relative()) return resolve_gpu((dir / id).string());
+    return resolve_gpu(id);
+  };
+  advise::BudgetReport rep = advise::check_budgets(file, loader, resolver, corr.get());
+
+  if (!o.junit.empty()) {
+    std::vector<report::JUnitCase> cases;
+    for (const auto& r : rep.results)
+      for (const auto& c : r.checks) {
+        report::JUnitCase jc;
+        jc.classname = "perfpred.budget." + r.entry->name;
+        jc.name = c.limit;
+        jc.system_out = r.gpu.id + ": " + check_line(c);
+        if (!c.passed) {
+          jc.failure_message = c.limit + " exceeded on " + r.gpu.id + ": " + check_line(c);
+          jc.failure_text = "entry " + std::to_string(r.entry->index) + " (" + r.entry->name + "), model " + r.entry->model +
+                            ", batch " + std::to_string(r.entry->batch) + ", " + to_string(r.entry->options.precision) +
+                            ", " + to_string(r.entry->options.mode);
+        }
+        cases.push_back(std::move(jc));
+      }
+    write_file(o.junit, report::junit_xml("perfpred budget " + file.path.filename().string(), cases));
+  }
+  if (o.json) {
+    nlohmann::json j = advise::budget_verdict_json(rep);
+    j["model_bundle"] = corr.label();
+    if (!o.no_meta)
+      j["meta"] = {{"perfpred_version", k_perfpred_version},
+                   {"budget_file", o.file},
+                   {"generated_at", utc_now()},
+                   {"junit", o.junit.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.junit)}};
+    print_json(j);
+  } else {
+    std::cout << advise::budget_text(rep);
+  }
+  return rep.passed() ? 0 : 1;
+}
+
+}  // namespace perfpred::cli

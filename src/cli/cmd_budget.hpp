@@ -1,0 +1,19 @@
+#pragma once
+// `perfpred budget check BUDGETS.json`: check predicted performance against budgets (CI).
+#include <string>
+
+namespace perfpred::cli {
+
+struct BudgetCliOptions {
+  std::string file;
+  std::string junit;    ///< write JUnit XML here
+  bool json = false;
+  bool no_meta = false;  ///< drop the "meta" field (argv-independent, byte-identical output)
+  std::string bundle;
+  bool analytical = false;
+};
+
+/// 0: every entry within its limits; 1: some limit exceeded; InputError (2) on a bad budget file.
+int run_budget_check(const BudgetCliOptions& opts);
+
+}  // namespace perfpred::cli

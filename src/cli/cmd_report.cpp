@@ -1,0 +1,57 @@
+#include "cmd_report.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "advise_support.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/report/html.hpp"
+#include "perfpred/util/strings.hpp"
+
+namespace perfpred::cli {
+
+int run_report(const ReportCliOptions& o) {
+  if (o.out.empty()) throw InputError("report needs --out FILE.html");
+  if (o.gpus.empty()) throw InputError("report needs at least one --gpu ID");
+  if (o.max_layer_bars < 1) throw InputError("--max-layer-bars must be at least 1");
+  PredictOptions popts = support::predict_options(o.batch, o.precision, o.mode, o.runtime, o.optimizer);
+  std::vector<GpuSpec> gpus;
+  std::set<std::string> seen;
+  for (const auto& arg : o.gpus)
+    for (const auto& raw : split(arg, ',')) {
+      std::string id = trim(raw);
+      if (id.empty()) throw InputError("--gpu '" + arg + "': empty device id");
+      GpuSpec g = resolve_gpu(id);
+      if (seen.insert(g.id).second) gpus.push_back(g);
+    }
+  std::filesystem::path out(o.out);
+  if (out.has_parent_path() && !std::filesystem::is_directory(out.parent_path()))
+    throw InputError("--out " + o.out + ": directory " + out.parent_path().string() + " does not exist");
+  support::Corrector corr(o.bundle, o.analytical);
+  auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown);
+  report::ReportInput in;
+  in.title = std::filesystem::path(o.model).filename().string();
+  in.model_path = o.model;
+  in.graph = &model->graph;
+  in.cost = &model->cost;
+  in.options = popts;
+  in.max_layer_bars = static_cast<size_t>(o.max_layer_bars);
+  for (const auto& g : gpus) in.devices.push_back({g, predict(model->graph, model->cost, g, popts, corr.get())});
+  std::string html = report::render_html_report(in);
+  // Write next to the target and rename, so a reader never sees half a page.
+  std::filesystem::path tmp = out;
+  tmp += ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw InputError("--out " + o.out + ": cannot write " + tmp.string());
+    f << html;
+    if (!f.flush()) throw InternalError("writing " + tmp.string() + " failed");
+  }
+  std::filesystem::rename(tmp, out);
+  std::cout << "wrote " << o.out << " (" << html.size() << " bytes, " << gpus.size() << " device"
+            << (gpus.size() > 1 ? "s" : "") << ", " << model->graph.nodes.size() << " nodes)\n";
+  return 0;
+}
+
+}  // namespace perfpred::cli

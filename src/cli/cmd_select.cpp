@@ -1,0 +1,132 @@
+#include "cmd_select.hpp"
+
+#include <iostream>
+#include <set>
+
+#include "advise_support.hpp"
+#include "perfpred/advise/select.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/report/json.hpp"
+#include "perfpred/report/text.hpp"
+#include "perfpred/util/strings.hpp"
+
+namespace perfpred::cli {
+
+using namespace perfpred::report;
+
+namespace {
+
+std::string objective_cell(const advise::SelectCandidate& c, advise::Objective o) {
+  switch (o) {
+    case advise::Objective::latency: return fmt_ms(c.prediction.latency_ms);
+    case advise::Objective::energy: return fmt_fixed(c.prediction.energy_mj, 2) + " mJ";
+    case advise::Objective::cost:
+      return c.cost_usd_per_million_samples ? "$" + fmt_fixed(*c.cost_usd_per_million_samples, 4) + "/1M" : "n/a";
+    case advise::Objective::throughput_per_watt: return fmt_fixed(c.samples_per_joule, 2) + " samples/J";
+  }
+  return "";
+}
+
+nlohmann::json candidate_json(const advise::SelectCandidate& c) {
+  nlohmann::json j{{"gpu", device_brief_json(c.gpu)},
+                   {"prediction", summary_json(c.prediction)},
+                   {"memory_headroom", number_or_null(c.memory_headroom)},
+                   {"samples_per_joule", number_or_null(c.samples_per_joule)},
+                   {"objective_value", number_or_null(c.objective_value)},
+                   {"violations", c.violations},
+                   {"rank", c.rank}};
+  j["price_usd_per_hour"] = c.price_usd_per_hour ? nlohmann::json(*c.price_usd_per_hour) : nlohmann::json(nullptr);
+  j["cost_usd_per_million_samples"] =
+      c.cost_usd_per_million_samples ? nlohmann::json(*c.cost_usd_per_million_samples) : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+int run_select(const SelectCliOptions& o) {
+  advise::Objective objective = advise::objective_from_string(o.objective);
+  PredictOptions popts = support::predict_options(o.batch, o.precision, o.mode, o.runtime, o.optimizer);
+  if (o.all && !o.devices.empty()) throw InputError("give --devices or --all, not both");
+  if (!o.all && o.devices.empty()) throw InputError("select needs --devices ID,ID,... or --all");
+  // Resolve devices first: an unknown id is an input error before any import.
+  std::vector<GpuSpec> devices;
+  std::set<std::string> seen;
+  if (o.all) {
+    const auto& cat = GpuCatalog::instance();
+    for (const auto& d : cat.devices()) {
+      devices.push_back(d);
+      auto modes = cat.power_modes(d.id);
+      // The first (max) power mode is the device as catalogued; the others are real choices under a power cap.
+      for (size_t i = 1; i < modes.size(); ++i) devices.push_back(modes[i]);
+    }
+  } else {
+    for (const auto& arg : o.devices)
+      for (const auto& raw : split(arg, ',')) {
+        std::string id = trim(raw);
+        if (id.empty()) throw InputError("--devices '" + arg + "': empty device id");
+        GpuSpec g = resolve_gpu(id);
+        if (!seen.insert(g.id).second) continue;
+        devices.push_back(g);
+      }
+  }
+  std::optional<advise::PriceTable> prices;
+  if (!o.prices.empty()) prices = advise::load_prices(o.prices);
+  if (objective == advise::Objective::cost && !prices)
+    throw InputError("--objective cost needs --prices prices.json (docs/formats.md)");
+  support::Corrector corr(o.bundle, o.analytical);
+  advise::SelectConstraints c;
+  c.max_latency_ms = o.max_latency_ms;
+  c.max_power_w = o.max_power_w;
+  c.min_memory_headroom = o.min_memory_headroom;
+  // Validate constraints and prices before the (slower) import.
+  advise::validate_selection(devices, c, objective, prices ? &*prices : nullptr);
+  auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown);
+  auto res = advise::select_devices(*model, devices, popts, c, objective, prices ? &*prices : nullptr, corr.get());
+
+  if (o.json) {
+    nlohmann::json ranked = nlohmann::json::array(), rejected = nlohmann::json::array();
+    for (const auto& x : res.ranked) ranked.push_back(candidate_json(x));
+    for (const auto& x : res.rejected) rejected.push_back(candidate_json(x));
+    nlohmann::json cons = nlohmann::json::object();
+    if (c.max_latency_ms) cons["max_latency_ms"] = *c.max_latency_ms;
+    if (c.max_power_w) cons["max_power_w"] = *c.max_power_w;
+    if (c.min_memory_headroom) cons["min_memory_headroom"] = *c.min_memory_headroom;
+    print_json({{"schema_version", 1},
+                {"model", o.model},
+                {"batch", popts.batch},
+                {"precision", to_string(popts.precision)},
+                {"mode", to_string(popts.mode)},
+                {"runtime", to_string(popts.runtime)},
+                {"objective", to_string(objective)},
+                {"constraints", cons},
+                {"model_bundle", corr.label()},
+                {"ranked", ranked},
+                {"rejected", rejected}});
+    return res.ranked.empty() ? 1 : 0;
+  }
+  std::cout << "Devices for " << o.model << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
+            << to_string(popts.mode) << "), ranked by " << to_string(objective) << ", predictor " << corr.label()
+            << "\n\n";
+  TextTable t({"rank", "device", "latency", "samples/s", "energy", "power", "peak mem", "headroom", "price/h",
+               to_string(objective)},
+              {true, false, true, true, true, true, true, true, true, true});
+  for (const auto& x : res.ranked) {
+    const auto& p = x.prediction;
+    t.add_row({std::to_string(x.rank), x.gpu.id, fmt_ms(p.latency_ms), fmt_fixed(p.throughput_samples_per_s, 1),
+               fmt_fixed(p.energy_mj, 2) + " mJ", fmt_fixed(p.avg_power_w, 1) + " W", fmt_bytes(p.peak_memory_bytes),
+               fmt_fixed(x.memory_headroom * 100, 1) + "%",
+               x.price_usd_per_hour ? "$" + fmt_fixed(*x.price_usd_per_hour, 2) : "-", objective_cell(x, objective)});
+  }
+  if (res.ranked.empty()) std::cout << "No device meets every constraint.\n";
+  else std::cout << t.str();
+  if (!res.rejected.empty()) {
+    std::cout << "\nRejected:\n";
+    size_t w = 0;
+    for (const auto& x : res.rejected) w = std::max(w, x.gpu.id.size());
+    for (const auto& x : res.rejected)
+      std::cout << "  " << x.gpu.id << std::string(w - x.gpu.id.size() + 2, ' ') << join(x.violations, "; ") << "\n";
+  }
+  return res.ranked.empty() ? 1 : 0;
+}
+
+}  // namespace perfpred::cli

@@ -1,0 +1,33 @@
+#pragma once
+// `perfpred select MODEL.onnx --devices ID,... | --all`: rank devices under constraints.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perfpred::cli {
+
+struct SelectCliOptions {
+  std::string model;
+  std::vector<std::string> devices;  ///< ids or spec paths (comma-separated values are split)
+  bool all = false;
+  std::optional<double> max_latency_ms;
+  std::optional<double> max_power_w;
+  std::optional<double> min_memory_headroom;
+  std::string objective = "latency";
+  std::string prices;
+  long long batch = 1;
+  std::string precision = "fp32";
+  std::string mode = "inference";
+  std::string runtime = "pytorch";
+  std::string optimizer;
+  std::vector<std::string> input_shapes;
+  bool allow_unknown = false;
+  std::string bundle;
+  bool analytical = false;
+  bool json = false;
+};
+
+/// 0: at least one device meets every constraint; 1: none does; InputError (2) on bad input.
+int run_select(const SelectCliOptions& opts);
+
+}  // namespace perfpred::cli

@@ -1,0 +1,91 @@
+#include "cmd_sweep.hpp"
+
+#include <iostream>
+
+#include "advise_support.hpp"
+#include "perfpred/advise/sweep.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/report/json.hpp"
+#include "perfpred/report/text.hpp"
+
+namespace perfpred::cli {
+
+using namespace perfpred::report;
+
+int run_sweep(const SweepCliOptions& o) {
+  if (o.csv && o.json) throw InputError("give --csv or --json, not both");
+  if (o.vary.empty()) throw InputError("sweep needs at least one --vary FIELD=START:STOP:STEP (e.g. sm_count=40:160:20)");
+  if (o.max_points < 1) throw InputError("--max-points must be at least 1");
+  PredictOptions popts = support::predict_options(o.batch, o.precision, o.mode, o.runtime, o.optimizer);
+  popts.detail = false;  // totals only: no per-kernel strings per point
+  std::vector<advise::SweepAxis> axes;
+  for (const auto& v : o.vary) axes.push_back(advise::parse_sweep_axis(v));
+  advise::sweep_grid_size(axes, static_cast<size_t>(o.max_points));
+  GpuSpec base = resolve_gpu(o.base_gpu);
+  support::Corrector corr(o.bundle, o.analytical);
+  auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown);
+  auto res = advise::run_sweep(*model, base, axes, popts, corr.get(), static_cast<size_t>(o.max_points));
+  const std::string rate = std::to_string(res.points.size()) + " points in " + fmt_fixed(res.elapsed_s, 3) + " s (" +
+                           fmt_fixed(res.points_per_second, 0) + " points/s)";
+  std::vector<std::string> cols = res.fields;
+  for (const char* c : {"latency_ms", "throughput_samples_per_s", "energy_mj", "avg_power_w", "peak_memory_bytes", "fits"})
+    cols.push_back(c);
+  if (o.json) {
+    nlohmann::json pts = nlohmann::json::array();
+    for (const auto& p : res.points) {
+      nlohmann::json row;
+      for (size_t i = 0; i < res.fields.size(); ++i) row[res.fields[i]] = p.values[i];
+      row["latency_ms"] = number_or_null(p.latency_ms);
+      row["throughput_samples_per_s"] = number_or_null(p.throughput_samples_per_s);
+      row["energy_mj"] = number_or_null(p.energy_mj);
+      row["avg_power_w"] = number_or_null(p.avg_power_w);
+      row["peak_memory_bytes"] = number_or_null(p.peak_memory_bytes);
+      row["fits"] = p.fits;
+      pts.push_back(std::move(row));
+    }
+    print_json({{"schema_version", 1},
+                {"model", o.model},
+                {"base_gpu", device_brief_json(base)},
+                {"batch", popts.batch},
+                {"precision", to_string(popts.precision)},
+                {"mode", to_string(popts.mode)},
+                {"runtime", to_string(popts.runtime)},
+                {"model_bundle", corr.label()},
+                {"fields", res.fields},
+                {"points", pts},
+                {"elapsed_s", res.elapsed_s},
+                {"points_per_second", res.points_per_second}});
+    std::cerr << "perfpred: sweep: " << rate << "\n";
+    return 0;
+  }
+  if (o.csv) {
+    std::string out = csv_line(cols);
+    for (const auto& p : res.points) {
+      std::vector<std::string> f;
+      for (double v : p.values) f.push_back(fmt_exact(v));
+      for (double v : {p.latency_ms, p.throughput_samples_per_s, p.energy_mj, p.avg_power_w, p.peak_memory_bytes})
+        f.push_back(fmt_exact(v));
+      f.push_back(p.fits ? "1" : "0");
+      out += csv_line(f);
+    }
+    std::cout << out;
+    std::cerr << "perfpred: sweep: " << rate << "\n";
+    return 0;
+  }
+  std::cout << "Sweep of " << o.model << " around " << base.id << " (batch " << popts.batch << ", "
+            << to_string(popts.precision) << ", " << to_string(popts.mode) << ", predictor " << corr.label() << ")\n\n";
+  std::vector<std::string> head = res.fields;
+  for (const char* c : {"latency", "samples/s", "energy", "power", "peak mem", "fits"}) head.push_back(c);
+  TextTable t(head, std::vector<bool>(head.size(), true));
+  for (const auto& p : res.points) {
+    std::vector<std::string> row;
+    for (double v : p.values) row.push_back(fmt_exact(v));
+    row.insert(row.end(), {fmt_ms(p.latency_ms), fmt_fixed(p.throughput_samples_per_s, 1), fmt_fixed(p.energy_mj, 2) + " mJ",
+                           fmt_fixed(p.avg_power_w, 1) + " W", fmt_bytes(p.peak_memory_bytes), p.fits ? "yes" : "no"});
+    t.add_row(row);
+  }
+  std::cout << t.str() << "\n" << rate << "\n";
+  return 0;
+}
+
+}  // namespace perfpred::cli

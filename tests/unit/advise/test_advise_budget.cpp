@@ -1,0 +1,187 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "advise_test_util.hpp"
+#include "perfpred/advise/budget.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/util/error.hpp"
+
+using namespace perfpred;
+using namespace perfpred::advise;
+using nlohmann::json;
+
+namespace {
+
+json entry(const std::string& name, json limits) {
+  return {{"name", name}, {"model", "models/net.onnx"}, {"gpu", "t4"}, {"batch", 4}, {"limits", limits}};
+}
+
+json file_with(json entries) { return {{"schema_version", 1}, {"entries", entries}}; }
+
+// The message of the InputError parse_budget_json throws, or "" when it does not throw.
+std::string error_of(const json& j) {
+  try {
+    parse_budget_json(j, "ci/budgets.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+ModelLoader text_loader() {
+  return [](const std::filesystem::path& p, int64_t batch, const std::map<std::string, std::vector<int64_t>>&) {
+    if (p.filename() != "net.onnx") throw InputError(p.string() + ": model file not found");
+    return test::analysed_text(test::cnn_text(32, 32), batch);
+  };
+}
+
+DeviceResolver catalog_resolver() {
+  return [](const std::string& id) { return GpuCatalog::instance().resolve(id); };
+}
+
+}  // namespace
+
+TEST(BudgetParse, ValidFile) {
+  json j = file_with({entry("a", {{"latency_ms", 30}}),
+                      {{"name", "b"},
+                       {"model", "/abs/net.onnx"},
+                       {"gpu", "a100-sxm4-40gb"},
+                       {"precision", "fp16"},
+                       {"mode", "training"},
+                       {"runtime", "pytorch"},
+                       {"optimizer", "adam"},
+                       {"input_shapes", {{"input", {2, 3, 32, 32}}}},
+                       {"limits", {{"peak_memory_fraction", 0.5}, {"energy_mj", 100}, {"min_throughput_samples_per_s", 10}}}}});
+  auto f = parse_budget_json(j, "ci/budgets.json");
+  ASSERT_EQ(f.entries.size(), 2u);
+  EXPECT_EQ(f.entries[0].model_path, std::filesystem::path("ci/models/net.onnx"));  // relative to the file
+  EXPECT_EQ(f.entries[0].options.batch, 4);
+  EXPECT_EQ(f.entries[0].options.precision, Precision::fp32);
+  EXPECT_EQ(f.entries[1].model_path, std::filesystem::path("/abs/net.onnx"));
+  EXPECT_EQ(f.entries[1].options.precision, Precision::fp16);
+  EXPECT_EQ(f.entries[1].options.mode, Mode::training);
+  EXPECT_EQ(f.entries[1].options.optimizer, Optimizer::adam);
+  EXPECT_EQ(f.entries[1].input_shapes.at("input"), (std::vector<int64_t>{2, 3, 32, 32}));
+  EXPECT_EQ(*f.entries[1].limits.peak_memory_fraction, 0.5);
+}
+
+TEST(BudgetParse, ErrorsNameTheEntryAndField) {
+  struct Case {
+    json doc;
+    std::vector<std::string> expect;  // substrings of the message
+  };
+  std::vector<Case> cases = {
+      {json::array(), {"ci/budgets.json", "object"}},
+      {{{"entries", json::array({entry("a", {{"latency_ms", 1}})})}}, {"schema_version"}},
+      {{{"schema_version", 2}, {"entries", json::array({entry("a", {{"latency_ms", 1}})})}}, {"schema_version", "1"}},
+      {{{"schema_version", 1}, {"entries", json::array()}}, {"entries", "empty"}},
+      {{{"schema_version", 1}, {"entries", json::array()}, {"extra", 1}}, {"extra"}},
+      {file_with({entry("a", {{"latency_ms", -5}})}), {"entries[0]", "\"a\"", "limits.latency_ms", "positive"}},
+      {file_with({entry("a", {{"latency_ms", 5}}), entry("b", {{"latency_ms", "fast"}})}),
+       {"entries[1]", "\"b\"", "limits.latency_ms"}},
+      {file_with({entry("a", {{"latency_ms", 5}}), entry("a", {{"latency_ms", 5}})}), {"entries[1]", "name", "earlier"}},
+      {file_with({entry("a", {{"latency", 5}})}), {"entries[0]", "limits.latency"}},
+      {file_with({entry("a", json::object())}), {"entries[0]", "limits", "empty"}},
+      {file_with({entry("a", {{"peak_memory_bytes", 1e9}, {"peak_memory_fraction", 0.5}})}), {"entries[0]", "not both"}},
+      {file_with({entry("a", {{"peak_memory_fraction", 1.5}})}), {"entries[0]", "peak_memory_fraction"}},
+      {file_with({{{"name", "a"}, {"gpu", "t4"}, {"limits", {{"latency_ms", 1}}}}}), {"entries[0]", "'model'"}},
+      {file_with({{{"name", "a"}, {"model", "m.onnx"}, {"limits", {{"latency_ms", 1}}}}}), {"entries[0]", "'gpu'"}},
+      {file_with({{{"model", "m.onnx"}, {"gpu", "t4"}, {"limits", {{"latency_ms", 1}}}}}), {"entries[0]", "'name'"}},
+      {file_with({{{"name", "a"}, {"model", "m.onnx"}, {"gpu", "t4"}}}), {"entries[0]", "limits"}},
+      {file_with({{{"name", "a"}, {"model", "m.onnx"}, {"gpu", "t4"}, {"batch", 0}, {"limits", {{"latency_ms", 1}}}}}),
+       {"entries[0]", "batch"}},
+      {file_with({{{"name", "a"}, {"model", "m.onnx"}, {"gpu", "t4"}, {"precision", "fp12"}, {"limits", {{"latency_ms", 1}}}}}),
+       {"entries[0]", "precision", "fp12"}},
+      {file_with({{{"name", "a"}, {"model", "m.onnx"}, {"gpu", "t4"}, {"gpus", "x"}, {"limits", {{"latency_ms", 1}}}}}),
+       {"entries[0]", "unknown field 'gpus'"}},
+      {file_with({{{"name", "a"}, {"model", "m.onnx"}, {"gpu", "t4"}, {"input_shapes", {{"input", {1, -3}}}},
+                   {"limits", {{"latency_ms", 1}}}}}),
+       {"entries[0]", "input_shapes.input"}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::string msg = error_of(cases[i].doc);
+    ASSERT_FALSE(msg.empty()) << "case " << i << " did not throw";
+    for (const auto& s : cases[i].expect) EXPECT_NE(msg.find(s), std::string::npos) << "case " << i << ": " << msg;
+  }
+}
+
+TEST(BudgetParse, FileErrors) {
+  EXPECT_THROW(parse_budget_file("/nonexistent/budgets.json"), InputError);
+  auto tmp = std::filesystem::temp_directory_path() / "perfpred_budget_bad.json";
+  {
+    std::ofstream(tmp) << "{ not json";
+  }
+  try {
+    parse_budget_file(tmp);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos);
+  }
+  std::filesystem::remove(tmp);
+}
+
+TEST(BudgetCheck, PassFailAndMargins) {
+  // First learn the prediction, then set limits around it.
+  auto m = test::analysed_text(test::cnn_text(32, 32), 4);
+  PredictOptions o;
+  o.batch = 4;
+  GpuSpec t4 = GpuCatalog::instance().resolve("t4");
+  Prediction p = predict(m->graph, m->cost, t4, o);
+  json j = file_with({entry("loose", {{"latency_ms", p.latency_ms * 2}, {"peak_memory_fraction", 0.9}}),
+                      entry("tight", {{"latency_ms", p.latency_ms / 2}, {"min_throughput_samples_per_s", p.throughput_samples_per_s * 4}}),
+                      entry("energy", {{"energy_mj", p.energy_mj * 1.25}, {"peak_memory_bytes", p.peak_memory_bytes / 2}})});
+  auto f = parse_budget_json(j, "budgets.json");
+  auto rep = check_budgets(f, text_loader(), catalog_resolver());
+  ASSERT_EQ(rep.results.size(), 3u);
+  EXPECT_TRUE(rep.results[0].passed());
+  EXPECT_NEAR(rep.results[0].checks[0].margin_pct, 50, 1e-9);
+  EXPECT_EQ(rep.results[0].checks[1].limit, "peak_memory_fraction");
+  EXPECT_NEAR(rep.results[0].checks[1].limit_value, 0.9 * t4.memory_bytes(), 1);
+  EXPECT_FALSE(rep.results[1].passed());
+  EXPECT_NEAR(rep.results[1].checks[0].margin_pct, -100, 1e-9);
+  EXPECT_NEAR(rep.results[1].checks[1].margin_pct, -75, 1e-9);
+  // Checks come in a fixed order: latency, throughput, memory, energy.
+  EXPECT_EQ(rep.results[2].checks[0].limit, "peak_memory_bytes");
+  EXPECT_FALSE(rep.results[2].checks[0].passed);
+  EXPECT_NEAR(rep.results[2].checks[0].margin_pct, -100, 1e-9);
+  EXPECT_EQ(rep.results[2].checks[1].limit, "energy_mj");
+  EXPECT_TRUE(rep.results[2].checks[1].passed);
+  EXPECT_NEAR(rep.results[2].checks[1].margin_pct, 20, 1e-9);
+  EXPECT_FALSE(rep.passed());
+  EXPECT_EQ(rep.failed_entries(), 2u);
+  std::string text = budget_text(rep);
+  EXPECT_NE(text.find("PASS  loose"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAIL  tight"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 entries, 1 passed, 2 failed"), std::string::npos) << text;
+  // Deterministic JSON.
+  auto rep2 = check_budgets(f, text_loader(), catalog_resolver());
+  EXPECT_EQ(budget_verdict_json(rep).dump(2), budget_verdict_json(rep2).dump(2));
+  auto v = budget_verdict_json(rep);
+  EXPECT_EQ(v["schema_version"], 1);
+  EXPECT_EQ(v["passed"], false);
+  EXPECT_EQ(v["summary"]["failed"], 2);
+  EXPECT_FALSE(v.contains("meta"));
+}
+
+TEST(BudgetCheck, LoadErrorsNameTheEntry) {
+  json bad_model = file_with({entry("a", {{"latency_ms", 5}}),
+                              {{"name", "b"}, {"model", "missing.onnx"}, {"gpu", "t4"}, {"limits", {{"latency_ms", 5}}}}});
+  try {
+    check_budgets(parse_budget_json(bad_model, "budgets.json"), text_loader(), catalog_resolver());
+    FAIL();
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("entries[1]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'model'"), std::string::npos) << msg;
+  }
+  json bad_gpu = file_with({{{"name", "a"}, {"model", "net.onnx"}, {"gpu", "t5"}, {"limits", {{"latency_ms", 5}}}}});
+  try {
+    check_budgets(parse_budget_json(bad_gpu, "budgets.json"), text_loader(), catalog_resolver());
+    FAIL();
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("entries[0]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'gpu'"), std::string::npos) << msg;
+  }
+}

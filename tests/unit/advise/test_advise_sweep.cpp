@@ -1,0 +1,109 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "advise_test_util.hpp"
+#include "perfpred/advise/sweep.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/util/error.hpp"
+
+using namespace perfpred;
+using namespace perfpred::advise;
+
+TEST(SweepAxis, ParsesAndExpands) {
+  auto a = parse_sweep_axis("sm_count=40:160:20");
+  EXPECT_EQ(a.field, "sm_count");
+  EXPECT_EQ(a.values(), (std::vector<double>{40, 60, 80, 100, 120, 140, 160}));
+  auto b = parse_sweep_axis("mem_bandwidth_gbps=500:3000:500");
+  EXPECT_EQ(b.values().size(), 6u);
+  // STOP not on a step: stops below it.
+  EXPECT_EQ(parse_sweep_axis("l2_cache_mb=1:10:4").values(), (std::vector<double>{1, 5, 9}));
+  // Fractional steps land on STOP despite rounding.
+  EXPECT_EQ(parse_sweep_axis("boost_clock_mhz=0.1:0.3:0.1").values().size(), 3u);
+  EXPECT_EQ(parse_sweep_axis("tdp_w=300").values(), (std::vector<double>{300}));
+}
+
+TEST(SweepAxis, RejectsBadSpecs) {
+  for (const char* bad : {"sm_count", "=1:2:1", "warp_size=1:2:1", "sm_count=40:160", "sm_count=40:160:0",
+                          "sm_count=160:40:20", "sm_count=0:40:20", "sm_count=-20:40:20", "sm_count=40.5:80:10",
+                          "memory_gb=a:b:c", "memory_gb=1:2:3:4"}) {
+    EXPECT_THROW(parse_sweep_axis(bad), InputError) << bad;
+  }
+}
+
+TEST(SweepGrid, CartesianSizeAndOrder) {
+  std::vector<SweepAxis> axes = {parse_sweep_axis("sm_count=40:80:20"), parse_sweep_axis("mem_bandwidth_gbps=1000:2000:500")};
+  EXPECT_EQ(sweep_grid_size(axes, 1000), 9u);
+  EXPECT_THROW(sweep_grid_size(axes, 8), InputError);
+  auto model = test::analysed_text(test::cnn_text(32, 32), 4);
+  PredictOptions o;
+  o.batch = 4;
+  auto r = run_sweep(*model, GpuCatalog::instance().resolve("a100-sxm4-40gb"), axes, o);
+  ASSERT_EQ(r.points.size(), 9u);
+  EXPECT_EQ(r.fields, (std::vector<std::string>{"sm_count", "mem_bandwidth_gbps"}));
+  // Row-major, last axis fastest.
+  EXPECT_EQ(r.points[0].values, (std::vector<double>{40, 1000}));
+  EXPECT_EQ(r.points[1].values, (std::vector<double>{40, 1500}));
+  EXPECT_EQ(r.points[3].values, (std::vector<double>{60, 1000}));
+  EXPECT_EQ(r.points[8].values, (std::vector<double>{80, 2000}));
+  EXPECT_GT(r.points_per_second, 0);
+  EXPECT_THROW(run_sweep(*model, GpuCatalog::instance().resolve("t4"),
+                         {parse_sweep_axis("sm_count=40"), parse_sweep_axis("sm_count=80")}, o),
+               InputError);
+  EXPECT_THROW(run_sweep(*model, GpuCatalog::instance().resolve("t4"), {}, o), InputError);
+}
+
+TEST(SweepPoint, RescalesRatesConsistently) {
+  GpuSpec base = GpuCatalog::instance().resolve("a100-sxm4-40gb");
+  GpuSpec two = apply_sweep_point(base, {"sm_count"}, {base.sm_count * 2.0});
+  EXPECT_EQ(two.sm_count, base.sm_count * 2);
+  EXPECT_NEAR(two.fp32_tflops, base.fp32_tflops * 2, 1e-9);
+  EXPECT_NEAR(two.tensor_fp16_tflops, base.tensor_fp16_tflops * 2, 1e-9);
+  EXPECT_EQ(two.mem_bandwidth_gbps, base.mem_bandwidth_gbps);
+  EXPECT_EQ(two.segment, "hypothetical");
+  EXPECT_NE(two.id, base.id);
+  GpuSpec fast = apply_sweep_point(base, {"boost_clock_mhz"}, {base.boost_clock_mhz * 1.5});
+  EXPECT_NEAR(fast.fp32_tflops, base.fp32_tflops * 1.5, 1e-9);
+  EXPECT_NEAR(fast.tensor_tf32_tflops, base.tensor_tf32_tflops * 1.5, 1e-9);
+  // Both: the product.
+  GpuSpec both = apply_sweep_point(base, {"sm_count", "boost_clock_mhz"}, {base.sm_count * 2.0, base.boost_clock_mhz * 1.5});
+  EXPECT_NEAR(both.fp32_tflops, base.fp32_tflops * 3, 1e-9);
+  // An explicit rate wins over the scaling.
+  GpuSpec expl = apply_sweep_point(base, {"sm_count", "fp32_tflops"}, {base.sm_count * 2.0, 7.0});
+  EXPECT_EQ(expl.fp32_tflops, 7.0);
+  EXPECT_NEAR(expl.tensor_fp16_tflops, base.tensor_fp16_tflops * 2, 1e-9);
+  // Lanes scale only the non-tensor path.
+  GpuSpec lanes = apply_sweep_point(base, {"fp32_lanes_per_sm"}, {base.fp32_lanes_per_sm * 2.0});
+  EXPECT_NEAR(lanes.fp32_tflops, base.fp32_tflops * 2, 1e-9);
+  EXPECT_EQ(lanes.tensor_fp16_tflops, base.tensor_fp16_tflops);
+}
+
+TEST(SweepMonotone, MoreBandwidthOrClockIsNeverSlower) {
+  auto model = test::analysed_text(test::cnn_text(64, 64), 8);
+  PredictOptions o;
+  o.batch = 8;
+  GpuSpec base = GpuCatalog::instance().resolve("t4");
+  for (const char* spec : {"mem_bandwidth_gbps=100:3000:100", "boost_clock_mhz=300:3000:100", "sm_count=10:200:10"}) {
+    auto r = run_sweep(*model, base, {parse_sweep_axis(spec)}, o);
+    for (size_t i = 1; i < r.points.size(); ++i)
+      EXPECT_LE(r.points[i].latency_ms, r.points[i - 1].latency_ms * (1 + 1e-9))
+          << spec << " at " << r.points[i].values[0];
+    EXPECT_LT(r.points.back().latency_ms, r.points.front().latency_ms) << spec;
+  }
+  // Memory capacity changes fit, not time.
+  auto m = run_sweep(*model, base, {parse_sweep_axis("memory_gb=0.001:16:4")}, o);
+  EXPECT_FALSE(m.points.front().fits);
+  EXPECT_TRUE(m.points.back().fits);
+}
+
+TEST(SweepSpeed, ThousandsOfPointsPerSecond) {
+  auto model = test::analysed_text(test::cnn_text(32, 32), 1);
+  PredictOptions o;
+  o.detail = false;
+  auto r = run_sweep(*model, GpuCatalog::instance().resolve("a100-sxm4-40gb"),
+                     {parse_sweep_axis("sm_count=20:200:20"), parse_sweep_axis("mem_bandwidth_gbps=200:4000:200")}, o);
+  EXPECT_EQ(r.points.size(), 200u);
+  // A loose floor (sanitizer builds are slow); the CLI reports the measured rate.
+  EXPECT_GT(r.points_per_second, 200) << r.points_per_second;
+  std::printf("sweep: %zu points, %.0f points/s\n", r.points.size(), r.points_per_second);
+}
