@@ -21,6 +21,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,9 @@ CALIBRATION_TORCHVISION = {"resnet18", "resnet50", "vgg16", "densenet121"}
 def calibration(row):
     if row["model_family"] == "icas-convnet":  # Jetson Nano: one ICAS stage calibrates, the others are held out
         return row["id"].startswith("icas-conv_layers_1_5-")
+    if row["model_family"] == "gpumemnet-mlp":  # A100 memory: even row numbers calibrate the context constant
+        digits = re.sub(r"\D", "", row["id"].split("-")[-1])
+        return digits != "" and int(digits) % 2 == 0
     if row["gpu_id"] not in CALIBRATION_GPUS or row["model_family"] not in CALIBRATION_FAMILIES:
         return False
     if row["model_family"] == "torchvision":
@@ -51,6 +55,23 @@ def runtime_of(s):
         if r in s:
             return r
     return "pytorch"
+
+
+def optimizer_of(row):
+    """The optimizer a training row ran, from its notes (adam-like with two states, momentum-like with one)."""
+    notes = (row.get("notes") or "").lower()
+    if "no optimizer" in notes:
+        return "none"
+    for word, opt in (("adamw", "adam"), ("adam", "adam"), ("adadelta", "adam"), ("rmsprop", "momentum"),
+                      ("adagrad", "momentum"), ("momentum", "momentum"), ("sgd", "sgd")):
+        if word in notes:
+            return opt
+    return "sgd"
+
+
+def power_limit(row):
+    m = re.search(r"power limit (\d+(?:\.\d+)?) W", row.get("notes") or "")
+    return float(m.group(1)) if m else None
 
 
 def read_rows(path):
@@ -122,6 +143,12 @@ def main():
         meta = {}
         if os.path.exists(path + ".meta.json"):
             meta = json.load(open(path + ".meta.json"))
+        # Power-capped runs (Zeus): perfpred predicts at the default limit (TDP); keep the highest limit only.
+        top = collections.defaultdict(float)
+        for r in rows:
+            if power_limit(r) is not None:
+                top[(r["gpu_id"], r["model_family"])] = max(top[(r["gpu_id"], r["model_family"])], power_limit(r))
+        rows = [r for r in rows if power_limit(r) is None or power_limit(r) == top[(r["gpu_id"], r["model_family"])]]
         groups = collections.defaultdict(list)
         for r in rows:
             groups[(r["gpu_id"], r["model_family"], r["mode"], r["precision"], r["batch"], runtime_of(r["runtime"]))].append(r)
@@ -139,14 +166,16 @@ def main():
                         continue
                     spec_path = os.path.join(tmp, name + ".json")
                     if not os.path.exists(spec_path):
-                        json.dump({k: v for k, v in spec.items()}, open(spec_path, "w"))
+                        # citations are not spec fields
+                        json.dump({k: v for k, v in spec.items() if k not in ("source", "sources", "notes")},
+                                  open(spec_path, "w"))
                     gpu = spec_path
                 model = os.path.normpath(os.path.join(os.path.dirname(path), r["model"]))
                 args = [a.perfpred, "-q", "predict", model, "--gpu", gpu, "--batch", r["batch"] or "1",
                         "--mode", r["mode"] or "inference", "--runtime", runtime_of(r["runtime"]),
                         "--precision", r["precision"] or "fp32", "--json", "--no-meta"]
                 if r["mode"] == "training":
-                    args += ["--optimizer", r.get("optimizer") or ("none" if "no optimizer" in (r.get("notes") or "") else "sgd")]
+                    args += ["--optimizer", optimizer_of(r)]
                 if r.get("includes_h2d") == "0":
                     args.append("--no-copies")
                 r["_set"] = set_name
@@ -177,6 +206,8 @@ def main():
         rec = {"id": r["id"], "set": r["_set"], "gpu": r["gpu_id"], "family": r["model_family"], "recipe": r.get("recipe"),
                "mode": r["mode"], "batch": r["batch"], "precision": r["precision"], "split": split}
         for col, pk in metrics:
+            if col == "latency_ms" and "includes data loading" in (r.get("notes") or ""):
+                continue  # epoch time / steps with the input pipeline: not a GPU step time
             v = r.get(col)
             if v not in (None, "") and float(v) > 0:
                 table[key][col].append((float(v), float(pred[pk])))

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Regenerate the "Analytical model" table of docs/accuracy.md:
+#   scripts/eval_analytical.sh [--per-group N]
+# 1. converts ../shared/datasets into cache/datasets (skipped when unchanged), 2. builds perfpred if
+# needed, 3. runs tools/eval_analytical.py (perfpred predict --json per sampled row, analytical model
+# only) and prints the markdown table; rows and table are also written to cache/eval/analytical.{json,md}.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${PERFPRED_BUILD_DIR:-$root/build}
+bin=$build/src/cli/perfpred
+[ -d "$root/../shared/datasets" ] || { echo "eval_analytical: ../shared/datasets not found" >&2; exit 77; }
+/usr/bin/python3 "$root/tools/convert_datasets.py" --all --out "$root/cache" >&2
+[ -x "$bin" ] || "$root/scripts/build.sh" >&2
+exec /usr/bin/python3 "$root/tools/eval_analytical.py" --perfpred "$bin" --per-group 20 \
+  --out "$root/cache/eval/analytical" --markdown "$@"
