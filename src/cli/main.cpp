@@ -23,6 +23,7 @@
 #include "cmd_report.hpp"
 #include "cmd_budget.hpp"
 #include "cmd_diff.hpp"
+#include "cmd_inspect.hpp"
 // @@cmd-includes@@
 
 namespace {
@@ -260,6 +261,18 @@ int main(int argc, char** argv) {
                         diff_opts.input_shapes, diff_opts.allow_unknown, diff_opts.bundle, diff_opts.analytical);
     sub->add_flag("--json", diff_opts.json, "Print one JSON object");
     sub->callback([&] { action = [&] { return perfpred::cli::run_diff(diff_opts); }; });
+  }
+  perfpred::cli::InspectOptions inspect_opts;
+  {
+    auto* sub = app.add_subcommand("inspect", "Import an ONNX model and print per-layer shapes, FLOPs, params and bytes");
+    sub->add_option("model", inspect_opts.model, "ONNX model file")->required();
+    sub->add_option("--batch", inspect_opts.batch, "Value of each runtime input's leading symbolic dimension")
+        ->default_val(1);
+    sub->add_option("--input-shape", inspect_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+    sub->add_flag("--json", inspect_opts.json, "Print one JSON object instead of the table");
+    sub->add_flag("--allow-unknown", inspect_opts.allow_unknown,
+                  "Cost unknown ops as flagged bytes-only estimates instead of failing");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_inspect(inspect_opts); }; });
   }
   // @@cmd-setup@@
 
