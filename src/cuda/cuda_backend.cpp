@@ -194,8 +194,10 @@ class CudaBackend final : public ProfileBackend {
         return m;
       }
       Prepared p = prepare(e);
-      m.runtime = p.runtime;
-      m.runtime_version = p.runtime_version;
+      // The runtime column takes perfpred's Runtime names: direct library calls with no framework
+      // around them are "cudnn"; the library that ran is named in runtime_version.
+      m.runtime = "cudnn";
+      m.runtime_version = p.runtime + " " + p.runtime_version;
       m.notes = p.notes;
       time_prepared(p, s, m);
       if (m_cupti) record_kernels(p, m);

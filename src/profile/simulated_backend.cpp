@@ -44,8 +44,9 @@ class SimulatedBackend final : public ProfileBackend {
     if (m_o.ms_per_entry > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(m_o.ms_per_entry));
     const GpuSpec& g = m_o.gpu;
     Measurement m;
-    m.runtime = "simulated";
-    m.runtime_version = "1";
+    // Runtime names follow perfpred's Runtime enum: the simulation stands for direct library calls.
+    m.runtime = "cudnn";
+    m.runtime_version = "simulated 1";
     m.repeats = s.repeats;
     if (e.device_bytes > 0 && static_cast<double>(e.device_bytes) > 0.9 * g.memory_bytes()) {
       m.status = RowStatus::oom;

@@ -45,7 +45,14 @@ python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['plan']['n
   "$tmp/sim/kernels.csv.meta.json" || fail "sidecar"
 echo "simulated quick plan: $planned rows in $(python3 -c "print(round($end-$start,2))") s"
 
-# 3. Bad input exits 2 with one line naming the problem.
+# 3. The simulated rows train a (not-for-shipping) learned bundle.
+if "$bin" train --help >/dev/null 2>&1; then
+  "$bin" -q train --data "$tmp/sim/kernels.csv" --out "$tmp/bundle.json" --allow-unlicensed-eval --rounds 20 >/dev/null 2>"$tmp/err" \
+    || { cat "$tmp/err"; fail "train on simulated rows"; }
+  [ -s "$tmp/bundle.json" ] || fail "no bundle"
+fi
+
+# 4. Bad input exits 2 with one line naming the problem.
 "$bin" profile --backend simulated --gpu a100-sxm4-40gb --plan quick --out "$tmp/sim" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q -- "--resume" "$tmp/err" || fail "existing --out without --resume"
 "$bin" profile --backend simulated --gpu a100-sxm4-40gb --shard 3/2 --out "$tmp/x" 2>"$tmp/err"
