@@ -25,6 +25,7 @@ std::string command_line(const TrainCmdOptions& o) {
   for (const auto& f : o.holdout_families) c += " --holdout-family " + f;
   c += " --rounds " + std::to_string(o.rounds);
   if (o.network_fraction < 1) c += " --network-fraction " + std::to_string(o.network_fraction);
+  if (!o.base.empty()) c += " --base " + o.base;
   if (o.allow_unlicensed_eval) c += " --allow-unlicensed-eval";
   return c;
 }
@@ -51,6 +52,7 @@ int run_train(const TrainCmdOptions& o) {
   req.allow_unlicensed_eval = o.allow_unlicensed_eval;
   req.network_fraction = o.network_fraction;
   req.name = o.name.empty() ? std::filesystem::path(o.out).stem().string() : o.name;
+  req.base = o.base;
   req.command = command_line(o);
 
   const auto t0 = std::chrono::steady_clock::now();

@@ -12,13 +12,14 @@ struct TrainCmdOptions {
   std::vector<std::string> holdout_gpus;
   std::vector<std::string> holdout_families;
   int rounds = 300;
-  int max_depth = 8;
+  int max_depth = 6;
   double eta = 0.08;
   int threads = 2;
   int seed = 0;
   double network_fraction = 1.0;
   bool allow_unlicensed_eval = false;
   std::string name;
+  std::string base;  ///< reuse the kernel boosters of this latency bundle
   bool json = false;
 };
 

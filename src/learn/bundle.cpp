@@ -232,12 +232,45 @@ Bundle load_bundle(const std::filesystem::path& path) {
   if (!in) throw InputError(path.string() + ": cannot open the model bundle (check --model)");
   std::stringstream ss;
   ss << in.rdbuf();
+  std::string text = ss.str();
+  // Fast path: the boosters are long base64 strings that a JSON parser would walk byte by byte. Lift
+  // them out with a plain scan (base64 has no quotes or escapes), parse the small remainder, put them back.
+  static const std::string key = "\"booster_ubj_base64\":";
+  std::vector<std::string> blobs;
+  std::string small;
+  small.reserve(4096);
+  size_t pos = 0;
+  while (true) {
+    const size_t k = text.find(key, pos);
+    if (k == std::string::npos) break;
+    size_t q = text.find('"', k + key.size());
+    if (q == std::string::npos) break;
+    const size_t end = text.find('"', q + 1);
+    if (end == std::string::npos) break;
+    small.append(text, pos, q - pos);
+    small += "\"@blob:" + std::to_string(blobs.size()) + "\"";
+    blobs.emplace_back(text, q + 1, end - q - 1);
+    pos = end + 1;
+  }
+  small.append(text, pos, std::string::npos);
+  text.clear();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str());
+    j = nlohmann::json::parse(small);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path.string() + ": not valid JSON (" + e.what() + "); pass a bundle written by `perfpred train`");
   }
+  auto restore = [&](nlohmann::json& blob) {
+    if (!blob.is_object() || !blob.contains("booster_ubj_base64") || !blob["booster_ubj_base64"].is_string()) return;
+    const auto v = blob["booster_ubj_base64"].get<std::string>();
+    if (v.rfind("@blob:", 0) != 0) return;
+    const size_t i = std::stoul(v.substr(6));
+    if (i < blobs.size()) blob["booster_ubj_base64"] = std::move(blobs[i]);
+  };
+  for (const char* group : {"kernel_models", "host_models"})
+    if (j.is_object() && j.contains(group) && j[group].is_object())
+      for (auto& [name, blob] : j[group].items()) restore(blob);
+  if (j.is_object() && j.contains("network_model")) restore(j["network_model"]);
   return bundle_from_json(j, path.string());
 }
 

@@ -144,6 +144,21 @@ Bundle train_bundle(const TrainRequest& req) {
   GpuResolver gpus;
   Fnv1a64 hash;
   std::set<std::string> seen;
+  std::optional<Bundle> base;
+  if (!req.base.empty()) {
+    base = load_bundle(req.base);
+    if (base->target != Target::latency || req.target != Target::latency)
+      throw InputError(req.base.string() + ": --base takes a latency bundle and trains a latency bundle");
+    if (base->kernel_models.empty()) throw InputError(req.base.string() + ": --base bundle has no kernel boosters");
+    b.kernel_models = base->kernel_models;
+    b.sources = base->sources;
+    b.train_rows = base->train_rows;
+    if (!base->for_shipping) b.for_shipping = false;
+    seen.insert(base->gpus_seen.begin(), base->gpus_seen.end());
+    hash.update(base->rows_hash);
+    b.params["base"] = req.base.string();
+  }
+  const size_t first_own_source = b.sources.size();
   std::vector<KernelSample> kernel_samples;
   size_t bad_rows = 0;
   for (auto& f : files) {
@@ -151,7 +166,7 @@ Bundle train_bundle(const TrainRequest& req) {
     for (const auto& r : f.kernels) {
       if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
       if (contains(req.holdout_gpus, r.gpu_id) || family_held_out(req.holdout_families, r.op_family)) continue;
-      if (req.target != Target::latency) continue;
+      if (req.target != Target::latency || base) continue;
       const std::string where = f.path.string() + ": row " + r.id;
       try {
         KernelSample s;
@@ -175,7 +190,7 @@ Bundle train_bundle(const TrainRequest& req) {
     spdlog::info("train: {} kernel rows", kernel_samples.size());
     train_kernel_models(kernel_samples, req.options, b);
   }
-  b.train_rows = kernel_samples.size();
+  b.train_rows += kernel_samples.size();
   kernel_samples.clear();
   kernel_samples.shrink_to_fit();
 
@@ -221,7 +236,7 @@ Bundle train_bundle(const TrainRequest& req) {
       }
       hash.update(row_text(r));
       seen.insert(r.gpu_id);
-      ++b.sources[fi].rows;
+      ++b.sources[first_own_source + fi].rows;
     }
   }
   if (no_model > 0) spdlog::warn("train: {} network rows skipped: their ONNX model was not exported", no_model);

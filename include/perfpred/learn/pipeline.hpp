@@ -23,6 +23,9 @@ struct TrainRequest {
   std::string name;                    ///< bundle label (default: the output file's stem)
   std::string command;                 ///< recorded as created_by
   double network_fraction = 1.0;       ///< deterministic share of network rows used (speed)
+  /// Latency: take the kernel boosters (and their sources, GPUs and licence status) from this bundle
+  /// instead of fitting them; kernel rows in `data` are then ignored. Host boosters are fitted anew.
+  std::filesystem::path base;
 };
 
 /// Train a bundle. InputError when a file's licence forbids it (without allow_unlicensed_eval) or

@@ -12,7 +12,7 @@ namespace perfpred::learn {
 
 struct TrainOptions {
   int rounds = 300;
-  int max_depth = 8;
+  int max_depth = 6;
   double eta = 0.08;
   double subsample = 0.8;
   double colsample_bytree = 0.8;
