@@ -139,7 +139,9 @@ def main():
         set_name = os.path.basename(os.path.dirname(path))
         if only and set_name not in only:
             continue
-        rows = [r for r in read_rows(path) if r.get("status") == "ok" and r.get("model")]
+        # ok rows, and memory-only rows (no latency in the source: 'skipped' for latency training sets)
+        rows = [r for r in read_rows(path) if r.get("model") and (r.get("status") == "ok" or (
+            r.get("status") == "skipped" and r.get("peak_memory_bytes") and "peak_memory_bytes" in (r.get("reason") or "")))]
         meta = {}
         if os.path.exists(path + ".meta.json"):
             meta = json.load(open(path + ".meta.json"))
@@ -200,9 +202,14 @@ def main():
                ("peak_memory_bytes", "peak_memory_bytes")]
     table = collections.defaultdict(lambda: collections.defaultdict(list))
     dump = []
+    # Sets that sweep many batch sizes (GPUMemNet, Zeus) are reported per GPU/family with batch "var".
+    batches = collections.defaultdict(set)
+    for r, _ in results:
+        batches[r["_set"]].add(r["batch"])
     for r, pred in results:
         split = "calibration" if calibration(r) else "held-out"
-        key = (r["_set"], r["gpu_id"], r["model_family"], r["mode"], r["precision"], r["batch"], split)
+        batch = r["batch"] if len(batches[r["_set"]]) <= 5 else "var"
+        key = (r["_set"], r["gpu_id"], r["model_family"], r["mode"], r["precision"], batch, split)
         rec = {"id": r["id"], "set": r["_set"], "gpu": r["gpu_id"], "family": r["model_family"], "recipe": r.get("recipe"),
                "mode": r["mode"], "batch": r["batch"], "precision": r["precision"], "split": split}
         for col, pk in metrics:
