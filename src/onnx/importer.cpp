@@ -625,6 +625,25 @@ class Importer {
     for (const auto& vi : m_model.graph().output()) take(vi);
   }
 
+  // ONNX 1.12's conv shape inference reads out of bounds when the weight's rank differs from the
+  // input's (no kernel_shape attribute): reject such nodes before ONNX sees them.
+  void check_conv_ranks() const {
+    for (const auto& n : m_g.nodes) {
+      if (!n.domain.empty()) continue;
+      size_t wslot = n.op == "QLinearConv" ? 3 : 1;
+      if (n.op != "Conv" && n.op != "ConvTranspose" && n.op != "ConvInteger" && n.op != "QLinearConv") continue;
+      const Tensor* x = m_g.input(n, 0);
+      const Tensor* w = m_g.input(n, wslot);
+      if (!x || !w) throw InputError(node_label(n) + ": needs an input and a weight");
+      if (x->has_shape && x->shape.size() < 3)
+        throw InputError(node_label(n) + ": input '" + x->name + "' has rank " + std::to_string(x->shape.size()) +
+                         "; a convolution needs N, C and at least one spatial dim");
+      if (x->has_shape && w->has_shape && x->shape.size() != w->shape.size())
+        throw InputError(node_label(n) + ": input '" + x->name + "' has rank " + std::to_string(x->shape.size()) +
+                         " but weight '" + w->name + "' has rank " + std::to_string(w->shape.size()));
+    }
+  }
+
   void run_onnx_inference() {
     onnx::ShapeInferenceOptions options(false, 0, true);
     try {
@@ -726,6 +745,8 @@ class Importer {
     for (auto& vi : *graph().mutable_output())
       if (vi.type().has_tensor_type()) vi.mutable_type()->mutable_tensor_type()->clear_shape();
     for (int round = 0; round < 4; ++round) {
+      detail::propagate(m_g);
+      check_conv_ranks();
       run_onnx_inference();
       take_onnx_shapes();
       detail::propagate(m_g);

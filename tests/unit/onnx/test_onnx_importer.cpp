@@ -344,3 +344,35 @@ g (float[N, 4] x) => (float[N, 4] y) {
 TEST(OnnxImporter, BadTextIsAnInputError) {
   expect_input_error([] { oi::import_text("<ir_version: 8> g (float[2] x) => (float[2] y) { y = Relu (x"); }, {"ONNX text"});
 }
+
+// Corrupted bytes (every truncation point, flipped bytes) give either a Graph or an InputError:
+// never a crash, another exception type, or a sanitizer report.
+TEST(OnnxImporter, CorruptedBytesNeverCrash) {
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("x", 1, {-1, 3, 8, 8}));
+  pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+  pg.nodes.push_back(pw::node("Conv", {"x", "w"}, {"c"}, "conv"));
+  pg.nodes.push_back(pw::node("Reshape", {"c", "shape"}, {"y"}, "reshape"));
+  pg.initializers.push_back(pw::tensor("w", 1, {4, 3, 3, 3}, std::string(4 * 27 * 4, '\0')));
+  pg.initializers.push_back(pw::tensor("shape", 7, {2}, pw::int64_raw({0, -1})));
+  const std::string bytes = pw::model(pg);
+  ASSERT_EQ(S(oi::import_bytes(bytes, "ok.onnx"), "y"), (std::vector<int64_t>{1, 144}));
+  size_t ok = 0, rejected = 0;
+  auto attempt = [&](const std::string& b) {
+    try {
+      oi::import_bytes(b, "fuzz.onnx");
+      ++ok;
+    } catch (const InputError&) {
+      ++rejected;
+    }
+  };
+  for (size_t cut = 0; cut < bytes.size(); ++cut) attempt(bytes.substr(0, cut));
+  for (size_t i = 0; i < bytes.size(); ++i)
+    for (unsigned char mask : {0x01, 0x80, 0xff}) {
+      std::string b = bytes;
+      b[i] = static_cast<char>(static_cast<unsigned char>(b[i]) ^ mask);
+      attempt(b);
+    }
+  EXPECT_GT(rejected, bytes.size());  // every truncation at least is rejected
+  EXPECT_GT(ok + rejected, 3 * bytes.size());
+}
