@@ -128,6 +128,8 @@ class CudaBackend final : public ProfileBackend {
         m_notes.push_back("NVML unavailable: " + why);
       }
     }
+    // A MIG instance shows as "<name> MIG <profile>" to CUDA; NVML's MIG mode confirms it.
+    m_mig = m_props.name.find(" MIG ") != std::string::npos || (m_nvml && m_nvml->mig_enabled().value_or(false));
   }
 
   ~CudaBackend() override {
@@ -172,12 +174,11 @@ class CudaBackend final : public ProfileBackend {
       if (auto v = m_nvml->mem_clock_mhz()) env["mem_clock_mhz_at_start"] = *v;
       if (auto v = m_nvml->temperature_c()) env["temperature_c_at_start"] = *v;
       if (auto v = m_nvml->power_limit_w()) env["power_limit_w"] = *v;
-      if (auto v = m_nvml->mig_enabled()) {
-        env["mig_enabled"] = *v;
-        if (*v) d.notes.push_back("MIG is enabled: NVML power and energy describe the whole GPU, not this slice");
-      }
-      d.power_source = "nvml-board";
+      if (auto v = m_nvml->mig_enabled()) env["mig_enabled"] = *v;
+      d.power_source = m_mig ? "" : "nvml-board";
     }
+    if (m_mig)
+      d.notes.push_back("MIG instance: NVML power and energy describe the whole GPU, so rows carry no power or energy");
     d.environment = env;
     for (const auto& n : m_notes) d.notes.push_back(n);
     return d;
@@ -201,7 +202,8 @@ class CudaBackend final : public ProfileBackend {
       m.notes = p.notes;
       time_prepared(p, s, m);
       if (m_cupti) record_kernels(p, m);
-      if (m_nvml && e.kind == EntryKind::kernel) sample_power(p, m);
+      // Under MIG, NVML power and energy are the whole GPU's: never attributed to one slice's rows.
+      if (m_nvml && !m_mig && e.kind == EntryKind::kernel) sample_power(p, m);
       if (e.flops > 0 && m.time_ms > 0) m.notes.push_back("achieved_tflops=" + fmt(e.flops / (m.time_ms * 1e-3) / 1e12));
       if (e.bytes > 0 && m.time_ms > 0) m.notes.push_back("achieved_gbps=" + fmt(e.bytes / (m.time_ms * 1e-3) / 1e9));
       PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
@@ -335,6 +337,7 @@ class CudaBackend final : public ProfileBackend {
   DeviceProperties m_props;
   cudaEvent_t m_start = nullptr, m_stop = nullptr;
   bool m_cupti = false;
+  bool m_mig = false;
   std::unique_ptr<Nvml> m_nvml;
   std::vector<std::string> m_notes;
 };

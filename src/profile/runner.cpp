@@ -88,7 +88,42 @@ void request_profile_stop(int signal) { g_stop_signal = signal; }
 std::filesystem::path kernel_dataset_path(const std::filesystem::path& out_dir) { return out_dir / "kernels.csv"; }
 std::filesystem::path microbench_dataset_path(const std::filesystem::path& out_dir) { return out_dir / "microbench.csv"; }
 
+namespace {
+
+/// Inside a MIG instance CUDA names the device "<parent name> MIG <profile>" ("NVIDIA A100-SXM4-40GB
+/// MIG 3g.20gb") and reports the slice's SMs and memory: key it as the catalog's slice id.
+std::string match_mig_slice(const DeviceDescription& d) {
+  auto pos = d.name.find(" MIG ");
+  if (pos == std::string::npos) return "";
+  std::string profile = trim(d.name.substr(pos + 5));
+  DeviceDescription parent = d;
+  parent.name = d.name.substr(0, pos);
+  try {
+    for (const auto& g : GpuCatalog::instance().devices()) {
+      auto have = tokens(parent.name);
+      bool name_ok = normalize(parent.name).find(normalize(g.name)) != std::string::npos;
+      if (!name_ok) {
+        int hits = 0, total = 0;
+        for (const auto& t : tokens(g.name)) {
+          ++total;
+          hits += std::find(have.begin(), have.end(), t) != have.end();
+        }
+        name_ok = total > 0 && hits == total;
+      }
+      if (!name_ok) continue;
+      for (const auto& slice : GpuCatalog::instance().mig_slices(g.id))
+        if (slice.mig_profile == profile) return slice.id;
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("GPU catalog unavailable ({}); the MIG slice is recorded by its spec", e.what());
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string match_catalog_id(const DeviceDescription& d) {
+  if (auto slice = match_mig_slice(d); !slice.empty()) return slice;
   int sms = d.spec.value("sm_count", 0);
   double mem_gb = d.spec.value("memory_gb", 0.0);
   std::vector<const GpuSpec*> candidates;

@@ -290,6 +290,11 @@ TEST(Runner, MatchesCatalogIds) {
   d.name = "NVIDIA H200";
   d.spec = {{"sm_count", 132}, {"memory_gb", 150.0}};
   EXPECT_EQ(match_catalog_id(d), "h200-sxm-141gb");
+  d.name = "NVIDIA A100-SXM4-40GB MIG 3g.20gb";  // what CUDA reports inside a MIG instance
+  d.spec = {{"sm_count", 42}, {"memory_gb", 21.0}};
+  EXPECT_EQ(match_catalog_id(d), "a100-sxm4-40gb:3g.20gb");
+  d.name = "NVIDIA A100-SXM4-40GB MIG 9g.99gb";
+  EXPECT_EQ(match_catalog_id(d), "spec:NVIDIA A100-SXM4-40GB MIG 9g.99gb");
   d.name = "Mystery Accelerator";
   d.spec = {{"sm_count", 7}, {"memory_gb", 3.0}};
   EXPECT_EQ(match_catalog_id(d), "spec:Mystery Accelerator");
