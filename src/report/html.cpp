@@ -100,10 +100,11 @@ std::string layer_bars_svg(const Prediction& p, size_t max_bars) {
   }
   double total = 0;
   for (const auto& l : p.layers) total += l.time_ms;
-  double max_ms = rest_ms;
+  // Scale to the slowest layer; the summed rest may be longer and is then drawn clipped at full width.
+  double max_ms = 0;
   for (auto* l : layers) max_ms = std::max(max_ms, l->time_ms);
-  if (max_ms <= 0) max_ms = 1;
-  const int label_w = 330, bar_w = 640, row_h = 18, top = 8;
+  if (max_ms <= 0) max_ms = rest_ms > 0 ? rest_ms : 1;
+  const int label_w = 330, bar_w = 560, row_h = 18, top = 8;
   const int rows = static_cast<int>(layers.size() + (rest_n ? 1 : 0));
   const int h = top + rows * row_h + 10;
   const int w = label_w + bar_w + 170;
@@ -112,7 +113,7 @@ std::string layer_bars_svg(const Prediction& p, size_t max_bars) {
                   std::to_string(h) + "\" role=\"img\" aria-label=\"per-layer time\">\n";
   auto bar = [&](int row, const std::string& label, double ms, const char* colour, const std::string& tip) {
     int y = top + row * row_h;
-    double bw = std::max(1.0, bar_w * ms / max_ms);
+    double bw = std::clamp(bar_w * ms / max_ms, 1.0, static_cast<double>(bar_w));
     double share = total > 0 ? 100.0 * ms / total : 0;
     s += "<g><title>" + xml_escape(tip) + "</title>";
     s += "<text x=\"" + std::to_string(label_w - 6) + "\" y=\"" + std::to_string(y + 13) +

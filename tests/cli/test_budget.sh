@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# perfpred budget check: pass/fail exit codes, JUnit XML, deterministic JSON, bad budget files.
+set -u
+bin=$1
+root=$2
+zoo=$root/models/zoo
+[ -f "$zoo/resnet18.onnx" ] && [ -f "$zoo/lenet5.onnx" ] || { echo "skip: zoo models not present"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+mkdir -p "$tmp/ci/models" "$tmp/ci/gpus"
+cp "$zoo/resnet18.onnx" "$zoo/lenet5.onnx" "$tmp/ci/models/"
+# A hypothetical board next to the budget file: a T4 with a quarter of its bandwidth.
+echo '{"schema_version": 1, "base": "t4", "mem_bandwidth_gbps": 80}' >"$tmp/ci/gpus/slow-t4.json"
+
+cat >"$tmp/ci/pass.json" <<'J'
+{
+  "schema_version": 1,
+  "entries": [
+    {"name": "resnet18-t4", "model": "models/resnet18.onnx", "gpu": "t4", "batch": 8, "precision": "fp16",
+     "limits": {"latency_ms": 1000, "peak_memory_fraction": 0.5, "energy_mj": 1000000}},
+    {"name": "lenet-orin", "model": "models/lenet5.onnx", "gpu": "jetson-orin-nano-8gb", "batch": 1,
+     "limits": {"latency_ms": 500, "min_throughput_samples_per_s": 1, "peak_memory_bytes": 4000000000}},
+    {"name": "resnet18-train-a100", "model": "models/resnet18.onnx", "gpu": "a100-sxm4-40gb", "batch": 32,
+     "mode": "training", "optimizer": "adam", "limits": {"peak_memory_fraction": 0.9}},
+    {"name": "lenet-slow-t4", "model": "models/lenet5.onnx", "gpu": "gpus/slow-t4.json", "limits": {"latency_ms": 1000}}
+  ]
+}
+J
+(cd / && "$bin" budget check "$tmp/ci/pass.json" --junit "$tmp/pass.xml") >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] || fail "passing budgets exited $rc: $(cat "$tmp/out" "$tmp/err")"
+[ "$(grep -c '^PASS' "$tmp/out")" -eq 4 ] || fail "expected 4 PASS lines: $(cat "$tmp/out")"
+grep -q "margin" "$tmp/out" || fail "no margin printed"
+
+# A limit that cannot hold: exit 1, the failing entry named, JUnit failure for that limit only.
+sed 's/"latency_ms": 1000, "peak_memory_fraction"/"latency_ms": 0.000001, "peak_memory_fraction"/' "$tmp/ci/pass.json" >"$tmp/ci/fail.json"
+"$bin" budget check "$tmp/ci/fail.json" --junit "$tmp/fail.xml" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 1 ] || fail "exceeded budget exited $rc"
+grep -q "^FAIL  resnet18-t4" "$tmp/out" || fail "failing entry not named: $(cat "$tmp/out")"
+/usr/bin/python3 - "$tmp/pass.xml" "$tmp/fail.xml" <<'PY' || fail "JUnit XML content"
+import sys, xml.etree.ElementTree as ET
+for path, want_fail in ((sys.argv[1], 0), (sys.argv[2], 1)):
+    root = ET.parse(path).getroot()  # raises on malformed XML
+    cases = root.findall(".//testcase")
+    assert len(cases) == 3 + 3 + 1 + 1, len(cases)  # one per entry and limit
+    fails = [c for c in cases if c.find("failure") is not None]
+    assert len(fails) == want_fail, (path, len(fails))
+    assert root.get("tests") == str(len(cases)) and root.get("failures") == str(want_fail)
+    if want_fail:
+        assert fails[0].get("classname") == "perfpred.budget.resnet18-t4" and fails[0].get("name") == "latency_ms"
+PY
+
+# Deterministic JSON: byte-identical with --no-meta, from any working directory; meta only without it.
+"$bin" budget check "$tmp/ci/pass.json" --json --no-meta >"$tmp/a.json" || fail "json run 1"
+(cd "$tmp" && "$bin" budget check ci/pass.json --json --no-meta) >"$tmp/b.json" || fail "json run 2"
+sed -i 's#"budget_file": ".*"##' "$tmp/a.json" "$tmp/b.json"
+cmp -s "$tmp/a.json" "$tmp/b.json" || fail "--no-meta JSON differs between runs: $(diff "$tmp/a.json" "$tmp/b.json" | head)"
+grep -q '"meta"' "$tmp/a.json" && fail "--no-meta still prints meta"
+"$bin" budget check "$tmp/ci/pass.json" --json >"$tmp/m.json" || fail "json with meta"
+grep -q '"generated_at"' "$tmp/m.json" || fail "meta lacks generated_at"
+/usr/bin/python3 -c "
+import json,sys
+a=json.load(open('$tmp/a.json')); m=json.load(open('$tmp/m.json')); m.pop('meta')
+assert a==m, 'verdict differs from the meta-less one'
+assert a['passed'] is True and a['summary']['entries']==4
+" || fail "meta is not separate from the verdict"
+
+# Bad budget files: exit 2, one line naming the entry and field.
+check2() {
+  local want=$1 doc=$2
+  printf '%s' "$doc" >"$tmp/ci/bad.json"
+  "$bin" budget check "$tmp/ci/bad.json" >/dev/null 2>"$tmp/err"; local rc=$?
+  [ $rc -eq 2 ] || fail "bad budget ($want) exited $rc"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "bad budget ($want): $(cat "$tmp/err")"
+  grep -qF -- "$want" "$tmp/err" || fail "bad budget message lacks '$want': $(cat "$tmp/err")"
+}
+check2 "not valid JSON" '{"schema_version": 1, "entries": ['
+check2 "schema_version" '{"entries": []}'
+check2 'entries[0] ("a"): limits.latency_ms' '{"schema_version":1,"entries":[{"name":"a","model":"models/lenet5.onnx","gpu":"t4","limits":{"latency_ms":-1}}]}'
+check2 "entries[1]" '{"schema_version":1,"entries":[{"name":"a","model":"models/lenet5.onnx","gpu":"t4","limits":{"latency_ms":1}},{"name":"b","model":"models/lenet5.onnx","gpu":"t4","limits":{}}]}'
+check2 "entries[0] (\"a\"): field 'model'" '{"schema_version":1,"entries":[{"name":"a","model":"models/none.onnx","gpu":"t4","limits":{"latency_ms":1}}]}'
+check2 "entries[0] (\"a\"): field 'gpu'" '{"schema_version":1,"entries":[{"name":"a","model":"models/lenet5.onnx","gpu":"t5","limits":{"latency_ms":1}}]}'
+check2 "unknown field 'gpus'" '{"schema_version":1,"entries":[{"name":"a","model":"models/lenet5.onnx","gpus":"t4","limits":{"latency_ms":1}}]}'
+"$bin" budget check "$tmp/none.json" >/dev/null 2>&1; [ $? -eq 2 ] || fail "missing budget file"
+"$bin" budget >/dev/null 2>&1; [ $? -eq 2 ] || fail "budget without check"
+echo "ok"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# perfpred sweep: grid expansion, CSV/JSON, monotone trends, measured rate, exit codes.
+set -u
+bin=$1
+root=$2
+model=$root/models/zoo/resnet18.onnx
+[ -f "$model" ] || { echo "skip: $model not present"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$bin" sweep "$model" --base-gpu a100-sxm4-40gb --vary sm_count=40:160:20 --vary mem_bandwidth_gbps=500:3000:500 --csv \
+  >"$tmp/s.csv" 2>"$tmp/err" || fail "sweep csv: $(cat "$tmp/err")"
+grep -q "points/s" "$tmp/err" || fail "no measured rate on stderr"
+/usr/bin/python3 - "$tmp/s.csv" <<'PY' || fail "sweep csv content"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 7 * 6, len(rows)
+assert rows[0]["sm_count"] == "40" and rows[0]["mem_bandwidth_gbps"] == "500"
+assert rows[1]["mem_bandwidth_gbps"] == "1000"  # last axis fastest
+# For each SM count, more bandwidth is never slower; for each bandwidth, more SMs never slower.
+by = {(float(r["sm_count"]), float(r["mem_bandwidth_gbps"])): float(r["latency_ms"]) for r in rows}
+sms = sorted({k[0] for k in by}); bws = sorted({k[1] for k in by})
+for s in sms:
+    l = [by[(s, b)] for b in bws]
+    assert all(l[i + 1] <= l[i] * (1 + 1e-9) for i in range(len(l) - 1)), (s, l)
+for b in bws:
+    l = [by[(s, b)] for s in sms]
+    assert all(l[i + 1] <= l[i] * (1 + 1e-9) for i in range(len(l) - 1)), (b, l)
+assert by[(160, 3000)] < by[(40, 500)]
+PY
+
+# A big grid: thousands of points per second.
+"$bin" sweep "$model" --base-gpu t4 --vary sm_count=10:200:2 --vary boost_clock_mhz=600:2400:100 --json >"$tmp/j" 2>"$tmp/err" \
+  || fail "big sweep"
+/usr/bin/python3 - "$tmp/j" <<'PY' || fail "sweep json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert len(j["points"]) == 96 * 19, len(j["points"])
+print("sweep rate: %.0f points/s over %d points" % (j["points_per_second"], len(j["points"])))
+assert j["points_per_second"] > 1000, j["points_per_second"]
+PY
+
+for args in "--vary warp_size=1:2:1" "--vary sm_count=40:20:10" "--vary sm_count=40:80:0" "--vary sm_count=0:80:10" \
+            "--vary sm_count" "--vary sm_count=10:1000000:1 --vary memory_gb=1:1000:1"; do
+  # shellcheck disable=SC2086
+  "$bin" sweep "$model" --base-gpu t4 $args >/dev/null 2>"$tmp/err"; rc=$?
+  [ $rc -eq 2 ] || fail "sweep $args exited $rc"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "sweep $args: $(cat "$tmp/err")"
+done
+"$bin" sweep "$model" --base-gpu nope --vary sm_count=10:20:10 >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown base gpu"
+echo "ok"
