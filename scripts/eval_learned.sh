@@ -6,7 +6,7 @@
 #                                             (default: all of them, in that order)
 # Environment: PERFPRED (binary, default build/src/cli/perfpred), DATA (default cache/datasets, made by
 # tools/convert_datasets.py), OUT (default cache/eval/learned), ROUNDS (boosting rounds, default 150),
-# THREADS (default 2), MAX_DEPTH (default 6).
+# THREADS (default 2), MAX_DEPTH (default 6), NET_FRACTION (share of network rows used, default 1).
 # Results: $OUT/*.json (one `perfpred eval --json` per split), the default bundle models/perfpred-default.json,
 # and docs/accuracy.md between the "learned model" markers.
 set -euo pipefail
@@ -18,6 +18,10 @@ OUT=${OUT:-cache/eval/learned}
 ROUNDS=${ROUNDS:-150}
 THREADS=${THREADS:-2}
 MAX_DEPTH=${MAX_DEPTH:-6}
+NET_FRACTION=${NET_FRACTION:-1}  # deterministic share of network rows (speed)
+# Whole-network bundles: host overhead only (KERNEL_BASE=0, default), or with the NeuSight kernel boosters
+# (KERNEL_BASE=1). The NeuSight boosters made whole networks worse on held-out desktop GPUs (see the notes).
+KERNEL_BASE=${KERNEL_BASE:-0}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}  # no OpenMP spinning on a shared machine
 mkdir -p "$OUT/bundles"
 STEPS=${*:-kernels networks torchvision jetson energy memory default doc}
@@ -28,6 +32,8 @@ for f in "$DATA"/neusight-gpu-kernels/*.csv; do NS+=(--data "$f"); done
 HELP=(--data "$DATA/help-nas-latency/nasbench201.csv" --data "$DATA/help-nas-latency/fbnet.csv")
 TV=(--data "$DATA/pytorch-gpu-benchmark-ryujaehun/torchvision.csv")
 ALL="$OUT/bundles/neusight-all.json"
+BASE=()
+[ "$KERNEL_BASE" = 1 ] && BASE=(--base "$ALL")
 log() { echo "eval_learned: $*" >&2; }
 timed() {  # timed NAME CMD...: run, record wall and CPU seconds in $OUT/NAME.time.json
   local name=$1; shift
@@ -51,28 +57,28 @@ for step in $STEPS; do
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kernels-$fold.json"
       "$PERFPRED" eval --model "$OUT/bundles/kernels-$fold.json" "${NS[@]}" "${H[@]}" --json >"$OUT/kernels-$fold.json"
     done ;;
-  networks)  # HELP: leave-one-GPU-out and leave-family-out (kernel boosters from all NeuSight, host overhead refitted)
-    need_all
+  networks)  # HELP: leave-one-GPU-out and leave-family-out (host overhead refitted; kernel boosters with KERNEL_BASE=1)
+    [ "$KERNEL_BASE" = 1 ] && need_all
     for g in gtx-1080ti rtx-2080ti titan-x-pascal titan-xp; do
       log "networks: hold out $g"
-      "$PERFPRED" train --base "$ALL" "${HELP[@]}" --holdout-gpu $g --out "$OUT/bundles/help-$g.json" \
+      "$PERFPRED" train --network-fraction "$NET_FRACTION" "${BASE[@]}" "${HELP[@]}" --holdout-gpu $g --out "$OUT/bundles/help-$g.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-help-$g.json"
-      "$PERFPRED" eval --model "$OUT/bundles/help-$g.json" "${HELP[@]}" --holdout-gpu $g --json >"$OUT/help-gpu-$g.json"
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/help-$g.json" "${HELP[@]}" --holdout-gpu $g --json >"$OUT/help-gpu-$g.json"
     done
     for fam in nasbench201 fbnet; do
       log "networks: hold out family $fam"
-      "$PERFPRED" train --base "$ALL" "${HELP[@]}" --holdout-family $fam --out "$OUT/bundles/help-no-$fam.json" \
+      "$PERFPRED" train --network-fraction "$NET_FRACTION" "${BASE[@]}" "${HELP[@]}" --holdout-family $fam --out "$OUT/bundles/help-no-$fam.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-help-no-$fam.json"
-      "$PERFPRED" eval --model "$OUT/bundles/help-no-$fam.json" "${HELP[@]}" --holdout-family $fam --json \
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/help-no-$fam.json" "${HELP[@]}" --holdout-family $fam --json \
         >"$OUT/help-family-$fam.json"
     done ;;
   torchvision)  # ryujaehun torchvision, inference and training, leave-one-GPU-out (host overhead from HELP + the rest)
-    need_all
+    [ "$KERNEL_BASE" = 1 ] && need_all
     for g in gtx-1080ti rtx-2080ti titan-v titan-xp; do
       log "torchvision: hold out $g"
-      "$PERFPRED" train --base "$ALL" "${HELP[@]}" "${TV[@]}" --holdout-gpu $g --out "$OUT/bundles/tv-$g.json" \
+      "$PERFPRED" train --network-fraction "$NET_FRACTION" "${BASE[@]}" "${HELP[@]}" "${TV[@]}" --holdout-gpu $g --out "$OUT/bundles/tv-$g.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-tv-$g.json"
-      "$PERFPRED" eval --model "$OUT/bundles/tv-$g.json" "${TV[@]}" --holdout-gpu $g --json >"$OUT/tv-$g.json"
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/tv-$g.json" "${TV[@]}" --holdout-gpu $g --json >"$OUT/tv-$g.json"
     done ;;
   jetson)  # Jetson Nano (TensorRT, none-stated licence: evaluation only): the shipped-data bundle on an unseen device
     need_all
@@ -94,9 +100,9 @@ for step in $STEPS; do
       "$PERFPRED" eval --model "$OUT/bundles/memory-no-$fam.json" "${M[@]}" --holdout-family $fam --json \
         >"$OUT/memory-$fam.json" || true
     done ;;
-  default)  # the shipped bundle: all NeuSight kernels (MIT) + host overhead from HELP and ryujaehun (MIT)
-    need_all
-    timed train-default "$PERFPRED" train --base "$ALL" "${HELP[@]}" "${TV[@]}" --out models/perfpred-default.json \
+  default)  # the shipped bundle: host overhead from HELP and ryujaehun (MIT); NeuSight kernel boosters with KERNEL_BASE=1
+    [ "$KERNEL_BASE" = 1 ] && need_all
+    timed train-default "$PERFPRED" train --network-fraction "$NET_FRACTION" "${BASE[@]}" "${HELP[@]}" "${TV[@]}" --out models/perfpred-default.json \
       --name perfpred-default --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-default.json"
     for i in 1 2 3; do
       timed "predict-resnet50-$i" "$PERFPRED" predict models/zoo/resnet50.onnx --gpu a100-pcie-40gb \
