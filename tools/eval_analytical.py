@@ -133,6 +133,9 @@ def main():
         sys.exit(f"eval_analytical: no datasets under {a.datasets} (run tools/convert_datasets.py --all)")
     only = set(x for x in a.only.split(",") if x)
 
+    # The analytical model alone: when this perfpred can load a learned bundle by default, switch it off.
+    help_text = subprocess.run([a.perfpred, "predict", "--help"], capture_output=True, text=True).stdout
+    extra = ["--analytical"] if "--analytical" in help_text else []
     tmp = tempfile.mkdtemp(prefix="perfpred-eval-")
     jobs = []  # (row, args)
     for path in files:
@@ -175,7 +178,7 @@ def main():
                 model = os.path.normpath(os.path.join(os.path.dirname(path), r["model"]))
                 args = [a.perfpred, "-q", "predict", model, "--gpu", gpu, "--batch", r["batch"] or "1",
                         "--mode", r["mode"] or "inference", "--runtime", runtime_of(r["runtime"]),
-                        "--precision", r["precision"] or "fp32", "--json", "--no-meta"]
+                        "--precision", r["precision"] or "fp32", "--json", "--no-meta"] + extra
                 if r["mode"] == "training":
                     args += ["--optimizer", optimizer_of(r)]
                 if r.get("includes_h2d") == "0":
@@ -188,7 +191,10 @@ def main():
         p = subprocess.run(args, capture_output=True, text=True)
         if p.returncode != 0:
             return r, None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
-        return r, json.loads(p.stdout), None
+        pred = json.loads(p.stdout)
+        if pred.get("model_bundle") != "analytical":
+            return r, None, f"prediction used bundle {pred.get('model_bundle')!r}, not the analytical model"
+        return r, pred, None
 
     results, errors = [], collections.Counter()
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
