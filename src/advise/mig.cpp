@@ -203,8 +203,8 @@ MigAdvice advise_mig(const ModelAtBatch& model, const GpuSpec& gpu, const std::v
   else
     e += "; its latency is " + fmt(rec.prediction.latency_ms, 3) + " ms vs " + fmt(adv.whole_gpu.latency_ms, 3) +
          " ms on the whole GPU";
-  e += ". " + std::to_string(rec.geometry.max_instances) + " such instance" + (rec.geometry.max_instances > 1 ? "s" : "") +
-       " per GPU serve about " + fmt(rec.gpu_throughput_samples_per_s, 1) + " samples/s together, vs " +
+  e += ". " + std::to_string(rec.geometry.max_instances) + " such instance" + (rec.geometry.max_instances > 1 ? "s per GPU serve" : " per GPU serves") +
+       " about " + fmt(rec.gpu_throughput_samples_per_s, 1) + " samples/s together, vs " +
        fmt(adv.whole_gpu.throughput_samples_per_s, 1) + " samples/s from one unpartitioned GPU.";
   // Smaller profiles that were rejected: say why, once, for the next smaller one.
   if (*adv.recommended > 0) {
