@@ -24,7 +24,7 @@ expect_exit() {  # expect_exit CODE ARGS...
 }
 
 # 1. JSON contract
-"$BIN" predict "$MODEL" --gpu gtx-1080ti --json --layers >"$TMP/a.json" || { echo "FAIL: predict exited $?"; exit 1; }
+"$BIN" predict "$MODEL" --gpu gtx-1080ti --json --layers --analytical >"$TMP/a.json" || { echo "FAIL: predict exited $?"; exit 1; }
 check $PY - "$TMP/a.json" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
