@@ -9,7 +9,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$bin" sweep "$model" --base-gpu a100-sxm4-40gb --vary sm_count=40:160:20 --vary mem_bandwidth_gbps=500:3000:500 --csv \
+# Monotone trends are a property of the analytical model (a learned bundle need not be monotone).
+"$bin" sweep "$model" --analytical --base-gpu a100-sxm4-40gb --vary sm_count=40:160:20 --vary mem_bandwidth_gbps=500:3000:500 --csv \
   >"$tmp/s.csv" 2>"$tmp/err" || fail "sweep csv: $(cat "$tmp/err")"
 grep -q "points/s" "$tmp/err" || fail "no measured rate on stderr"
 /usr/bin/python3 - "$tmp/s.csv" <<'PY' || fail "sweep csv content"
@@ -31,7 +32,7 @@ assert by[(160, 3000)] < by[(40, 500)]
 PY
 
 # A big grid: thousands of points per second.
-"$bin" sweep "$model" --base-gpu t4 --vary sm_count=10:200:2 --vary boost_clock_mhz=600:2400:100 --json >"$tmp/j" 2>"$tmp/err" \
+"$bin" sweep "$model" --analytical --base-gpu t4 --vary sm_count=10:200:2 --vary boost_clock_mhz=600:2400:100 --json >"$tmp/j" 2>"$tmp/err" \
   || fail "big sweep"
 /usr/bin/python3 - "$tmp/j" <<'PY' || fail "sweep json"
 import json, sys
