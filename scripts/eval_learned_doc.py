@@ -94,7 +94,8 @@ def main():
          "Every split below trains a bundle without the held-out GPU or family and evaluates only the held-out "
          "rows; every row is shown beside the analytical model alone on the same rows. APE = "
          "|predicted - measured| / measured; P90 with linear interpolation; Spearman with tie-averaged ranks.",
-         "", "Regenerate: `scripts/eval_learned.sh` (data from `tools/convert_datasets.py --all`).", ""]
+         "", "Regenerate: `NET_FRACTION=0.2 scripts/eval_learned.sh` (data from `tools/convert_datasets.py --all`; "
+         "this revision used ROUNDS=150, MAX_DEPTH=6, a deterministic 20% of the network rows).", ""]
     status = {}
 
     lines, k = table(out, "Kernels: NeuSight, leave one GPU out (forward FP32, PyTorch 2.1)",
