@@ -240,8 +240,13 @@ std::vector<NetworkRow> network_rows(const RawDataset& d) {
     r.power_source = v.str("power_source");
     r.peak_memory_bytes = v.num("peak_memory_bytes");
     r.notes = v.str("notes");
-    if (r.status == RowStatus::ok && !r.latency_ms)
-      throw InputError(v.where("latency_ms") + ": empty in an 'ok' row (give a latency or a non-ok status)");
+    // An 'ok' row is a measurement: it needs at least one measured target. Memory-only rows
+    // (training peak memory) and energy/power-only rows are valid; each consumer filters the
+    // rows per target.
+    if (r.status == RowStatus::ok && !r.latency_ms && !r.energy_mj && !r.power_w && !r.peak_memory_bytes)
+      throw InputError(v.where("latency_ms") +
+                       ": an 'ok' row has none of latency_ms, energy_mj, power_w, peak_memory_bytes "
+                       "(give at least one measured value or a non-ok status)");
     r.extra = v.extra(network_columns());
     out.push_back(std::move(r));
   }

@@ -156,6 +156,39 @@ TEST(DatasetCsv, NetworkRoundTrip) {
   EXPECT_THROW(read_kernel_rows(path), InputError);
 }
 
+TEST(DatasetCsv, OkNetworkRowNeedsOneMeasuredTarget) {
+  TempDir t;
+  auto path = t / "n.csv";
+  const std::string head =
+      "#perfpred network-dataset schema_version=1\n"
+      "id,status,gpu_id,precision,model,mode,batch,latency_ms,energy_mj,power_w,peak_memory_bytes\n";
+  // Memory-only, energy-only and power-only 'ok' rows are valid; a non-ok row needs nothing.
+  spit(path, head +
+                 "mem,ok,a100,fp32,resnet50,training,32,,,,12000000000\n"
+                 "en,ok,v100,fp32,resnet50,training,32,,5000,,\n"
+                 "pw,ok,v100,fp32,resnet50,inference,1,,,250,\n"
+                 "big,oom,a100,fp32,vit_h,training,256,,,,\n");
+  auto rows = read_network_rows(path);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_FALSE(rows[0].latency_ms.has_value());
+  ASSERT_TRUE(rows[0].peak_memory_bytes.has_value());
+  EXPECT_DOUBLE_EQ(*rows[0].peak_memory_bytes, 12e9);
+  EXPECT_FALSE(rows[1].latency_ms.has_value());
+  EXPECT_DOUBLE_EQ(*rows[1].energy_mj, 5000);
+  EXPECT_DOUBLE_EQ(*rows[2].power_w, 250);
+  EXPECT_EQ(rows[3].status, RowStatus::oom);
+  // An 'ok' row with no measured target at all is an error naming file and line.
+  spit(path, head + "mem,ok,a100,fp32,resnet50,training,32,,,,12000000000\nnone,ok,a100,fp32,resnet50,training,32,,,,\n");
+  try {
+    read_network_rows(path);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("n.csv:4"), std::string::npos) << m;
+    EXPECT_NE(m.find("peak_memory_bytes"), std::string::npos) << m;
+  }
+}
+
 TEST(DatasetCsv, TornLastLineIsSkippedAndRepairedOnAppend) {
   TempDir t;
   auto path = t / "k.csv";
