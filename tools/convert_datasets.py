@@ -43,10 +43,10 @@ NETWORK_COLUMNS = ["id", "status", "reason", "source", "synthetic", "gpu_id", "r
                    "precision", "model", "model_family", "recipe", "mode", "batch", "includes_h2d", "latency_ms",
                    "energy_mj", "power_w", "power_source", "peak_memory_bytes", "notes"]
 
-# src/dataset/rows.cpp rejects an 'ok' network row without latency_ms (docs/formats.md does not require it), so
-# memory-only (GPUMemNet) and power-only rows (Zeus without an epoch size, Lambda throughput in tokens) are written
-# with this status and a reason naming what they do carry. Set to "ok" once the reader accepts such rows.
-LATENCY_LESS_STATUS = "skipped"
+# Network rows without latency_ms that carry another measurement (memory-only GPUMemNet rows, power/energy-only
+# Zeus and Lambda rows): perfpred's reader accepts an 'ok' network row with any one of latency_ms, energy_mj,
+# power_w, peak_memory_bytes, and every consumer filters the rows per target. A row with none is 'skipped'.
+LATENCY_LESS_STATUS = "ok"
 
 DEFAULT_SAMPLE = {"nasbench201": 600, "fbnet": 300, "icas-convnet": 600, "gpumemnet-mlp": 200,
                   "torchvision": None}
@@ -142,8 +142,16 @@ class Writer:
         row.setdefault("synthetic", 0)
         if self.kind == "network" and row["status"] == "ok" and row.get("latency_ms") is None:
             have = [c for c in ("peak_memory_bytes", "power_w", "energy_mj") if row.get(c) is not None]
-            row["status"] = LATENCY_LESS_STATUS
-            row["reason"] = "no latency in the source; the row carries " + (", ".join(have) or "no measurement")
+            if have:
+                row["status"] = LATENCY_LESS_STATUS
+                note = "no latency in the source; the row carries " + ", ".join(have)
+                if row["status"] == "ok":
+                    row["notes"] = note + ("; " + row["notes"] if row.get("notes") else "")
+                else:
+                    row["reason"] = note
+            else:
+                row["status"] = "skipped"
+                row["reason"] = "no measurement in the source (no latency_ms, energy_mj, power_w or peak_memory_bytes)"
         self.rows.append(row)
 
     def write(self, meta):

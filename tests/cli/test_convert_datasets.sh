@@ -163,13 +163,24 @@ m = tables["datasets/gpumemnet-a100-memory/mlp.csv"][0]
 s = src("gpumemnet-a100-memory/mlp_data_step2.csv.gz")[0]
 check(int(m["peak_memory_bytes"]) == int(float(s["Max GPU Memory (MiB)"]) * 1048576), "gpumemnet memory")
 check(m["mode"] == "training" and m["gpu_id"] == "a100-sxm4-40gb", "gpumemnet fields")
-# perfpred's reader rejects 'ok' network rows without latency: such rows must not be 'ok'
+# an 'ok' network row needs one measured target (latency, energy, power or peak memory); an 'ok' kernel row its time
 for name, rows in tables.items():
     for r in rows:
         if "latency_ms" in r and r["status"] == "ok":
-            check(r["latency_ms"] != "", f"{name}: ok row {r['id']} without latency_ms")
+            check(any(r.get(c, "") != "" for c in ("latency_ms", "energy_mj", "power_w", "peak_memory_bytes")),
+                  f"{name}: ok row {r['id']} without any measured target")
         if "time_ms" in r and r["status"] == "ok":
             check(r["time_ms"] != "", f"{name}: ok row {r['id']} without time_ms")
+# memory-only GPUMemNet rows are 'ok' (not 'skipped'); rows at the 40 GB cap are 'oom' without a peak
+for name, rows in tables.items():
+    if "gpumemnet" not in name:
+        continue
+    for r in rows:
+        check(r["status"] in ("ok", "oom"), f"{name}: row {r['id']} has status {r['status']}")
+        if r["status"] == "ok":
+            check(r["peak_memory_bytes"] != "", f"{name}: ok row {r['id']} without peak_memory_bytes")
+        if r["status"] == "oom":
+            check(r["peak_memory_bytes"] == "" and "40 GB" in r["reason"], f"{name}: oom row {r['id']}")
 
 # Zeus: energy = power x latency, power source
 z = tables["datasets/zeus-gpu-power-traces/zeus_power.csv"][0]
