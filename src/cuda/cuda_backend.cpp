@@ -344,9 +344,11 @@ class CudaBackend final : public ProfileBackend {
 
 }  // namespace
 
-bool cuda_backend_built() { return true; }
+// The plugin's entry points (src/cuda/plugin/plugin_entry.cpp) call these; the executable reaches
+// them through make_cuda_backend() in src/profile/cuda_plugin_loader.cpp.
+namespace cuda {
 
-int cuda_device_count() {
+int harness_device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
     cudaGetLastError();
@@ -355,12 +357,14 @@ int cuda_device_count() {
   return n;
 }
 
-std::unique_ptr<ProfileBackend> make_cuda_backend(const CudaBackendOptions& o) {
+std::unique_ptr<ProfileBackend> make_harness(const CudaBackendOptions& o) {
   try {
     return std::make_unique<CudaBackend>(o);
   } catch (const CudaError& e) {
     throw BackendUnavailable(std::string("the CUDA harness could not start: ") + e.what());
   }
 }
+
+}  // namespace cuda
 
 }  // namespace perfpred

@@ -2,6 +2,9 @@
 // absent), and measurements that run only where a GPU is present (skipped elsewhere).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "perfpred/cuda/device_info.hpp"
 #include "perfpred/cuda/nvml.hpp"
 #include "perfpred/hw/catalog.hpp"
@@ -32,7 +35,16 @@ cuda::DeviceProperties a100_like() {
   return p;
 }
 
-bool have_gpu() { return cuda_device_count() > 0; }
+// The harness is a plugin next to the perfpred executable; this test binary lives elsewhere, so it
+// names the plugin explicitly before the loader's first (cached) look-up.
+const bool k_plugin_env_set = [] {
+  std::string dir = PERFPRED_BINARY;
+  dir = dir.substr(0, dir.find_last_of('/'));
+  setenv("PERFPRED_CUDA_PLUGIN", (dir + "/libperfpred_cuda_backend.so").c_str(), 0);
+  return true;
+}();
+
+bool have_gpu() { return k_plugin_env_set && cuda_device_count() > 0; }
 
 }  // namespace
 
