@@ -1,0 +1,132 @@
+#pragma once
+/// Jetson boards: power from the INA3221 rail monitors in sysfs (or `tegrastats` lines when sysfs is
+/// not readable), the power mode (`nvpmodel -q`), whether clocks are pinned (`jetson_clocks --show`)
+/// and the GPU/EMC clocks. Plain C++ with no CUDA: everything reads text, so it is tested on
+/// recorded sysfs trees and command outputs (tests/data/jetson/). Nothing here changes a setting.
+#include <chrono>
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace perfpred::jetson {
+
+/// What a rail feeds. Boards combine domains differently (Orin AGX: VDD_GPU_SOC; Orin Nano / Xavier NX:
+/// VDD_CPU_GPU_CV), so the combined roles are kept distinct rather than guessed apart.
+enum class RailRole { gpu, gpu_soc, cpu_gpu_cv, cpu, cpu_cv, soc, cv, ddr, total_input, system_5v, other };
+const char* to_string(RailRole r);
+/// Role of a rail from its name as the board labels it ("POM_5V_GPU", "VDD_GPU_SOC", "GPU", ...).
+RailRole rail_role(const std::string& name);
+
+/// One rail and where its readings are. Paths are empty when the driver does not expose them.
+struct Rail {
+  std::string name;
+  RailRole role = RailRole::other;
+  std::filesystem::path power_mw;    ///< iio in_powerN_input / hwmon powerN_input (hwmon: microwatts)
+  std::filesystem::path voltage_mv;  ///< iio in_voltageN_input / hwmon inN_input
+  std::filesystem::path current_ma;  ///< iio in_currentN_input / hwmon currN_input
+  bool power_in_uw = false;          ///< hwmon power*_input is in microwatts
+  std::string layout;                ///< "iio" (Nano/TX2/Xavier on JetPack 4) or "hwmon" (JetPack 5/6)
+};
+
+/// Find the INA3221 rails under a sysfs root (default /sys): the iio devices of the ina3221x driver
+/// (rail_name_N, in_powerN_input ...) and the hwmon devices of the ina3221 driver (inN_label,
+/// inN_input, currN_input). Unlabelled and "NC" (not connected) channels are skipped; sorted by name.
+std::vector<Rail> discover_rails(const std::filesystem::path& sysfs_root = "/sys");
+
+/// Instantaneous power of a rail in milliwatts (power file, else voltage x current); nullopt when
+/// its files cannot be read.
+std::optional<double> read_power_mw(const Rail& r);
+
+/// One reading of every rail: name -> mW.
+struct RailSample {
+  std::vector<std::pair<std::string, double>> power_mw;
+};
+
+/// Parse one `tegrastats` line: rails written "NAME cur/avg" (JetPack 4, mW) or "NAME curmW/avgmW"
+/// (JetPack 5/6), GPU load and clock "GR3D_FREQ 12%@921" or "GR3D_FREQ 0%@[305,305]", EMC clock.
+struct TegrastatsLine {
+  std::vector<std::pair<std::string, double>> rails_mw;  ///< current (not average) value per rail
+  std::optional<double> gpu_load_pct;
+  std::optional<double> gpu_clock_mhz;
+  std::optional<double> emc_clock_mhz;
+};
+std::optional<TegrastatsLine> parse_tegrastats_line(const std::string& line);
+
+/// Which rail answers "GPU power" and which "total board power" on this board, and what they include.
+struct RailChoice {
+  std::string gpu_rail;        ///< "" when the board has none
+  std::string gpu_rail_note;   ///< e.g. "VDD_GPU_SOC includes the SoC"
+  std::vector<std::string> total_rails;  ///< one total-input rail, else every rail summed
+  std::string total_note;
+};
+RailChoice choose_rails(const std::vector<std::pair<std::string, RailRole>>& rails);
+
+/// `nvpmodel -q` output: "NV Power Mode: MAXN" then the mode number.
+struct PowerMode {
+  std::string name;
+  std::optional<int> id;
+};
+std::optional<PowerMode> parse_nvpmodel(const std::string& text);
+
+/// `jetson_clocks --show` output: pinned when the GPU's and every online CPU's MinFreq equals MaxFreq
+/// and the EMC runs at its maximum (FreqOverride=1 where printed).
+struct ClockState {
+  bool pinned = false;
+  std::vector<std::string> floating;  ///< what is not pinned ("GPU MinFreq 76800000 < MaxFreq 921600000")
+  std::optional<double> gpu_cur_hz, gpu_min_hz, gpu_max_hz, emc_cur_hz, emc_max_hz;
+};
+std::optional<ClockState> parse_jetson_clocks(const std::string& text);
+
+/// GPU clocks from devfreq (class/devfreq/<dev> whose name or device is the GPU: gpu, gp10b, gv11b,
+/// ga10b, gm20b) and the EMC clock from debugfs where readable, in Hz.
+struct SysfsClocks {
+  std::string gpu_devfreq;  ///< the devfreq node used
+  std::optional<double> gpu_cur_hz, gpu_min_hz, gpu_max_hz, emc_hz;
+};
+SysfsClocks read_sysfs_clocks(const std::filesystem::path& sysfs_root = "/sys");
+
+/// Everything recorded about the board, for the dataset sidecar ("jetson" object).
+nlohmann::json board_metadata(const std::vector<Rail>& rails, const std::optional<PowerMode>& mode,
+                              const std::optional<ClockState>& clocks, const SysfsClocks& sysfs);
+
+/// Samples rails in a thread and integrates energy (trapezoids) per rail over a window, like the NVML
+/// sampler. The reader returns one sample (sysfs reads, or the latest tegrastats line).
+class RailSampler {
+ public:
+  using Reader = std::function<std::optional<RailSample>()>;
+  RailSampler(Reader reader, RailChoice choice, double period_ms);
+  ~RailSampler();
+  RailSampler(const RailSampler&) = delete;
+  RailSampler& operator=(const RailSampler&) = delete;
+  void start();
+  struct Result {
+    std::optional<double> gpu_energy_mj;    ///< power_source jetson-gpu-rail
+    std::optional<double> total_energy_mj;  ///< power_source jetson-total
+    std::optional<double> gpu_mean_power_w;
+    std::optional<double> total_mean_power_w;
+    int samples = 0;
+    double window_ms = 0;
+  };
+  Result stop();
+  /// Integrate samples (t_ms, sample) directly; the thread uses this too (tests call it with fixtures).
+  static Result integrate(const std::vector<std::pair<double, RailSample>>& samples, const RailChoice& choice);
+
+ private:
+  Reader m_reader;
+  RailChoice m_choice;
+  double m_period_ms;
+  std::atomic<bool> m_running{false};
+  std::thread m_thread;
+  std::mutex m_mutex;
+  std::vector<std::pair<double, RailSample>> m_samples;
+  std::chrono::steady_clock::time_point m_t0;
+};
+
+}  // namespace perfpred::jetson
