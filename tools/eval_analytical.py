@@ -3,11 +3,14 @@
 
     /usr/bin/python3 tools/eval_analytical.py [--perfpred BIN] [--datasets cache/datasets] [--per-group N]
                                               [--jobs 2] [--out cache/eval/analytical] [--markdown]
+                                              [--model BUNDLE] [--only SET,...]
 
 Reads every network dataset under --datasets (docs/formats.md, written by tools/convert_datasets.py), runs
 `perfpred predict MODEL --json --no-meta` for a deterministic sample of at most --per-group rows per group
 (set, GPU, family, mode, precision, batch), and reports mean APE, P90 APE and Spearman rank correlation of
-latency, energy, power and peak memory per group. Rows are tagged "calibration" or "held-out" by the split
+latency, energy, power and peak memory per group (each metric over the rows that carry it), and the OOM / no-OOM
+agreement of the predicted `fits` with the measured rows (a peak memory = fitted, status oom = did not); --model
+BUNDLE evaluates a learned bundle the same way. Rows are tagged "calibration" or "held-out" by the split
 below, which is the split the constants in src/predict/model_constants.hpp were tuned on.
 
 Writes <out>.json (every compared row) and <out>.md (the table for docs/accuracy.md); --markdown also prints it.
@@ -125,6 +128,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "cache", "eval", "analytical"))
     ap.add_argument("--only", default="", help="comma-separated set names to evaluate")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--model", default="", help="a learned bundle to evaluate instead of the analytical model")
     a = ap.parse_args()
     if not os.path.exists(a.perfpred):
         sys.exit(f"eval_analytical: no perfpred binary at {a.perfpred} (build first or pass --perfpred)")
@@ -136,15 +140,19 @@ def main():
     # The analytical model alone: when this perfpred can load a learned bundle by default, switch it off.
     help_text = subprocess.run([a.perfpred, "predict", "--help"], capture_output=True, text=True).stdout
     extra = ["--analytical"] if "--analytical" in help_text else []
+    want_bundle = "analytical"
+    if a.model:
+        extra = ["--model", a.model]
+        want_bundle = json.load(open(a.model)).get("name") or ""
     tmp = tempfile.mkdtemp(prefix="perfpred-eval-")
     jobs = []  # (row, args)
     for path in files:
         set_name = os.path.basename(os.path.dirname(path))
         if only and set_name not in only:
             continue
-        # ok rows, and memory-only rows (no latency in the source: 'skipped' for latency training sets)
-        rows = [r for r in read_rows(path) if r.get("model") and (r.get("status") == "ok" or (
-            r.get("status") == "skipped" and r.get("peak_memory_bytes") and "peak_memory_bytes" in (r.get("reason") or "")))]
+        # ok rows (each metric below uses only the rows that carry it: memory-only and energy-only rows are
+        # 'ok' too) and oom rows (for the fits / OOM agreement only)
+        rows = [r for r in read_rows(path) if r.get("model") and r.get("status") in ("ok", "oom")]
         meta = {}
         if os.path.exists(path + ".meta.json"):
             meta = json.load(open(path + ".meta.json"))
@@ -192,8 +200,8 @@ def main():
         if p.returncode != 0:
             return r, None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
         pred = json.loads(p.stdout)
-        if pred.get("model_bundle") != "analytical":
-            return r, None, f"prediction used bundle {pred.get('model_bundle')!r}, not the analytical model"
+        if pred.get("model_bundle") != want_bundle and not (a.model and want_bundle == ""):
+            return r, None, f"prediction used bundle {pred.get('model_bundle')!r}, not {want_bundle!r}"
         return r, pred, None
 
     results, errors = [], collections.Counter()
@@ -207,6 +215,7 @@ def main():
     metrics = [("latency_ms", "latency_ms"), ("energy_mj", "energy_mj"), ("power_w", "avg_power_w"),
                ("peak_memory_bytes", "peak_memory_bytes")]
     table = collections.defaultdict(lambda: collections.defaultdict(list))
+    fits = collections.defaultdict(list)  # key -> [(measured fits, predicted fits)]
     dump = []
     # Sets that sweep many batch sizes (GPUMemNet, Zeus) are reported per GPU/family with batch "var".
     batches = collections.defaultdict(set)
@@ -218,6 +227,14 @@ def main():
         key = (r["_set"], r["gpu_id"], r["model_family"], r["mode"], r["precision"], batch, split)
         rec = {"id": r["id"], "set": r["_set"], "gpu": r["gpu_id"], "family": r["model_family"], "recipe": r.get("recipe"),
                "mode": r["mode"], "batch": r["batch"], "precision": r["precision"], "split": split}
+        # OOM / no-OOM agreement: a measured peak memory means it fit, status oom means it did not
+        if r.get("status") == "oom" or r.get("peak_memory_bytes") not in (None, ""):
+            measured_fits = r.get("status") != "oom"
+            fits[key].append((measured_fits, bool(pred["fits"])))
+            rec["fits"], rec["pred_fits"] = measured_fits, bool(pred["fits"])
+        if r.get("status") != "ok":
+            dump.append(rec)
+            continue
         for col, pk in metrics:
             if col == "latency_ms" and "includes data loading" in (r.get("notes") or ""):
                 continue  # epoch time / steps with the input pipeline: not a GPU step time
@@ -250,6 +267,25 @@ def main():
         s = stats(pairs)
         sp = "" if math.isnan(s["spearman"]) else f"{s['spearman']:.2f}"
         lines.append(f"| {split} | {col} | {s['n']} | {s['mape']:.1f} | {s['p90']:.1f} | {sp} |")
+    if fits:
+        lines.append("")
+        lines.append("OOM / no-OOM agreement (measured: a peak memory = fits, status oom = did not fit; predicted: `fits`)")
+        lines.append("")
+        lines.append("| set | GPU | family | mode | split | rows | measured fit | measured oom | agree % | "
+                     "false oom (fit, predicted not) | missed oom (oom, predicted fits) |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        total = []
+        for key in sorted(fits):
+            pairs = fits[key]
+            total += pairs
+            agree = sum(m == p for m, p in pairs)
+            lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {key[6]} | {len(pairs)} | "
+                         f"{sum(m for m, _ in pairs)} | {sum(not m for m, _ in pairs)} | {100 * agree / len(pairs):.1f} | "
+                         f"{sum(m and not p for m, p in pairs)} | {sum(p and not m for m, p in pairs)} |")
+        agree = sum(m == p for m, p in total)
+        lines.append(f"| all | | | | | {len(total)} | {sum(m for m, _ in total)} | {sum(not m for m, _ in total)} | "
+                     f"{100 * agree / len(total):.1f} | {sum(m and not p for m, p in total)} | "
+                     f"{sum(p and not m for m, p in total)} |")
     if errors:
         lines.append("")
         lines.append("Rows perfpred refused (count, last error line):")
