@@ -43,6 +43,7 @@ struct Context {
   DeviceBuffer flush;            ///< 2 x L2 bytes
   int64_t l2_bytes = 0;
   int sm_count = 0;
+  bool integrated = false;       ///< cudaDeviceProp::integrated: GPU and CPU share DRAM (Jetson)
   std::string cudnn_version;     ///< "9.19.0"
   std::string cublas_version;
   std::string cuda_version;      ///< runtime

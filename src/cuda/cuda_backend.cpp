@@ -5,6 +5,9 @@
 #include <cudnn.h>
 #include <cupti.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,7 +21,10 @@
 #include "cupti_recorder.hpp"
 #include "perfpred/cuda/device_info.hpp"
 #include "perfpred/cuda/nvml.hpp"
+#include "perfpred/hw/catalog.hpp"
 #include "perfpred/profile/backend.hpp"
+#include "perfpred/profile/jetson.hpp"
+#include "perfpred/profile/mig.hpp"
 #include "perfpred/util/error.hpp"
 
 namespace perfpred {
@@ -66,6 +72,18 @@ DeviceProperties read_properties(int device) {
   return p;
 }
 
+/// stdout of a read-only query command (nvpmodel -q, jetson_clocks --show); "" when it fails.
+std::string command_output(const char* cmd) {
+  std::string out;
+  FILE* f = popen(cmd, "r");
+  if (!f) return out;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  pclose(f);
+  return out;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
@@ -95,6 +113,7 @@ class CudaBackend final : public ProfileBackend {
     PERFPRED_CUDA_CHECK(cudaEventCreate(&m_start));
     PERFPRED_CUDA_CHECK(cudaEventCreate(&m_stop));
     m_ctx.sm_count = m_props.sm_count;
+    m_ctx.integrated = m_props.integrated;
     m_ctx.l2_bytes = m_props.l2_cache_bytes;
     // Writing twice the L2 size evicts every line an earlier repeat left there.
     m_ctx.flush = DeviceBuffer(std::max<int64_t>(2 * m_props.l2_cache_bytes, 1 << 20));
@@ -128,8 +147,23 @@ class CudaBackend final : public ProfileBackend {
         m_notes.push_back("NVML unavailable: " + why);
       }
     }
-    // A MIG instance shows as "<name> MIG <profile>" to CUDA; NVML's MIG mode confirms it.
-    m_mig = m_props.name.find(" MIG ") != std::string::npos || (m_nvml && m_nvml->mig_enabled().value_or(false));
+    // A MIG instance shows as "<name> MIG <profile>" to CUDA, or is named by CUDA_VISIBLE_DEVICES=MIG-...
+    // (src/profile/mig.cpp). NVML's MIG instance handles are not queried yet: no MigQuery, NVML's
+    // MIG mode is recorded as a note.
+    const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+    m_mig_info = mig::detect_mig(nullptr, mig::CudaView{m_props.name, m_props.sm_count, m_props.total_memory_bytes,
+                                                         cvd ? cvd : ""});
+    if (!m_mig_info.in_mig && m_nvml && m_nvml->mig_enabled().value_or(false))
+      m_notes.push_back("NVML reports MIG mode enabled, but CUDA's device is not a MIG instance");
+    m_mig = m_mig_info.in_mig;
+    if (m_mig) {
+      try {
+        mig::catalog_slice_id(m_mig_info, GpuCatalog::instance());
+      } catch (const std::exception& e) {
+        m_mig_info.notes.push_back(std::string("GPU catalog unavailable: ") + e.what());
+      }
+    }
+    if (m_props.integrated && o.use_nvml) setup_jetson();
   }
 
   ~CudaBackend() override {
@@ -177,8 +211,24 @@ class CudaBackend final : public ProfileBackend {
       if (auto v = m_nvml->mig_enabled()) env["mig_enabled"] = *v;
       d.power_source = m_mig ? "" : "nvml-board";
     }
-    if (m_mig)
+    if (m_mig) {
       d.notes.push_back("MIG instance: NVML power and energy describe the whole GPU, so rows carry no power or energy");
+      std::optional<double> whole_w;
+      if (m_nvml) whole_w = m_nvml->power_w();
+      env["mig"] = mig::mig_metadata(m_mig_info, whole_w, std::nullopt);
+      if (!m_mig_info.catalog_id.empty()) d.gpu_id = m_mig_info.catalog_id;
+      for (const auto& n : m_mig_info.notes) d.notes.push_back("MIG: " + n);
+    }
+    if (m_props.integrated) {
+      env["integrated_gpu"] = true;
+      d.notes.push_back("integrated GPU: CPU and GPU share DRAM; copy microbenchmarks are DRAM-to-DRAM copies "
+                        "(pageable: through a driver staging buffer, pinned: cudaMallocHost, mapped: zero-copy), not PCIe");
+      if (!m_jetson.is_null()) env["jetson"] = m_jetson;
+      if (!m_rail_choice.gpu_rail.empty())
+        d.power_source = "jetson-gpu-rail";
+      else if (!m_rail_choice.total_rails.empty())
+        d.power_source = "jetson-total";
+    }
     d.environment = env;
     for (const auto& n : m_notes) d.notes.push_back(n);
     return d;
@@ -204,6 +254,7 @@ class CudaBackend final : public ProfileBackend {
       if (m_cupti) record_kernels(p, m);
       // Under MIG, NVML power and energy are the whole GPU's: never attributed to one slice's rows.
       if (m_nvml && !m_mig && e.kind == EntryKind::kernel) sample_power(p, m);
+      else if (!m_rails.empty() && e.kind == EntryKind::kernel) sample_rails(p, m);
       if (e.flops > 0 && m.time_ms > 0) m.notes.push_back("achieved_tflops=" + fmt(e.flops / (m.time_ms * 1e-3) / 1e12));
       if (e.bytes > 0 && m.time_ms > 0) m.notes.push_back("achieved_gbps=" + fmt(e.bytes / (m.time_ms * 1e-3) / 1e9));
       PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
@@ -312,6 +363,52 @@ class CudaBackend final : public ProfileBackend {
     }
   }
 
+  /// Jetson: INA3221 rails from sysfs, the power mode and clock state (read only; nothing is changed).
+  void setup_jetson() {
+    m_rails = jetson::discover_rails("/sys");
+    std::vector<std::pair<std::string, jetson::RailRole>> named;
+    for (const auto& r : m_rails) named.emplace_back(r.name, r.role);
+    if (!named.empty()) m_rail_choice = jetson::choose_rails(named);
+    auto mode = jetson::parse_nvpmodel(command_output("nvpmodel -q 2>/dev/null"));
+    auto clocks = jetson::parse_jetson_clocks(command_output("jetson_clocks --show 2>/dev/null"));
+    m_jetson = jetson::board_metadata(m_rails, mode, clocks, jetson::read_sysfs_clocks("/sys"));
+    if (m_rails.empty()) {
+      spdlog::warn("integrated GPU without readable INA3221 rails under /sys: no power or energy in the rows");
+      m_notes.push_back("no INA3221 power rails readable under /sys: rows carry no power");
+    }
+    if (!clocks || !clocks->pinned)
+      spdlog::warn("Jetson clocks are not pinned (run `sudo jetson_clocks` first for stable timings); recorded in the metadata");
+  }
+
+  /// Rows get the GPU rail's energy (power_source jetson-gpu-rail); the total-board figure is a note.
+  void sample_rails(Prepared& p, Measurement& m) {
+    constexpr double k_window_ms = 200;  // INA3221 averages over ~ms; sysfs reads are slower than NVML's
+    int64_t runs = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(k_window_ms / std::max(m.time_ms * p.calls_per_run, 1e-3))), 1, 100000);
+    const auto& rails = m_rails;
+    jetson::RailSampler sampler(
+        [&rails]() -> std::optional<jetson::RailSample> {
+          jetson::RailSample s;
+          for (const auto& r : rails)
+            if (auto v = jetson::read_power_mw(r)) s.power_mw.emplace_back(r.name, *v);
+          return s;
+        },
+        m_rail_choice, std::max(m_o.power_sample_ms, 5.0));
+    sampler.start();
+    for (int64_t i = 0; i < runs; ++i) p.run();
+    PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+    auto r = sampler.stop();
+    const double per = static_cast<double>(runs * p.calls_per_run);
+    auto primary_e = m_rail_choice.gpu_rail.empty() ? r.total_energy_mj : r.gpu_energy_mj;
+    auto primary_w = m_rail_choice.gpu_rail.empty() ? r.total_mean_power_w : r.gpu_mean_power_w;
+    if (primary_e) m.energy_mj = *primary_e / per;
+    if (primary_w) m.power_w = *primary_w;
+    std::ostringstream n;
+    n << "power_window_ms=" << fmt(r.window_ms) << "; power_samples=" << r.samples;
+    if (!m_rail_choice.gpu_rail.empty() && r.total_energy_mj)
+      n << "; jetson_total_energy_mj=" << fmt(*r.total_energy_mj / per) << "; jetson_total_power_w=" << fmt(*r.total_mean_power_w);
+    m.notes.push_back(n.str());
+  }
+
   void sample_power(Prepared& p, Measurement& m) {
     // Run back to back for a window long enough for NVML's power readings to reflect the op.
     constexpr double k_window_ms = 100;
@@ -338,6 +435,10 @@ class CudaBackend final : public ProfileBackend {
   cudaEvent_t m_start = nullptr, m_stop = nullptr;
   bool m_cupti = false;
   bool m_mig = false;
+  mig::MigInstance m_mig_info;
+  std::vector<jetson::Rail> m_rails;
+  jetson::RailChoice m_rail_choice;
+  nlohmann::json m_jetson;
   std::unique_ptr<Nvml> m_nvml;
   std::vector<std::string> m_notes;
 };

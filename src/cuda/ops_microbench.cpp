@@ -16,7 +16,23 @@ Prepared prepare_microbench(Context& c, const PlanEntry& e) {
     const int64_t bytes = e.param("bytes");
     void* dev = alloc(p, bytes);
     void* host = nullptr;
-    if (e.label("memory") == "pinned") {
+    const std::string memory = e.label("memory");
+    const bool h2d = e.label("direction") == "h2d";
+    p.flush_l2 = false;
+    if (memory == "mapped") {
+      // Zero-copy: the kernel reads or writes host memory through its device alias. On an integrated
+      // GPU (Jetson) this is the same DRAM with no copy at all; on a discrete GPU it crosses PCIe per access.
+      PERFPRED_CUDA_CHECK(cudaHostAlloc(&host, static_cast<size_t>(bytes), cudaHostAllocMapped));
+      p.keep.push_back(std::shared_ptr<void>(host, [](void* h) { cudaFreeHost(h); }));
+      std::memset(host, 1, static_cast<size_t>(bytes));
+      void* alias = nullptr;
+      PERFPRED_CUDA_CHECK(cudaHostGetDevicePointer(&alias, host, 0));
+      p.notes.push_back(c.integrated ? "memory=mapped (zero-copy: the GPU kernel reads/writes the shared DRAM, no copy)"
+                                     : "memory=mapped (zero-copy: a GPU kernel reads/writes host memory over the bus)");
+      p.run = [=] { h2d ? launch_device_copy(dev, alias, bytes, s) : launch_device_copy(alias, dev, bytes, s); };
+      return p;
+    }
+    if (memory == "pinned") {
       PERFPRED_CUDA_CHECK(cudaMallocHost(&host, static_cast<size_t>(bytes)));
       p.keep.push_back(std::shared_ptr<void>(host, [](void* h) { cudaFreeHost(h); }));
     } else {
@@ -25,10 +41,10 @@ Prepared prepare_microbench(Context& c, const PlanEntry& e) {
       p.keep.push_back(std::shared_ptr<void>(buf, buf.get()));
     }
     std::memset(host, 1, static_cast<size_t>(bytes));  // touch every page before timing
-    const bool h2d = e.label("direction") == "h2d";
-    p.flush_l2 = false;
-    p.notes.push_back(std::string("memory=") + e.label("memory") +
-                      (e.label("memory") == "pageable" ? " (staged through a driver pinned buffer)" : ""));
+    std::string note = "memory=" + memory + (memory == "pageable" ? " (staged through a driver pinned buffer)" : "");
+    // Integrated GPUs share DRAM with the CPU: cudaMemcpy is a DRAM-to-DRAM copy by the copy engine, not PCIe.
+    if (c.integrated) note += "; integrated GPU: DRAM-to-DRAM copy, no PCIe";
+    p.notes.push_back(note);
     p.run = [=] {
       PERFPRED_CUDA_CHECK(h2d ? cudaMemcpyAsync(dev, host, static_cast<size_t>(bytes), cudaMemcpyHostToDevice, s)
                               : cudaMemcpyAsync(host, dev, static_cast<size_t>(bytes), cudaMemcpyDeviceToHost, s));

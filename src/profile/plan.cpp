@@ -314,7 +314,7 @@ bool build(PlanEntry& e, const Params& p, std::string& why) {
   }
   if (k == "copy") {
     std::string dir = p.text("direction", {"h2d", "d2h"});
-    std::string mem = p.text("memory", {"pageable", "pinned"});
+    std::string mem = p.text("memory", {"pageable", "pinned", "mapped"});
     int64_t bytes = p.integer("bytes");
     e.params = {{"bytes", bytes}};
     e.labels = {{"direction", dir}, {"memory", mem}};

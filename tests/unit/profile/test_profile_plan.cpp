@@ -164,3 +164,15 @@ TEST(Plan, ShippedPlansParse) {
     EXPECT_TRUE(kinds.count(k)) << k;
   EXPECT_THROW(load_plan("/nonexistent/plan.json"), InputError);
 }
+
+TEST(Plan, CopyMemoryKindsIncludeMappedZeroCopy) {
+  auto j = json::parse(R"({"schema_version": 1, "name": "m", "precisions": ["fp32"], "sweeps": [],
+    "microbenchmarks": [{"name": "cp", "op": "copy", "grid": {"direction": "h2d", "memory": ["pageable", "pinned", "mapped"], "bytes": 4096}}]})");
+  Plan p = plan_from_json(j, "m.json");
+  ASSERT_EQ(p.entries.size(), 3u);
+  std::set<std::string> kinds;
+  for (const auto& e : p.entries) kinds.insert(e.label("memory"));
+  EXPECT_EQ(kinds, (std::set<std::string>{"pageable", "pinned", "mapped"}));
+  j["microbenchmarks"][0]["grid"]["memory"] = "managed";
+  EXPECT_THROW(plan_from_json(j, "m.json"), InputError);
+}
