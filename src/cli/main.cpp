@@ -11,19 +11,19 @@
 #include <iostream>
 
 #include "perfpred/util/error.hpp"
-#include "cmd_predict.hpp"
-#include "cmd_devices.hpp"
-#include "cmd_train.hpp"
-#include "cmd_eval.hpp"
+#include "cmd_inspect.hpp"
 #include "cmd_profile.hpp"
 #include "cmd_dataset.hpp"
+#include "cmd_devices.hpp"
+#include "cmd_predict.hpp"
 #include "cmd_mig.hpp"
 #include "cmd_select.hpp"
 #include "cmd_sweep.hpp"
 #include "cmd_report.hpp"
 #include "cmd_budget.hpp"
 #include "cmd_diff.hpp"
-#include "cmd_inspect.hpp"
+#include "cmd_train.hpp"
+#include "cmd_eval.hpp"
 // @@cmd-includes@@
 
 namespace {
@@ -51,69 +51,17 @@ int main(int argc, char** argv) {
 
   std::function<int()> action;
 
-  perfpred::cli::PredictCmdOptions predict_opts;
-  std::string predict_bundle;
-  bool predict_analytical = false;
+  perfpred::cli::InspectOptions inspect_opts;
   {
-    auto* sub = app.add_subcommand("predict", "Predict latency, throughput, energy and memory of a model on a GPU");
-    sub->add_option("model", predict_opts.model, "ONNX model file")->required();
-    sub->add_option("--gpu", predict_opts.gpu, "Catalog id (perfpred devices), ID:MIG-PROFILE, ID@MODE or a spec JSON")
-        ->required();
-    sub->add_option("--batch", predict_opts.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
-    sub->add_option("--input-shape", predict_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
-    sub->add_option("--precision", predict_opts.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
-    sub->add_option("--mode", predict_opts.mode, "inference|training")->default_val("inference");
-    sub->add_option("--optimizer", predict_opts.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
-    sub->add_option("--runtime", predict_opts.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
-    sub->add_flag("--layers", predict_opts.layers, "Per-layer breakdown (table, or layers[] with --json)");
-    sub->add_flag("--json", predict_opts.json, "Print one JSON object");
-    sub->add_flag("--allow-unknown", predict_opts.allow_unknown, "Cost unknown ops as bytes-only estimates");
-    sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
-    sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
-    sub->add_option("--model", predict_bundle, "Learned latency bundle (default: models/perfpred-default.json when present)");
-    sub->add_flag("--analytical", predict_analytical, "Analytical model alone, no learned bundle");
-    sub->callback([&] {
-      action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundle, predict_analytical); };
-    });
-  }
-  perfpred::cli::DevicesOptions devices_opts;
-  {
-    auto* sub = app.add_subcommand("devices", "List the GPU catalog (ids, MIG slices, Jetson power modes)");
-    sub->add_flag("--json", devices_opts.json, "Print JSON");
-    auto* show = sub->add_subcommand("show", "Print one device (catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON)");
-    show->add_option("id", devices_opts.show_id, "Device id or spec file")->required();
-    show->add_flag("--json", devices_opts.json, "Print JSON");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_devices(devices_opts); }; });
-  }
-  perfpred::cli::TrainCmdOptions train_opts;
-  {
-    auto* sub = app.add_subcommand("train", "Train a learned bundle on measured data sets (kernel and network CSVs)");
-    sub->add_option("--data", train_opts.data, "Dataset CSV (repeatable; sidecar licence checked)")->required();
-    sub->add_option("--out", train_opts.out, "Bundle JSON to write")->required();
-    sub->add_option("--target", train_opts.target, "latency|energy|memory")->default_val("latency");
-    sub->add_option("--holdout-gpu", train_opts.holdout_gpus, "Leave rows on this GPU id out (repeatable)");
-    sub->add_option("--holdout-family", train_opts.holdout_families, "Leave this op family or model family out (repeatable)");
-    sub->add_option("--rounds", train_opts.rounds, "Boosting rounds per booster")->default_val(300);
-    sub->add_option("--max-depth", train_opts.max_depth, "Tree depth")->default_val(6);
-    sub->add_option("--eta", train_opts.eta, "Learning rate")->default_val(0.08);
-    sub->add_option("--threads", train_opts.threads, "XGBoost threads")->default_val(2);
-    sub->add_option("--seed", train_opts.seed, "Random seed (row/column subsampling)")->default_val(0);
-    sub->add_option("--network-fraction", train_opts.network_fraction, "Deterministic share of network rows used, (0, 1]")->default_val(1.0);
-    sub->add_option("--name", train_opts.name, "Bundle label (default: the output file's stem)");
-    sub->add_flag("--allow-unlicensed-eval", train_opts.allow_unlicensed_eval, "Accept data without an MIT/Apache-2.0 licence; the bundle is marked not for shipping");
-    sub->add_flag("--json", train_opts.json, "Print one JSON object");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_train(train_opts); }; });
-  }
-  perfpred::cli::EvalCmdOptions eval_opts;
-  {
-    auto* sub = app.add_subcommand("eval", "Accuracy of a bundle on measured data, beside the analytical model alone");
-    sub->add_option("--model", eval_opts.model, "Bundle JSON")->required();
-    sub->add_option("--data", eval_opts.data, "Dataset CSV (repeatable)")->required();
-    sub->add_option("--holdout-gpu", eval_opts.holdout_gpus, "Evaluate only rows on this GPU id (repeatable)");
-    sub->add_option("--holdout-family", eval_opts.holdout_families, "Evaluate only this op family or model family (repeatable)");
-    sub->add_option("--network-fraction", eval_opts.network_fraction, "Deterministic share of network rows evaluated, (0, 1]")->default_val(1.0);
-    sub->add_flag("--json", eval_opts.json, "Print one JSON object");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_eval(eval_opts); }; });
+    auto* sub = app.add_subcommand("inspect", "Import an ONNX model and print per-layer shapes, FLOPs, params and bytes");
+    sub->add_option("model", inspect_opts.model, "ONNX model file")->required();
+    sub->add_option("--batch", inspect_opts.batch, "Value of each runtime input's leading symbolic dimension")
+        ->default_val(1);
+    sub->add_option("--input-shape", inspect_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+    sub->add_flag("--json", inspect_opts.json, "Print one JSON object instead of the table");
+    sub->add_flag("--allow-unknown", inspect_opts.allow_unknown,
+                  "Cost unknown ops as flagged bytes-only estimates instead of failing");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_inspect(inspect_opts); }; });
   }
   perfpred::cli::ProfileOptions profile_opts;
   {
@@ -156,6 +104,40 @@ int main(int argc, char** argv) {
     info->callback([&] {
       dataset_opts.action = "info";
       action = [&] { return perfpred::cli::run_dataset(dataset_opts); };
+    });
+  }
+  perfpred::cli::DevicesOptions devices_opts;
+  {
+    auto* sub = app.add_subcommand("devices", "List the GPU catalog (ids, MIG slices, Jetson power modes)");
+    sub->add_flag("--json", devices_opts.json, "Print JSON");
+    auto* show = sub->add_subcommand("show", "Print one device (catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON)");
+    show->add_option("id", devices_opts.show_id, "Device id or spec file")->required();
+    show->add_flag("--json", devices_opts.json, "Print JSON");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_devices(devices_opts); }; });
+  }
+  perfpred::cli::PredictCmdOptions predict_opts;
+  std::string predict_bundle;
+  bool predict_analytical = false;
+  {
+    auto* sub = app.add_subcommand("predict", "Predict latency, throughput, energy and memory of a model on a GPU");
+    sub->add_option("model", predict_opts.model, "ONNX model file")->required();
+    sub->add_option("--gpu", predict_opts.gpu, "Catalog id (perfpred devices), ID:MIG-PROFILE, ID@MODE or a spec JSON")
+        ->required();
+    sub->add_option("--batch", predict_opts.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
+    sub->add_option("--input-shape", predict_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+    sub->add_option("--precision", predict_opts.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
+    sub->add_option("--mode", predict_opts.mode, "inference|training")->default_val("inference");
+    sub->add_option("--optimizer", predict_opts.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
+    sub->add_option("--runtime", predict_opts.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
+    sub->add_flag("--layers", predict_opts.layers, "Per-layer breakdown (table, or layers[] with --json)");
+    sub->add_flag("--json", predict_opts.json, "Print one JSON object");
+    sub->add_flag("--allow-unknown", predict_opts.allow_unknown, "Cost unknown ops as bytes-only estimates");
+    sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
+    sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
+    sub->add_option("--model", predict_bundle, "Learned latency bundle (default: models/perfpred-default.json when present)");
+    sub->add_flag("--analytical", predict_analytical, "Analytical model alone, no learned bundle");
+    sub->callback([&] {
+      action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundle, predict_analytical); };
     });
   }
   // Options every decision subcommand shares (mig, select, sweep, report, diff).
@@ -262,17 +244,36 @@ int main(int argc, char** argv) {
     sub->add_flag("--json", diff_opts.json, "Print one JSON object");
     sub->callback([&] { action = [&] { return perfpred::cli::run_diff(diff_opts); }; });
   }
-  perfpred::cli::InspectOptions inspect_opts;
+  perfpred::cli::TrainCmdOptions train_opts;
   {
-    auto* sub = app.add_subcommand("inspect", "Import an ONNX model and print per-layer shapes, FLOPs, params and bytes");
-    sub->add_option("model", inspect_opts.model, "ONNX model file")->required();
-    sub->add_option("--batch", inspect_opts.batch, "Value of each runtime input's leading symbolic dimension")
-        ->default_val(1);
-    sub->add_option("--input-shape", inspect_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
-    sub->add_flag("--json", inspect_opts.json, "Print one JSON object instead of the table");
-    sub->add_flag("--allow-unknown", inspect_opts.allow_unknown,
-                  "Cost unknown ops as flagged bytes-only estimates instead of failing");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_inspect(inspect_opts); }; });
+    auto* sub = app.add_subcommand("train", "Train a learned bundle on measured data sets (kernel and network CSVs)");
+    sub->add_option("--data", train_opts.data, "Dataset CSV (repeatable; sidecar licence checked)")->required();
+    sub->add_option("--out", train_opts.out, "Bundle JSON to write")->required();
+    sub->add_option("--target", train_opts.target, "latency|energy|memory")->default_val("latency");
+    sub->add_option("--holdout-gpu", train_opts.holdout_gpus, "Leave rows on this GPU id out (repeatable)");
+    sub->add_option("--holdout-family", train_opts.holdout_families, "Leave this op family or model family out (repeatable)");
+    sub->add_option("--rounds", train_opts.rounds, "Boosting rounds per booster")->default_val(300);
+    sub->add_option("--max-depth", train_opts.max_depth, "Tree depth")->default_val(6);
+    sub->add_option("--eta", train_opts.eta, "Learning rate")->default_val(0.08);
+    sub->add_option("--threads", train_opts.threads, "XGBoost threads")->default_val(2);
+    sub->add_option("--seed", train_opts.seed, "Random seed (row/column subsampling)")->default_val(0);
+    sub->add_option("--network-fraction", train_opts.network_fraction, "Deterministic share of network rows used, (0, 1]")->default_val(1.0);
+    sub->add_option("--name", train_opts.name, "Bundle label (default: the output file's stem)");
+    sub->add_option("--base", train_opts.base, "Latency bundle whose kernel boosters are reused (fit host overhead only)");
+    sub->add_flag("--allow-unlicensed-eval", train_opts.allow_unlicensed_eval, "Accept data without an MIT/Apache-2.0 licence; the bundle is marked not for shipping");
+    sub->add_flag("--json", train_opts.json, "Print one JSON object");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_train(train_opts); }; });
+  }
+  perfpred::cli::EvalCmdOptions eval_opts;
+  {
+    auto* sub = app.add_subcommand("eval", "Accuracy of a bundle on measured data, beside the analytical model alone");
+    sub->add_option("--model", eval_opts.model, "Bundle JSON")->required();
+    sub->add_option("--data", eval_opts.data, "Dataset CSV (repeatable)")->required();
+    sub->add_option("--holdout-gpu", eval_opts.holdout_gpus, "Evaluate only rows on this GPU id (repeatable)");
+    sub->add_option("--holdout-family", eval_opts.holdout_families, "Evaluate only this op family or model family (repeatable)");
+    sub->add_option("--network-fraction", eval_opts.network_fraction, "Deterministic share of network rows evaluated, (0, 1]")->default_val(1.0);
+    sub->add_flag("--json", eval_opts.json, "Print one JSON object");
+    sub->callback([&] { action = [&] { return perfpred::cli::run_eval(eval_opts); }; });
   }
   // @@cmd-setup@@
 
