@@ -3,14 +3,14 @@
 
     /usr/bin/python3 tools/eval_analytical.py [--perfpred BIN] [--datasets cache/datasets] [--per-group N]
                                               [--jobs 2] [--out cache/eval/analytical] [--markdown]
-                                              [--model BUNDLE] [--only SET,...]
+                                              [--only SET,...]
 
 Reads every network dataset under --datasets (docs/formats.md, written by tools/convert_datasets.py), runs
 `perfpred predict MODEL --json --no-meta` for a deterministic sample of at most --per-group rows per group
 (set, GPU, family, mode, precision, batch), and reports mean APE, P90 APE and Spearman rank correlation of
 latency, energy, power and peak memory per group (each metric over the rows that carry it), and the OOM / no-OOM
-agreement of the predicted `fits` with the measured rows (a peak memory = fitted, status oom = did not); --model
-BUNDLE evaluates a learned bundle the same way. Rows are tagged "calibration" or "held-out" by the split
+agreement of the predicted `fits` with the measured rows (a peak memory = fitted, status oom = did not). Rows are
+tagged "calibration" or "held-out" by the split
 below, which is the split the constants in src/predict/model_constants.hpp were tuned on.
 
 Writes <out>.json (every compared row) and <out>.md (the table for docs/accuracy.md); --markdown also prints it.
@@ -128,7 +128,6 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "cache", "eval", "analytical"))
     ap.add_argument("--only", default="", help="comma-separated set names to evaluate")
     ap.add_argument("--markdown", action="store_true")
-    ap.add_argument("--model", default="", help="a learned bundle to evaluate instead of the analytical model")
     a = ap.parse_args()
     if not os.path.exists(a.perfpred):
         sys.exit(f"eval_analytical: no perfpred binary at {a.perfpred} (build first or pass --perfpred)")
@@ -140,10 +139,6 @@ def main():
     # The analytical model alone: when this perfpred can load a learned bundle by default, switch it off.
     help_text = subprocess.run([a.perfpred, "predict", "--help"], capture_output=True, text=True).stdout
     extra = ["--analytical"] if "--analytical" in help_text else []
-    want_bundle = "analytical"
-    if a.model:
-        extra = ["--model", a.model]
-        want_bundle = json.load(open(a.model)).get("name") or ""
     tmp = tempfile.mkdtemp(prefix="perfpred-eval-")
     jobs = []  # (row, args)
     for path in files:
@@ -200,8 +195,8 @@ def main():
         if p.returncode != 0:
             return r, None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
         pred = json.loads(p.stdout)
-        if pred.get("model_bundle") != want_bundle and not (a.model and want_bundle == ""):
-            return r, None, f"prediction used bundle {pred.get('model_bundle')!r}, not {want_bundle!r}"
+        if pred.get("model_bundle") != "analytical":
+            return r, None, f"prediction used bundle {pred.get('model_bundle')!r}, not the analytical model"
         return r, pred, None
 
     results, errors = [], collections.Counter()
