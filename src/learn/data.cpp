@@ -140,8 +140,24 @@ KernelEstimate row_kernel(const KernelRow& r, const GpuSpec& gpu, const PredictO
   return k;
 }
 
+/// The optimizer a training row ran, read from its notes the way tools/eval_analytical.py reads it
+/// (the converters write it there: GPUMemNet trains with Adam, Zeus with SGD). Adam-like optimizers keep
+/// two states, RMSprop/Adagrad-like one; rows that name none keep the SGD default.
+static Optimizer row_optimizer(const NetworkRow& r) {
+  const std::string notes = to_lower(r.notes);
+  if (notes.find("no optimizer") != std::string::npos) return Optimizer::none;
+  static const std::pair<const char*, Optimizer> k_words[] = {
+      {"adamw", Optimizer::adam},       {"adam", Optimizer::adam},          {"adadelta", Optimizer::adam},
+      {"rmsprop", Optimizer::momentum}, {"adagrad", Optimizer::momentum}, {"momentum", Optimizer::momentum},
+      {"sgd", Optimizer::sgd}};
+  for (const auto& [word, opt] : k_words)
+    if (notes.find(word) != std::string::npos) return opt;
+  return Optimizer::sgd;
+}
+
 PredictOptions network_options(const NetworkRow& r, const std::string& where) {
   PredictOptions o;
+  o.optimizer = row_optimizer(r);
   o.precision = precision_from_string(r.precision.empty() ? "fp32" : r.precision, where + ": precision");
   o.runtime = row_runtime(r.runtime, where);
   o.mode = mode_from_string(r.mode.empty() ? "inference" : r.mode, where + ": mode");
