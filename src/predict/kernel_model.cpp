@@ -190,6 +190,17 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   return out;
 }
 
+void apply_terms(const KernelTerms& t, KernelEstimate& k) {
+  k.compute_s = t.compute_s;
+  k.memory_s = t.memory_s;
+  k.launch_s = t.launch_s;
+  k.waves = t.waves;
+  k.wave_efficiency = t.wave_efficiency;
+  k.time_s = t.time_s;
+  k.corrected_time_s = t.time_s;
+  k.bound = t.bound;
+}
+
 }  // namespace detail
 
 namespace {
@@ -229,15 +240,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
   }
   if (k.family == OpFamily::rnn) d.serial_steps = static_cast<int>(std::max(1.0, attr_or(k, "seq_len", 1)));
   const auto rates = detail::gpu_rates(gpu, opts.precision);
-  const auto t = detail::time_kernel(d, rates);
-  k.compute_s = t.compute_s;
-  k.memory_s = t.memory_s;
-  k.launch_s = t.launch_s;
-  k.waves = t.waves;
-  k.wave_efficiency = t.wave_efficiency;
-  k.time_s = t.time_s;
-  k.corrected_time_s = t.time_s;
-  k.bound = t.bound;
+  detail::apply_terms(detail::time_kernel(d, rates), k);
 }
 
 }  // namespace perfpred

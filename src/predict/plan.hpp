@@ -80,5 +80,7 @@ struct GpuRates {
 };
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
+/// Copy the analytical terms into a kernel record (corrected time starts equal to the analytical one).
+void apply_terms(const KernelTerms& t, KernelEstimate& k);
 
 }  // namespace perfpred::detail

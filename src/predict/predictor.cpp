@@ -78,15 +78,7 @@ std::vector<KernelEstimate> plan_kernels(const Graph& g, const GraphCost& cost, 
     const auto& d = plan.kernels[i];
     auto& k = out[i];
     describe(g, cost, plan, d, k, true);
-    const auto t = detail::time_kernel(d, rates);
-    k.compute_s = t.compute_s;
-    k.memory_s = t.memory_s;
-    k.launch_s = t.launch_s;
-    k.waves = t.waves;
-    k.wave_efficiency = t.wave_efficiency;
-    k.time_s = t.time_s;
-    k.corrected_time_s = t.time_s;
-    k.bound = t.bound;
+    detail::apply_terms(detail::time_kernel(d, rates), k);
   }
   return out;
 }
