@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -127,6 +128,54 @@ class RailSampler {
   std::mutex m_mutex;
   std::vector<std::pair<double, RailSample>> m_samples;
   std::chrono::steady_clock::time_point m_t0;
+};
+
+/// Environment variable naming the tegrastats program (a test's fake script, an unusual install);
+/// default: `tegrastats` found on PATH.
+inline constexpr const char* k_tegrastats_env = "PERFPRED_TEGRASTATS";
+
+/// The fallback when the INA3221 files are not readable: `tegrastats --interval MS` runs as a child
+/// process on a pseudo-terminal (so it writes each line at once, as to a console), in its own
+/// session, with SIGTERM as its parent-death signal. A reader thread stamps every line on arrival
+/// and parses it with parse_tegrastats_line(); measure_window() integrates the GPU rail and the
+/// total board separately, as RailSampler does. stop() (and the destructor) terminates the child's
+/// whole process group and reaps it: no zombie, and no orphan even if perfpred is killed.
+/// Call start() from a thread that lives as long as the source (the parent-death signal follows the
+/// thread that forked).
+class TegrastatsSource {
+ public:
+  struct Options {
+    std::string program;                  ///< path or name on PATH; "" -> $PERFPRED_TEGRASTATS, else "tegrastats"
+    double interval_ms = 50;              ///< --interval
+    double first_line_timeout_ms = 5000;  ///< start() fails when no line with rails arrives in this time
+  };
+  /// Start the child and wait for its first line with rails; nullptr with `why` set when it cannot
+  /// (not found, exits, prints no rails).
+  static std::unique_ptr<TegrastatsSource> start(const Options& o, std::string& why);
+  ~TegrastatsSource();
+  TegrastatsSource(const TegrastatsSource&) = delete;
+  TegrastatsSource& operator=(const TegrastatsSource&) = delete;
+
+  void stop();                       ///< idempotent
+  int pid() const;                   ///< the child's pid (also its process group and session id)
+  const std::string& program() const;
+  double interval_ms() const;
+  /// The rails of the first line, with their roles (for choose_rails()).
+  std::vector<std::pair<std::string, RailRole>> rails() const;
+  int lines() const;                 ///< lines with rails parsed so far
+  double now_ms() const;             ///< the clock lines are stamped with (ms since start)
+  /// Energy and mean power over [t0_ms, t1_ms] (now_ms() values): waits (up to 5 intervals, at least
+  /// 1 s) for the first line after t1, then integrate_window() on the lines around the window.
+  RailSampler::Result measure_window(double t0_ms, double t1_ms, const RailChoice& choice);
+  /// The arithmetic: the rails interpolated linearly at t0 and t1 from the lines around them,
+  /// trapezoids in between. A window not covered by lines is cut to the lines there are.
+  static RailSampler::Result integrate_window(const std::vector<std::pair<double, RailSample>>& samples, double t0_ms,
+                                              double t1_ms, const RailChoice& choice);
+
+ private:
+  TegrastatsSource() = default;
+  struct Impl;
+  std::unique_ptr<Impl> m;
 };
 
 }  // namespace perfpred::jetson
