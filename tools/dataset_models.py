@@ -43,8 +43,16 @@ class ReLUConvBN(nn.Sequential):
                          nn.BatchNorm2d(c_out))
 
 
+class Zero(nn.Module):
+    """NATS-Bench's `none` op inside a cell (stride 1, C_in == C_out): `x.mul(0.)`, a real kernel in eager mode."""
+
+    def forward(self, x):
+        return x.mul(0.0)
+
+
 class NB201Cell(nn.Module):
-    """InferCell: node i = sum of op(node j) over its edges; `none` edges are dropped (PROVENANCE: zero)."""
+    """NATS-Bench's InferCell: node i = sum(op(node j) for its edges), with Python's `sum()` starting from 0 (one
+    extra full-tensor add per node) and `none` edges kept as `x.mul(0.)`: the ops the measured eager model ran."""
 
     def __init__(self, nodes, c):
         super().__init__()
@@ -53,8 +61,8 @@ class NB201Cell(nn.Module):
         for i, node in enumerate(nodes):
             for op, j in node:
                 if op == "none":
-                    continue
-                if op == "skip_connect":
+                    layer = Zero()
+                elif op == "skip_connect":
                     layer = nn.Identity()
                 elif op == "nor_conv_1x1":
                     layer = ReLUConvBN(c, c, 1, 1, 0)
@@ -68,14 +76,7 @@ class NB201Cell(nn.Module):
     def forward(self, x):
         values = [x]
         for i in range(1, 4):
-            terms = [self.layers[li](values[j]) for (node, j, li) in self.edges if node == i]
-            if not terms:
-                values.append(x * 0.0)  # a node with only `none` inputs is zero
-                continue
-            s = terms[0]
-            for t in terms[1:]:
-                s = s + t
-            values.append(s)
+            values.append(sum(self.layers[li](values[j]) for (node, j, li) in self.edges if node == i))
         return values[3]
 
 
@@ -489,11 +490,11 @@ def nb201_onnx(arch_str, c=16, n=5, num_classes=10):
             for node in nodes:
                 terms = []
                 for op, j in node:
-                    if op == "none":
-                        continue
                     pre = f"cells.{cell}.layers.{li}"
                     li += 1
-                    if op == "skip_connect":
+                    if op == "none":
+                        terms.append(g.node("Mul", [vals[j], g.const(0.0, "float32")]))
+                    elif op == "skip_connect":
                         terms.append(vals[j])
                     elif op == "avg_pool_3x3":
                         terms.append(g.node("AveragePool", [vals[j]], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
@@ -501,12 +502,10 @@ def nb201_onnx(arch_str, c=16, n=5, num_classes=10):
                     else:
                         k = 3 if op == "nor_conv_3x3" else 1
                         terms.append(relu_conv_bn(vals[j], pre + ".op", cs, cs, k, 1, k // 2))
-                if not terms:
-                    s = g.node("Mul", [x, g.const(0.0, "float32")])
-                else:
-                    s = terms[0]
-                    for t in terms[1:]:
-                        s = g.node("Add", [s, t])
+                # Python's sum() starts from 0: `0 + t0` is one more full-tensor add in eager mode.
+                s = g.node("Add", [terms[0], g.const(0.0, "float32")])
+                for t in terms[1:]:
+                    s = g.node("Add", [s, t])
                 vals.append(s)
             x, cell = vals[3], cell + 1
         ci = cs
