@@ -7,6 +7,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "perfpred/analysis/features.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
 
@@ -39,11 +40,17 @@ const std::vector<std::string> k_ops = {
     "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Identity", "Flatten", "Reshape",
     "SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss", "MeanSquaredError", "HardTanh", "Swish", "Silu"};
 
-const std::vector<std::string> k_attrs = {
-    "kernel_h", "kernel_w", "kernel_d", "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_h", "pad_w",
-    "groups", "in_channels", "out_channels", "in_h", "in_w", "out_h", "out_w", "batch", "seq_len", "hidden",
-    "layers", "directions", "axis_len", "reduce_len", "elements", "channels", "spatial", "inner", "outer",
-    "heads", "inputs"};
+// Node attributes: every name analysis writes (feature::names, the one definition), families in enum order,
+// first occurrence kept, so the order is stable as long as analysis only appends.
+const std::vector<std::string> k_attrs = [] {
+  std::vector<std::string> v;
+  for (OpFamily fam : {OpFamily::conv, OpFamily::conv_transpose, OpFamily::gemm, OpFamily::norm,
+                       OpFamily::elementwise, OpFamily::pool, OpFamily::reduce, OpFamily::softmax,
+                       OpFamily::data_movement, OpFamily::rnn})
+    for (std::string_view n : feature::names(fam))
+      if (std::find(v.begin(), v.end(), n) == v.end()) v.emplace_back(n);
+  return v;
+}();
 
 const std::vector<std::string> k_gpu = {
     "gpu_sm_count", "gpu_boost_clock_mhz", "gpu_log_fp32_gflops_per_sm", "gpu_log_peak_gflops_per_sm",

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "perfpred/analysis/features.hpp"
 #include "perfpred/learn/features.hpp"
 #include "perfpred/util/error.hpp"
 
@@ -37,7 +38,7 @@ size_t index_of(const std::vector<std::string>& names, const std::string& n) {
 
 TEST(LearnFeatures, NamesAreStableAndUnique) {
   const auto& names = kernel_feature_names();
-  // The first names and their order are part of the bundle format (k_feature_version 1).
+  // The first names and their order are part of the bundle format (k_feature_version).
   ASSERT_GE(names.size(), 8u);
   EXPECT_EQ(names[0], "family_code");
   EXPECT_EQ(names[1], "op_code");
@@ -51,6 +52,18 @@ TEST(LearnFeatures, NamesAreStableAndUnique) {
   for (const auto& a : attr_feature_names()) index_of(names, "attr_" + a);
   index_of(names, "gpu_log_bw_gbps_per_sm");
   index_of(names, "gpu_tensor_cores");
+}
+
+TEST(LearnFeatures, NodeAttributesAreExactlyTheAnalysisNames) {
+  // The learned model sees every attribute analysis writes (one definition, in analysis) and no other.
+  std::set<std::string> analysis_names;
+  for (OpFamily fam : {OpFamily::conv, OpFamily::conv_transpose, OpFamily::gemm, OpFamily::norm, OpFamily::elementwise,
+                       OpFamily::pool, OpFamily::reduce, OpFamily::softmax, OpFamily::data_movement, OpFamily::rnn})
+    for (std::string_view n : feature::names(fam)) analysis_names.emplace(n);
+  const auto& attrs = attr_feature_names();
+  EXPECT_EQ(std::set<std::string>(attrs.begin(), attrs.end()), analysis_names);
+  EXPECT_EQ(attrs.size(), analysis_names.size());  // no duplicates
+  EXPECT_TRUE(analysis_names.count("broadcast") && analysis_names.count("has_bias"));
 }
 
 TEST(LearnFeatures, KernelValues) {
