@@ -25,6 +25,7 @@
 #include "perfpred/profile/backend.hpp"
 #include "perfpred/profile/jetson.hpp"
 #include "perfpred/profile/mig.hpp"
+#include "perfpred/profile/nvml_mig.hpp"
 #include "perfpred/util/error.hpp"
 
 namespace perfpred {
@@ -137,7 +138,7 @@ class CudaBackend final : public ProfileBackend {
     }
     if (o.use_nvml) {
       std::string why;
-      m_nvml = Nvml::load(why);
+      m_nvml = Nvml::load(why, mig::nvml_library_path());  // $PERFPRED_NVML_LIBRARY overrides
       if (m_nvml && !m_nvml->select_device(m_props.pci_bus_id)) {
         why = "NVML has no device for PCI bus " + m_props.pci_bus_id;
         m_nvml.reset();
@@ -147,22 +148,28 @@ class CudaBackend final : public ProfileBackend {
         m_notes.push_back("NVML unavailable: " + why);
       }
     }
-    // A MIG instance shows as "<name> MIG <profile>" to CUDA, or is named by CUDA_VISIBLE_DEVICES=MIG-...
-    // (src/profile/mig.cpp). NVML's MIG instance handles are not queried yet: no MigQuery, NVML's
-    // MIG mode is recorded as a note.
-    const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
-    m_mig_info = mig::detect_mig(nullptr, mig::CudaView{m_props.name, m_props.sm_count, m_props.total_memory_bytes,
-                                                         cvd ? cvd : ""});
-    if (!m_mig_info.in_mig && m_nvml && m_nvml->mig_enabled().value_or(false))
-      m_notes.push_back("NVML reports MIG mode enabled, but CUDA's device is not a MIG instance");
-    m_mig = m_mig_info.in_mig;
-    if (m_mig) {
-      try {
-        mig::catalog_slice_id(m_mig_info, GpuCatalog::instance());
-      } catch (const std::exception& e) {
-        m_mig_info.notes.push_back(std::string("GPU catalog unavailable: ") + e.what());
-      }
+    // MIG: NVML's answers (MIG mode, the instances with their UUIDs, SMs, memory and profiles, read
+    // by src/profile/nvml_mig.cpp through dlopen), CUDA_VISIBLE_DEVICES=MIG-... and CUDA's device name
+    // "<GPU> MIG <profile>" decide whether this device is an instance and which catalog slice it is.
+    const char* cvd_env = std::getenv("CUDA_VISIBLE_DEVICES");
+    const std::string cvd = cvd_env ? cvd_env : "";
+    std::optional<mig::NvmlMigReading> reading;
+    if (o.use_nvml)
+      reading = mig::read_nvml_mig(mig::nvml_library_path(), m_props.pci_bus_id, mig::first_visible_mig_uuid(cvd));
+    const GpuCatalog* catalog = nullptr;
+    std::string catalog_error;
+    try {
+      catalog = &GpuCatalog::instance();
+    } catch (const std::exception& e) {
+      catalog_error = e.what();
     }
+    m_mig_desc = mig::describe_mig(reading ? &*reading : nullptr,
+                                   mig::CudaView{m_props.name, m_props.sm_count, m_props.total_memory_bytes, cvd}, catalog);
+    m_mig_info = m_mig_desc.instance;
+    m_mig = m_mig_info.in_mig;
+    if (m_mig && !catalog_error.empty()) m_mig_info.notes.push_back("GPU catalog unavailable: " + catalog_error);
+    if (!m_mig && reading && reading->answers.value("mig_mode", nlohmann::json()) == true)
+      m_notes.push_back("NVML reports MIG mode enabled, but CUDA's device is not a MIG instance");
     if (m_props.integrated && o.use_nvml) setup_jetson();
   }
 
@@ -215,10 +222,13 @@ class CudaBackend final : public ProfileBackend {
       d.notes.push_back("MIG instance: NVML power and energy describe the whole GPU, so rows carry no power or energy");
       std::optional<double> whole_w;
       if (m_nvml) whole_w = m_nvml->power_w();
-      env["mig"] = mig::mig_metadata(m_mig_info, whole_w, std::nullopt);
+      nlohmann::json mj = mig::mig_metadata(m_mig_info, whole_w, std::nullopt);
+      if (m_mig_desc.metadata.contains("nvml")) mj["nvml"] = m_mig_desc.metadata["nvml"];
+      env["mig"] = mj;
       if (!m_mig_info.catalog_id.empty()) d.gpu_id = m_mig_info.catalog_id;
       for (const auto& n : m_mig_info.notes) d.notes.push_back("MIG: " + n);
     }
+    if (!m_mig && m_mig_desc.metadata.contains("nvml")) env["mig"] = m_mig_desc.metadata;  // MIG mode as NVML saw it
     if (m_props.integrated) {
       env["integrated_gpu"] = true;
       d.notes.push_back("integrated GPU: CPU and GPU share DRAM; copy microbenchmarks are DRAM-to-DRAM copies "
@@ -254,7 +264,7 @@ class CudaBackend final : public ProfileBackend {
       if (m_cupti) record_kernels(p, m);
       // Under MIG, NVML power and energy are the whole GPU's: never attributed to one slice's rows.
       if (m_nvml && !m_mig && e.kind == EntryKind::kernel) sample_power(p, m);
-      else if (!m_rails.empty() && e.kind == EntryKind::kernel) sample_rails(p, m);
+      else if ((!m_rails.empty() || m_tegrastats) && e.kind == EntryKind::kernel) sample_rails(p, m);
       if (e.flops > 0 && m.time_ms > 0) m.notes.push_back("achieved_tflops=" + fmt(e.flops / (m.time_ms * 1e-3) / 1e12));
       if (e.bytes > 0 && m.time_ms > 0) m.notes.push_back("achieved_gbps=" + fmt(e.bytes / (m.time_ms * 1e-3) / 1e9));
       PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
@@ -304,12 +314,90 @@ class CudaBackend final : public ProfileBackend {
       p = prepare_cublas(m_ctx, e);
     else if (k == "activation" || k == "elementwise" || k == "softmax" || k == "layer_norm")
       p = prepare_kernels(m_ctx, e);
+    else if (k == "bandwidth")  // model layers that only move data run as a device copy
+      p = prepare_microbench(m_ctx, e);
     else if (e.kind == EntryKind::microbench)
       p = prepare_microbench(m_ctx, e);
     else
       throw Unsupported("op kind '" + k + "' is not measured by the CUDA harness");
     PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
     return p;
+  }
+
+  /// A model layer by layer: every layer prepared (buffers, descriptors, algorithm choice) once
+  /// before timing, each layer timed alone (its median summed), then the whole sequence enqueued
+  /// back to back between two CUDA events: launch gaps and host dispatch between the library calls
+  /// are inside the timed region. A layer that cannot be prepared is left out and named.
+  SequenceMeasurement measure_sequence(const std::vector<PlanEntry>& layers, const MeasureSettings& s) override {
+    SequenceMeasurement out;
+    out.total.runtime = "cudnn";
+    out.total.runtime_version = "cudnn " + m_ctx.cudnn_version + ", cublas " + m_ctx.cublas_version;
+    std::vector<Prepared> prepared;
+    auto fail_layer = [&](const PlanEntry& e, RowStatus st, const std::string& why) {
+      out.failed.push_back(e.node + " (" + e.op + ") " + e.phase + ": " + to_string(st) + ": " + why);
+      if (out.failed_status == RowStatus::ok || st == RowStatus::oom) out.failed_status = st;
+    };
+    try {
+      size_t free_b = 0, total_b = 0;
+      PERFPRED_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+      int64_t need = 0;
+      for (const auto& e : layers) need += e.device_bytes;
+      if (need > static_cast<int64_t>(free_b)) {
+        out.total.status = RowStatus::oom;
+        out.total.reason = "the layers' buffers need " + std::to_string(need) + " bytes of device memory, " +
+                           std::to_string(free_b) + " free";
+        return out;
+      }
+      prepared.reserve(layers.size());
+      for (const auto& e : layers) {
+        try {
+          prepared.push_back(prepare(e));
+        } catch (const Unsupported& ex) {
+          fail_layer(e, RowStatus::unsupported, ex.what());
+        } catch (const CudaError& ex) {
+          if (!ex.out_of_memory() && !ex.not_supported()) throw;
+          fail_layer(e, ex.out_of_memory() ? RowStatus::oom : RowStatus::unsupported, ex.what());
+          cudaGetLastError();
+        }
+      }
+      if (prepared.empty()) {
+        out.total.status = out.failed_status == RowStatus::ok ? RowStatus::failed : out.failed_status;
+        out.total.reason = "no layer of the sequence could be prepared";
+        return out;
+      }
+      for (auto& p : prepared) {
+        Measurement lm;
+        time_prepared(p, s, lm);
+        out.layer_sum_ms += lm.time_ms;
+      }
+      Prepared seq;
+      seq.run = [&prepared] {
+        for (auto& p : prepared) p.run();
+      };
+      // One cold L2 at the start of each repeat, as a model's first layer finds it; inside the
+      // sequence each layer sees what its predecessor left, as in a real forward/backward pass.
+      seq.flush_l2 = true;
+      time_prepared(seq, s, out.total);
+      out.layers_run = static_cast<int64_t>(prepared.size());
+      if (m_cupti) {
+        Measurement km;
+        record_kernels(seq, km);
+        for (const auto& n : km.notes)
+          if (n.rfind("cupti_kernels=", 0) == 0) out.total.notes.push_back(n);
+      }
+      if (m_nvml && !m_mig) sample_power(seq, out.total);
+      else if (!m_rails.empty()) sample_rails(seq, out.total);
+      PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+      out.sequence_timed = true;
+      out.total.notes.push_back("sequence timed with CUDA events: " + std::to_string(s.warmup) + " warm-up, median of " +
+                                std::to_string(s.repeats) + ", L2 flushed before each repeat");
+    } catch (const CudaError& ex) {
+      out.total = failure(ex.out_of_memory() ? RowStatus::oom : ex.not_supported() ? RowStatus::unsupported : RowStatus::failed,
+                          ex.what());
+      out.total.fatal = context_is_broken();
+      out.sequence_timed = false;
+    }
+    return out;
   }
 
   void time_prepared(Prepared& p, const MeasureSettings& s, Measurement& m) {
@@ -363,18 +451,49 @@ class CudaBackend final : public ProfileBackend {
     }
   }
 
-  /// Jetson: INA3221 rails from sysfs, the power mode and clock state (read only; nothing is changed).
+  /// Jetson: INA3221 rails from sysfs, else `tegrastats` as a child process; the power mode and clock
+  /// state (read only; nothing is changed).
   void setup_jetson() {
     m_rails = jetson::discover_rails("/sys");
+    bool readable = false;
+    for (const auto& r : m_rails) readable = readable || jetson::read_power_mw(r).has_value();
+    std::string power_reader = readable ? "sysfs-ina3221" : "";
+    std::vector<jetson::Rail> described = m_rails;
+    if (!readable) {
+      // Fallback: tegrastats reads the same monitors with its own privileges and prints them per line.
+      m_rails.clear();
+      std::string why;
+      jetson::TegrastatsSource::Options to;
+      to.interval_ms = std::max(m_o.power_sample_ms, 20.0);
+      m_tegrastats = jetson::TegrastatsSource::start(to, why);
+      if (m_tegrastats) {
+        power_reader = "tegrastats";
+        described.clear();
+        for (const auto& [name, role] : m_tegrastats->rails()) {
+          jetson::Rail r;
+          r.name = name;
+          r.role = role;
+          r.layout = "tegrastats";
+          described.push_back(r);
+        }
+        spdlog::info("INA3221 rails not readable under /sys: power from {} --interval {} ms", m_tegrastats->program(),
+                     m_tegrastats->interval_ms());
+      } else {
+        spdlog::warn("integrated GPU without readable INA3221 rails under /sys, and tegrastats failed ({}): "
+                     "no power or energy in the rows", why);
+        m_notes.push_back("no INA3221 power rails readable under /sys and tegrastats unavailable (" + why +
+                          "): rows carry no power");
+      }
+    }
     std::vector<std::pair<std::string, jetson::RailRole>> named;
-    for (const auto& r : m_rails) named.emplace_back(r.name, r.role);
+    for (const auto& r : described) named.emplace_back(r.name, r.role);
     if (!named.empty()) m_rail_choice = jetson::choose_rails(named);
     auto mode = jetson::parse_nvpmodel(command_output("nvpmodel -q 2>/dev/null"));
     auto clocks = jetson::parse_jetson_clocks(command_output("jetson_clocks --show 2>/dev/null"));
-    m_jetson = jetson::board_metadata(m_rails, mode, clocks, jetson::read_sysfs_clocks("/sys"));
-    if (m_rails.empty()) {
-      spdlog::warn("integrated GPU without readable INA3221 rails under /sys: no power or energy in the rows");
-      m_notes.push_back("no INA3221 power rails readable under /sys: rows carry no power");
+    m_jetson = jetson::board_metadata(described, mode, clocks, jetson::read_sysfs_clocks("/sys"));
+    m_jetson["power_reader"] = power_reader;
+    if (m_tegrastats) {
+      m_jetson["tegrastats"] = {{"program", m_tegrastats->program()}, {"interval_ms", m_tegrastats->interval_ms()}};
     }
     if (!clocks || !clocks->pinned)
       spdlog::warn("Jetson clocks are not pinned (run `sudo jetson_clocks` first for stable timings); recorded in the metadata");
@@ -382,8 +501,33 @@ class CudaBackend final : public ProfileBackend {
 
   /// Rows get the GPU rail's energy (power_source jetson-gpu-rail); the total-board figure is a note.
   void sample_rails(Prepared& p, Measurement& m) {
-    constexpr double k_window_ms = 200;  // INA3221 averages over ~ms; sysfs reads are slower than NVML's
-    int64_t runs = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(k_window_ms / std::max(m.time_ms * p.calls_per_run, 1e-3))), 1, 100000);
+    // INA3221 averages over ~ms; sysfs reads are slower than NVML's. tegrastats prints one line per
+    // interval, so its window spans at least five of them.
+    const double window_ms = m_tegrastats ? std::max(200.0, 5 * m_tegrastats->interval_ms()) : 200.0;
+    int64_t runs = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(window_ms / std::max(m.time_ms * p.calls_per_run, 1e-3))), 1, 100000);
+    jetson::RailSampler::Result r;
+    if (m_tegrastats) {
+      const double t0 = m_tegrastats->now_ms();
+      for (int64_t i = 0; i < runs; ++i) p.run();
+      PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+      r = m_tegrastats->measure_window(t0, m_tegrastats->now_ms(), m_rail_choice);
+    } else {
+      r = sample_sysfs_rails(p, runs);
+    }
+    const double per = static_cast<double>(runs * p.calls_per_run);
+    auto primary_e = m_rail_choice.gpu_rail.empty() ? r.total_energy_mj : r.gpu_energy_mj;
+    auto primary_w = m_rail_choice.gpu_rail.empty() ? r.total_mean_power_w : r.gpu_mean_power_w;
+    if (primary_e) m.energy_mj = *primary_e / per;
+    if (primary_w) m.power_w = *primary_w;
+    std::ostringstream n;
+    n << "power_reader=" << (m_tegrastats ? "tegrastats" : "sysfs-ina3221") << "; power_window_ms=" << fmt(r.window_ms)
+      << "; power_samples=" << r.samples;
+    if (!m_rail_choice.gpu_rail.empty() && r.total_energy_mj)
+      n << "; jetson_total_energy_mj=" << fmt(*r.total_energy_mj / per) << "; jetson_total_power_w=" << fmt(*r.total_mean_power_w);
+    m.notes.push_back(n.str());
+  }
+
+  jetson::RailSampler::Result sample_sysfs_rails(Prepared& p, int64_t runs) {
     const auto& rails = m_rails;
     jetson::RailSampler sampler(
         [&rails]() -> std::optional<jetson::RailSample> {
@@ -396,17 +540,7 @@ class CudaBackend final : public ProfileBackend {
     sampler.start();
     for (int64_t i = 0; i < runs; ++i) p.run();
     PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
-    auto r = sampler.stop();
-    const double per = static_cast<double>(runs * p.calls_per_run);
-    auto primary_e = m_rail_choice.gpu_rail.empty() ? r.total_energy_mj : r.gpu_energy_mj;
-    auto primary_w = m_rail_choice.gpu_rail.empty() ? r.total_mean_power_w : r.gpu_mean_power_w;
-    if (primary_e) m.energy_mj = *primary_e / per;
-    if (primary_w) m.power_w = *primary_w;
-    std::ostringstream n;
-    n << "power_window_ms=" << fmt(r.window_ms) << "; power_samples=" << r.samples;
-    if (!m_rail_choice.gpu_rail.empty() && r.total_energy_mj)
-      n << "; jetson_total_energy_mj=" << fmt(*r.total_energy_mj / per) << "; jetson_total_power_w=" << fmt(*r.total_mean_power_w);
-    m.notes.push_back(n.str());
+    return sampler.stop();
   }
 
   void sample_power(Prepared& p, Measurement& m) {
@@ -436,6 +570,8 @@ class CudaBackend final : public ProfileBackend {
   bool m_cupti = false;
   bool m_mig = false;
   mig::MigInstance m_mig_info;
+  mig::MigDescription m_mig_desc;
+  std::unique_ptr<jetson::TegrastatsSource> m_tegrastats;
   std::vector<jetson::Rail> m_rails;
   jetson::RailChoice m_rail_choice;
   nlohmann::json m_jetson;
