@@ -26,6 +26,7 @@ std::string command_line(const TrainCmdOptions& o) {
   c += " --rounds " + std::to_string(o.rounds);
   if (o.network_fraction < 1) c += " --network-fraction " + std::to_string(o.network_fraction);
   if (!o.base.empty()) c += " --base " + o.base;
+  for (const auto& d : o.drop_features) c += " --drop-feature " + d;
   if (o.allow_unlicensed_eval) c += " --allow-unlicensed-eval";
   return c;
 }
@@ -49,6 +50,7 @@ int run_train(const TrainCmdOptions& o) {
   req.options.eta = o.eta;
   req.options.nthread = o.threads;
   req.options.seed = o.seed;
+  req.options.drop_features = o.drop_features;
   req.allow_unlicensed_eval = o.allow_unlicensed_eval;
   req.network_fraction = o.network_fraction;
   req.name = o.name.empty() ? std::filesystem::path(o.out).stem().string() : o.name;

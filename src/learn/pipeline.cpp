@@ -118,6 +118,7 @@ std::optional<double> measured_value(const NetworkRow& r, Target t) {
 
 Bundle train_bundle(const TrainRequest& req) {
   if (req.data.empty()) throw InputError("train: give at least one --data file");
+  check_drop_features(req.options.drop_features);
   Bundle b;
   b.target = req.target;
   b.name = req.name;

@@ -41,6 +41,12 @@ BoosterBlob fit(const xgb::DenseMatrix& x, const std::vector<float>& y, const Tr
 
 bool usable(double v) { return std::isfinite(v) && v > 0; }
 
+// Set the dropped columns of a row-major matrix to missing.
+void mask_columns(xgb::DenseMatrix& x, const std::vector<size_t>& cols) {
+  for (int64_t r = 0; r < x.rows; ++r)
+    for (size_t c : cols) x.values[static_cast<size_t>(r * x.cols) + c] = std::nanf("");
+}
+
 }  // namespace
 
 nlohmann::json to_json(const TrainOptions& o) {
@@ -53,14 +59,43 @@ nlohmann::json to_json(const TrainOptions& o) {
           {"nthread", o.nthread},
           {"seed", o.seed},
           {"min_family_rows", o.min_family_rows},
+          {"drop_features", o.drop_features},
           {"objective", "reg:squarederror"},
           {"label", "log(measured / analytical)"}};
+}
+
+namespace {
+bool matches(const std::string& name, const std::string& pattern) {
+  if (!pattern.empty() && pattern.back() == '*') return name.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
+  return name == pattern;
+}
+}  // namespace
+
+std::vector<size_t> dropped_columns(const std::vector<std::string>& names, const std::vector<std::string>& drop) {
+  std::vector<size_t> cols;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (std::any_of(drop.begin(), drop.end(), [&](const std::string& d) { return matches(names[i], d); }))
+      cols.push_back(i);
+  return cols;
+}
+
+void check_drop_features(const std::vector<std::string>& drop) {
+  for (const auto& d : drop) {
+    bool any = false;
+    for (const auto* names : {&kernel_feature_names(), &host_feature_names(), &network_feature_names()})
+      any = any || std::any_of(names->begin(), names->end(), [&](const std::string& n) { return matches(n, d); });
+    if (!any)
+      throw InputError("train: --drop-feature '" + d +
+                       "' matches no feature; see a bundle's kernel_features, host_features and network_features, "
+                       "or use a prefix ending in '*'");
+  }
 }
 
 double kernel_label(const KernelSample& s) { return std::log(s.measured_s / s.kernel.time_s); }
 
 void train_kernel_models(const std::vector<KernelSample>& samples, const TrainOptions& opts, Bundle& out) {
   const size_t nf = kernel_feature_names().size();
+  const auto dropped = dropped_columns(kernel_feature_names(), opts.drop_features);
   std::map<std::string, std::vector<size_t>> by_family;
   std::vector<size_t> all;
   for (size_t i = 0; i < samples.size(); ++i) {
@@ -82,6 +117,7 @@ void train_kernel_models(const std::vector<KernelSample>& samples, const TrainOp
       kernel_features(s.kernel, s.gpu, s.opts, x.values.data() + r * nf);
       y[r] = static_cast<float>(kernel_label(s));
     }
+    mask_columns(x, dropped);
   };
   out.kernel_models.clear();
   for (const auto& [fam, idx] : by_family) {
@@ -118,6 +154,7 @@ HostSample host_sample(const Prediction& p, double measured_latency_s, const Gpu
 
 void train_host_models(const std::vector<HostSample>& samples, const TrainOptions& opts, Bundle& out) {
   const size_t nf = host_feature_names().size();
+  const auto host_dropped = dropped_columns(host_feature_names(), opts.drop_features);
   std::map<std::string, std::vector<size_t>> by_runtime;
   for (size_t i = 0; i < samples.size(); ++i)
     if (usable(samples[i].analytical_host_s) && usable(samples[i].measured_host_s))
@@ -138,6 +175,7 @@ void train_host_models(const std::vector<HostSample>& samples, const TrainOption
       host_features(s.analytical_host_s, s.gpu, s.opts, x.values.data() + r * nf);
       y[r] = static_cast<float>(std::log(s.measured_host_s / s.analytical_host_s));
     }
+    mask_columns(x, host_dropped);
     out.host_models[rt] = fit(x, y, opts);
     spdlog::info("training: host overhead {}: {} rows", rt, idx.size());
   }
@@ -170,6 +208,7 @@ void train_network_model(const std::vector<NetworkSample>& samples, Target t, co
     network_features(s.prediction, s.gpu, s.opts, x.values.data() + r * nf);
     y[r] = static_cast<float>(std::log(s.measured / analytical_value(s.prediction, t)));
   }
+  mask_columns(x, dropped_columns(network_feature_names(), opts.drop_features));
   out.network_model = fit(x, y, opts);
 }
 

@@ -21,7 +21,15 @@ struct TrainOptions {
   int seed = 0;
   /// A family with fewer rows gets no booster of its own and uses the fallback.
   size_t min_family_rows = 30;
+  /// Features left out of training (their columns are set missing, so no tree splits on them and a
+  /// bundle needs no mask at prediction time). A name, or a prefix ending in '*' ("gpu_*").
+  std::vector<std::string> drop_features;
 };
+
+/// Column indices of `names` matched by `drop` (exact name or prefix ending in '*').
+std::vector<size_t> dropped_columns(const std::vector<std::string>& names, const std::vector<std::string>& drop);
+/// Throws InputError naming an entry of `drop` that matches no kernel, host or network feature.
+void check_drop_features(const std::vector<std::string>& drop);
 
 nlohmann::json to_json(const TrainOptions& o);
 

@@ -8,7 +8,9 @@
 #include "perfpred/learn/bundle.hpp"
 #include "perfpred/learn/metrics.hpp"
 #include "perfpred/learn/model.hpp"
+#include "perfpred/learn/features.hpp"
 #include "perfpred/learn/train.hpp"
+#include "perfpred/util/error.hpp"
 
 using namespace perfpred;
 using namespace perfpred::learn;
@@ -130,6 +132,48 @@ TEST(LearnTrain, DeterministicAndBatchEqualsSingle) {
   view.time_s = 1e-6;
   EXPECT_EQ(c.factor(view, train[0].gpu, PredictOptions{}), 1.0);
   EXPECT_EQ(c.label(), "det");
+}
+
+TEST(LearnTrain, DroppedFeaturesAreNeverSplitOn) {
+  // The truth depends on the GPU; with every gpu_* feature dropped the booster cannot see which GPU a row
+  // came from, so two GPUs with identical kernel features get identical corrections.
+  auto train = make_samples({40, 40, 100, 100}, 800, 6);  // both families on both GPUs
+  // Kernel terms computed on one reference GPU, so only the gpu_* features tell the two GPUs apart.
+  const GpuSpec ref = gpu_with(70);
+  for (auto& s : train) {
+    auto& k = s.kernel;
+    k.compute_s = k.flops / (ref.fp32_tflops * 1e12);
+    k.memory_s = k.bytes / (ref.mem_bandwidth_gbps * 1e9);
+    k.time_s = std::max(k.compute_s, k.memory_s) + k.launch_s;
+    s.measured_s = k.time_s * std::exp(true_log_ratio(k, s.gpu));
+  }
+  TrainOptions o;
+  o.nthread = 1;
+  o.rounds = 30;
+  o.drop_features = {"gpu_*", "opt_log_batch"};
+  Bundle b;
+  b.name = "drop";
+  train_kernel_models(train, o, b);
+  LearnedModel m(b);
+  KernelEstimate k = train[0].kernel;
+  const double r40 = m.kernel_log_ratios({k}, gpu_with(40), PredictOptions{})[0];
+  const double r100 = m.kernel_log_ratios({k}, gpu_with(100), PredictOptions{})[0];
+  EXPECT_EQ(r40, r100);
+  // Without dropping, the GPU matters (the truth differs by 0.19 in log between the two).
+  Bundle full;
+  o.drop_features.clear();
+  train_kernel_models(train, o, full);
+  LearnedModel mf(full);
+  EXPECT_NE(mf.kernel_log_ratios({k}, gpu_with(40), PredictOptions{})[0],
+            mf.kernel_log_ratios({k}, gpu_with(100), PredictOptions{})[0]);
+
+  const auto& names = kernel_feature_names();
+  const auto cols = dropped_columns(names, {"gpu_*", "log_flops"});
+  EXPECT_EQ(cols.size(), gpu_feature_names().size() + 1);
+  for (size_t c : cols) EXPECT_TRUE(names[c] == "log_flops" || names[c].rfind("gpu_", 0) == 0);
+  EXPECT_NO_THROW(check_drop_features({"gpu_*", "log_host_s", "log_energy_mj"}));
+  EXPECT_THROW(check_drop_features({"gpu_sm_cnt"}), InputError);
+  EXPECT_THROW(check_drop_features({"zzz*"}), InputError);
 }
 
 TEST(LearnTrain, SmallFamilyUsesFallback) {
