@@ -68,6 +68,12 @@ TEST(NvmlMig, ProfileFromAttributesAsNvidiaToolsName) {
 
 TEST(NvmlMig, MigEnabledReadsEveryInstanceAndUnloads) {
   Scenario s("a100-mig");
+  // Held open here so the fake stays resident and its nvmlInit count survives the reader's dlclose.
+  void* h = ::dlopen(PERFPRED_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr);
+  auto open_inits = reinterpret_cast<int (*)()>(::dlsym(h, "fake_nvml_open_inits"));
+  ASSERT_NE(open_inits, nullptr);
+  ASSERT_EQ(open_inits(), 0);
   auto r = read_nvml_mig(PERFPRED_FAKE_NVML, k_pci);
   ASSERT_TRUE(r.loaded) << r.why;
   EXPECT_EQ(r.answers["selected_by"], "pci-bus-id");
@@ -88,10 +94,6 @@ TEST(NvmlMig, MigEnabledReadsEveryInstanceAndUnloads) {
   EXPECT_DOUBLE_EQ(*r.whole_gpu_power_w, 187.5);
   EXPECT_TRUE(r.unknown.empty()) << r.unknown.front();
   // nvmlShutdown was called for the nvmlInit: the fake counts them.
-  void* h = ::dlopen(PERFPRED_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(h, nullptr);
-  auto open_inits = reinterpret_cast<int (*)()>(::dlsym(h, "fake_nvml_open_inits"));
-  ASSERT_NE(open_inits, nullptr);
   EXPECT_EQ(open_inits(), 0);
   ::dlclose(h);
 }
