@@ -202,7 +202,8 @@ void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const
             take = true;
           } else if (is_activation(nj.op) ||
                      ((nj.op == "Add" || nj.op == "Mul" || nj.op == "Sub" || nj.op == "Div") && nj.inputs.size() == 2)) {
-            const int other = nj.inputs[0] == cur ? nj.inputs[1] : nj.inputs[0];
+            // An activation has one input: only a binary op has an `other` operand.
+            const int other = nj.inputs.size() < 2 ? -1 : (nj.inputs[0] == cur ? nj.inputs[1] : nj.inputs[0]);
             const bool is_const = is_activation(nj.op) || is_weight(g, other) ||
                                   (other >= 0 && g.tensors[other].int_values.has_value()) ||
                                   (other >= 0 && g.tensors[other].float_values.has_value());
