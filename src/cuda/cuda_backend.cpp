@@ -264,7 +264,7 @@ class CudaBackend final : public ProfileBackend {
       if (m_cupti) record_kernels(p, m);
       // Under MIG, NVML power and energy are the whole GPU's: never attributed to one slice's rows.
       if (m_nvml && !m_mig && e.kind == EntryKind::kernel) sample_power(p, m);
-      else if ((!m_rails.empty() || m_tegrastats) && e.kind == EntryKind::kernel) sample_rails(p, m);
+      else if (!m_board.reader.empty() && e.kind == EntryKind::kernel) sample_rails(p, m);
       if (e.flops > 0 && m.time_ms > 0) m.notes.push_back("achieved_tflops=" + fmt(e.flops / (m.time_ms * 1e-3) / 1e12));
       if (e.bytes > 0 && m.time_ms > 0) m.notes.push_back("achieved_gbps=" + fmt(e.bytes / (m.time_ms * 1e-3) / 1e9));
       PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
@@ -373,50 +373,26 @@ class CudaBackend final : public ProfileBackend {
     }
   }
 
-  /// Jetson: INA3221 rails from sysfs, else `tegrastats` as a child process; the power mode and clock
-  /// state (read only; nothing is changed).
+  /// Jetson: INA3221 rails from sysfs, else `tegrastats` as a child process (jetson::open_board_power);
+  /// the power mode and clock state (read only; nothing is changed).
   void setup_jetson() {
-    m_rails = jetson::discover_rails("/sys");
-    bool readable = false;
-    for (const auto& r : m_rails) readable = readable || jetson::read_power_mw(r).has_value();
-    std::string power_reader = readable ? "sysfs-ina3221" : "";
-    std::vector<jetson::Rail> described = m_rails;
-    if (!readable) {
-      // Fallback: tegrastats reads the same monitors with its own privileges and prints them per line.
-      m_rails.clear();
-      std::string why;
-      jetson::TegrastatsSource::Options to;
-      to.interval_ms = std::max(m_o.power_sample_ms, 20.0);
-      m_tegrastats = jetson::TegrastatsSource::start(to, why);
-      if (m_tegrastats) {
-        power_reader = "tegrastats";
-        described.clear();
-        for (const auto& [name, role] : m_tegrastats->rails()) {
-          jetson::Rail r;
-          r.name = name;
-          r.role = role;
-          r.layout = "tegrastats";
-          described.push_back(r);
-        }
-        spdlog::info("INA3221 rails not readable under /sys: power from {} --interval {} ms", m_tegrastats->program(),
-                     m_tegrastats->interval_ms());
-      } else {
-        spdlog::warn("integrated GPU without readable INA3221 rails under /sys, and tegrastats failed ({}): "
-                     "no power or energy in the rows", why);
-        m_notes.push_back("no INA3221 power rails readable under /sys and tegrastats unavailable (" + why +
-                          "): rows carry no power");
-      }
+    jetson::TegrastatsSource::Options to;
+    to.interval_ms = std::max(m_o.power_sample_ms, 20.0);
+    m_board = jetson::open_board_power("/sys", to);
+    m_rail_choice = m_board.choice;
+    if (m_board.tegrastats) {
+      spdlog::info("INA3221 rails not readable under /sys: power from {} --interval {} ms", m_board.tegrastats->program(),
+                   m_board.tegrastats->interval_ms());
+    } else if (m_board.reader.empty()) {
+      spdlog::warn("integrated GPU without power readings ({}): no power or energy in the rows", m_board.why);
+      m_notes.push_back(m_board.why + ": rows carry no power");
     }
-    std::vector<std::pair<std::string, jetson::RailRole>> named;
-    for (const auto& r : described) named.emplace_back(r.name, r.role);
-    if (!named.empty()) m_rail_choice = jetson::choose_rails(named);
     auto mode = jetson::parse_nvpmodel(command_output("nvpmodel -q 2>/dev/null"));
     auto clocks = jetson::parse_jetson_clocks(command_output("jetson_clocks --show 2>/dev/null"));
-    m_jetson = jetson::board_metadata(described, mode, clocks, jetson::read_sysfs_clocks("/sys"));
-    m_jetson["power_reader"] = power_reader;
-    if (m_tegrastats) {
-      m_jetson["tegrastats"] = {{"program", m_tegrastats->program()}, {"interval_ms", m_tegrastats->interval_ms()}};
-    }
+    m_jetson = jetson::board_metadata(m_board.rails, mode, clocks, jetson::read_sysfs_clocks("/sys"));
+    m_jetson["power_reader"] = m_board.reader;
+    if (m_board.tegrastats)
+      m_jetson["tegrastats"] = {{"program", m_board.tegrastats->program()}, {"interval_ms", m_board.tegrastats->interval_ms()}};
     if (!clocks || !clocks->pinned)
       spdlog::warn("Jetson clocks are not pinned (run `sudo jetson_clocks` first for stable timings); recorded in the metadata");
   }
@@ -425,44 +401,25 @@ class CudaBackend final : public ProfileBackend {
   void sample_rails(Prepared& p, Measurement& m) {
     // INA3221 averages over ~ms; sysfs reads are slower than NVML's. tegrastats prints one line per
     // interval, so its window spans at least five of them.
-    const double window_ms = m_tegrastats ? std::max(200.0, 5 * m_tegrastats->interval_ms()) : 200.0;
+    const double window_ms = m_board.tegrastats ? std::max(200.0, 5 * m_board.tegrastats->interval_ms()) : 200.0;
     int64_t runs = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(window_ms / std::max(m.time_ms * p.calls_per_run, 1e-3))), 1, 100000);
-    jetson::RailSampler::Result r;
-    if (m_tegrastats) {
-      const double t0 = m_tegrastats->now_ms();
-      for (int64_t i = 0; i < runs; ++i) p.run();
-      PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
-      r = m_tegrastats->measure_window(t0, m_tegrastats->now_ms(), m_rail_choice);
-    } else {
-      r = sample_sysfs_rails(p, runs);
-    }
+    auto r = m_board.measure(
+        [&] {
+          for (int64_t i = 0; i < runs; ++i) p.run();
+          PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+        },
+        std::max(m_o.power_sample_ms, 5.0));
     const double per = static_cast<double>(runs * p.calls_per_run);
     auto primary_e = m_rail_choice.gpu_rail.empty() ? r.total_energy_mj : r.gpu_energy_mj;
     auto primary_w = m_rail_choice.gpu_rail.empty() ? r.total_mean_power_w : r.gpu_mean_power_w;
     if (primary_e) m.energy_mj = *primary_e / per;
     if (primary_w) m.power_w = *primary_w;
     std::ostringstream n;
-    n << "power_reader=" << (m_tegrastats ? "tegrastats" : "sysfs-ina3221") << "; power_window_ms=" << fmt(r.window_ms)
+    n << "power_reader=" << m_board.reader << "; power_window_ms=" << fmt(r.window_ms)
       << "; power_samples=" << r.samples;
     if (!m_rail_choice.gpu_rail.empty() && r.total_energy_mj)
       n << "; jetson_total_energy_mj=" << fmt(*r.total_energy_mj / per) << "; jetson_total_power_w=" << fmt(*r.total_mean_power_w);
     m.notes.push_back(n.str());
-  }
-
-  jetson::RailSampler::Result sample_sysfs_rails(Prepared& p, int64_t runs) {
-    const auto& rails = m_rails;
-    jetson::RailSampler sampler(
-        [&rails]() -> std::optional<jetson::RailSample> {
-          jetson::RailSample s;
-          for (const auto& r : rails)
-            if (auto v = jetson::read_power_mw(r)) s.power_mw.emplace_back(r.name, *v);
-          return s;
-        },
-        m_rail_choice, std::max(m_o.power_sample_ms, 5.0));
-    sampler.start();
-    for (int64_t i = 0; i < runs; ++i) p.run();
-    PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
-    return sampler.stop();
   }
 
   void sample_power(Prepared& p, Measurement& m) {
@@ -493,8 +450,7 @@ class CudaBackend final : public ProfileBackend {
   bool m_mig = false;
   mig::MigInstance m_mig_info;
   mig::MigDescription m_mig_desc;
-  std::unique_ptr<jetson::TegrastatsSource> m_tegrastats;
-  std::vector<jetson::Rail> m_rails;
+  jetson::BoardPower m_board;
   jetson::RailChoice m_rail_choice;
   nlohmann::json m_jetson;
   std::unique_ptr<Nvml> m_nvml;

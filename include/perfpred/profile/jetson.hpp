@@ -178,4 +178,19 @@ class TegrastatsSource {
   std::unique_ptr<Impl> m;
 };
 
+/// Where a board's power comes from: the INA3221 files when at least one rail reads, else a
+/// tegrastats child (TegrastatsSource), else nothing.
+struct BoardPower {
+  std::string reader;            ///< "sysfs-ina3221", "tegrastats", or "" (no power; `why` says why)
+  std::vector<Rail> rails;       ///< the rails power comes from (tegrastats ones have layout "tegrastats")
+  RailChoice choice;             ///< GPU rail and total, from choose_rails()
+  std::unique_ptr<TegrastatsSource> tegrastats;
+  std::string why;
+  /// Run `work` and measure the rails while it runs: a RailSampler reading the files every
+  /// `sample_period_ms`, or the tegrastats lines around the window. An empty result without power.
+  RailSampler::Result measure(const std::function<void()>& work, double sample_period_ms);
+};
+/// Discover the rails under `sysfs_root`; when none reads, start tegrastats with `fallback`.
+BoardPower open_board_power(const std::filesystem::path& sysfs_root, const TegrastatsSource::Options& fallback);
+
 }  // namespace perfpred::jetson

@@ -231,3 +231,61 @@ TEST(Tegrastats, ChildDiesWithAKilledParent) {
   // The shell gets SIGTERM at once; its `sleep` ends within one interval.
   EXPECT_TRUE(gone_within(child, 3)) << "tegrastats outlived its killed parent";
 }
+
+TEST(BoardPower, SysfsRailsWhenTheyRead) {
+  auto b = open_board_power(data("nano/sysfs"), {"/nonexistent/tegrastats", 20, 2000});
+  EXPECT_EQ(b.reader, "sysfs-ina3221");
+  EXPECT_FALSE(b.tegrastats);
+  ASSERT_EQ(b.choice.gpu_rail, "POM_5V_GPU");
+  const Rail* gpu = nullptr;
+  for (const auto& r : b.rails)
+    if (r.name == "POM_5V_GPU") gpu = &r;
+  ASSERT_NE(gpu, nullptr);
+  bool ran = false;
+  auto r = b.measure([&] {
+    ran = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }, 5);
+  EXPECT_TRUE(ran);
+  ASSERT_TRUE(r.gpu_mean_power_w);
+  EXPECT_NEAR(*r.gpu_mean_power_w, *read_power_mw(*gpu) / 1000.0, 1e-9);  // the fixture files are constant
+  EXPECT_GE(r.window_ms, 50);
+}
+
+TEST(BoardPower, TegrastatsWhenNoRailReads) {
+  fs::path empty = fs::temp_directory_path() / ("perfpred-empty-sysfs-" + std::to_string(::getpid()));
+  fs::create_directories(empty);
+  Lines file({fixture_lines("nano")[1]});
+  int pid = -1;
+  {
+    auto b = open_board_power(empty, {fake(), 20, 10000});
+    ASSERT_EQ(b.reader, "tegrastats") << b.why;
+    ASSERT_TRUE(b.tegrastats);
+    pid = b.tegrastats->pid();
+    ASSERT_FALSE(b.rails.empty());
+    EXPECT_EQ(b.rails.front().layout, "tegrastats");
+    EXPECT_EQ(b.choice.gpu_rail, "POM_5V_GPU");
+    EXPECT_EQ(b.choice.total_rails, std::vector<std::string>{"POM_5V_IN"});
+    auto r = b.measure([] { std::this_thread::sleep_for(std::chrono::milliseconds(150)); }, 5);
+    ASSERT_TRUE(r.gpu_mean_power_w && r.total_mean_power_w);
+    EXPECT_NEAR(*r.gpu_mean_power_w, 2.392, 1e-9);
+    EXPECT_NEAR(*r.total_mean_power_w, 5.611, 1e-9);
+    EXPECT_GE(r.window_ms, 150);
+  }  // BoardPower's destructor stops tegrastats
+  EXPECT_TRUE(gone_within(pid, 3));
+  fs::remove_all(empty);
+}
+
+TEST(BoardPower, NeitherSaysWhy) {
+  fs::path empty = fs::temp_directory_path() / ("perfpred-empty-sysfs2-" + std::to_string(::getpid()));
+  fs::create_directories(empty);
+  auto b = open_board_power(empty, {"/nonexistent/tegrastats", 20, 2000});
+  EXPECT_EQ(b.reader, "");
+  EXPECT_NE(b.why.find("no INA3221 power rails"), std::string::npos) << b.why;
+  EXPECT_NE(b.why.find("tegrastats failed"), std::string::npos) << b.why;
+  bool ran = false;
+  auto r = b.measure([&] { ran = true; }, 5);
+  EXPECT_TRUE(ran);
+  EXPECT_FALSE(r.gpu_energy_mj || r.total_energy_mj);
+  fs::remove_all(empty);
+}
