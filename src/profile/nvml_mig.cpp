@@ -235,10 +235,19 @@ NvmlMigReading read_nvml_mig(const std::string& library, const std::string& pci_
     if (!get_memory) {
       absent("nvmlDeviceGetMemoryInfo");
     } else if (nvmlReturn_t r = get_memory(parent, &mem); r != k_success) {
+      // In MIG mode the whole GPU's memory info needs privileges; its attributes carry the size too.
       unknown("nvmlDeviceGetMemoryInfo", err(r));
     } else {
       parent_bytes = mem.total;
       out.answers["memory_bytes"] = static_cast<int64_t>(mem.total);
+    }
+    if (!parent_bytes && attributes_v2) {
+      NvmlDeviceAttributes a{};
+      if (attributes_v2(parent, &a) == k_success && a.memorySizeMB > 0) {
+        parent_bytes = a.memorySizeMB * 1024ull * 1024ull;
+        out.answers["memory_bytes"] = static_cast<int64_t>(*parent_bytes);
+        out.answers["memory_from"] = "nvmlDeviceGetAttributes_v2";
+      }
     }
     unsigned mw = 0;
     if (get_power && get_power(parent, &mw) == k_success) out.whole_gpu_power_w = mw / 1000.0;

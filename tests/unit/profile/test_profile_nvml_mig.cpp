@@ -198,3 +198,17 @@ TEST(NvmlMig, UnknownPciBusIdFallsBackToIndexZero) {
   EXPECT_EQ(r.answers["selected_by"], "index-0");
   EXPECT_TRUE(mentions(r.unknown, "0000:99:00.0"));
 }
+
+TEST(NvmlMig, RefusedWholeGpuMemoryComesFromTheAttributes) {
+  Scenario s("a100-mig-unprivileged");
+  auto r = read_nvml_mig(PERFPRED_FAKE_NVML, k_pci);
+  ASSERT_TRUE(r.loaded);
+  EXPECT_TRUE(mentions(r.unknown, "nvmlDeviceGetMemoryInfo"));
+  EXPECT_EQ(r.answers["memory_bytes"], 42949672960ll);
+  EXPECT_EQ(r.answers["memory_from"], "nvmlDeviceGetAttributes_v2");
+  ASSERT_EQ(r.answers["mig_devices"].size(), 2u);
+  EXPECT_EQ(r.answers["mig_devices"][0]["profile_name"], "3g.20gb");
+  auto m = describe_mig(&r, CudaView{"", 0, 0, k_uuid_3g}, &catalog());
+  EXPECT_EQ(m.instance.catalog_id, "a100-sxm4-40gb:3g.20gb");
+  EXPECT_EQ(m.instance.sm_count, 42);
+}

@@ -4,6 +4,8 @@
 //   "a100-mig"        (default) an A100-SXM4-40GB in MIG mode with a 3g.20gb and a 4g.20gb instance;
 //   "a100-mig-plain"  the same, but the driver names MIG devices like their GPU (no "MIG <profile>"),
 //                     so the profile must come from the attributes;
+//   "a100-mig-unprivileged"  MIG on, and the whole GPU's memory info refused (No Permission), as
+//                     NVML does for unprivileged callers in MIG mode;
 //   "a100-no-mig"     the same GPU with MIG disabled.
 // Built with FAKE_NVML_NO_MIG it is a driver from before MIG (R418): none of the MIG entry points,
 // nvmlDeviceGetAttributes*, nvmlDeviceGetHandleByUUID or nvmlDeviceIsMigDeviceHandle exist.
@@ -18,7 +20,7 @@ namespace {
 
 using nvmlReturn_t = int;
 constexpr nvmlReturn_t k_success = 0, k_uninitialized = 1, k_invalid_argument = 2, k_not_supported = 3,
-                       k_not_found = 6, k_insufficient_size = 7;
+                       k_no_permission = 4, k_not_found = 6, k_insufficient_size = 7;
 
 struct Device {
   const char* name;
@@ -40,6 +42,7 @@ Device g_mig4{"NVIDIA A100-SXM4-40GB MIG 4g.20gb", "MIG-9e8d7c6b-5a4f-5e3d-9c2b-
 
 int g_inits = 0;
 bool g_mig_enabled = true;
+bool g_unprivileged = false;
 
 struct NvmlMemory {
   unsigned long long total, free, used;
@@ -68,6 +71,7 @@ FAKE_EXPORT nvmlReturn_t nvmlInit_v2() {
   const char* s = std::getenv("FAKE_NVML_SCENARIO");
   std::string scenario = s ? s : "a100-mig";
   g_mig_enabled = scenario != "a100-no-mig";
+  g_unprivileged = scenario == "a100-mig-unprivileged";
   bool plain = scenario == "a100-mig-plain";
   g_mig3.name = plain ? "NVIDIA A100-SXM4-40GB" : "NVIDIA A100-SXM4-40GB MIG 3g.20gb";
   g_mig4.name = plain ? "NVIDIA A100-SXM4-40GB" : "NVIDIA A100-SXM4-40GB MIG 4g.20gb";
@@ -87,6 +91,7 @@ FAKE_EXPORT const char* nvmlErrorString(nvmlReturn_t r) {
     case k_uninitialized: return "Uninitialized";
     case k_invalid_argument: return "Invalid Argument";
     case k_not_supported: return "Not Supported";
+    case k_no_permission: return "Insufficient Permissions";
     case k_not_found: return "Not Found";
     case k_insufficient_size: return "Insufficient Size";
   }
@@ -128,6 +133,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(void* h, NvmlMemory* m) {
   Device* d = dev(h);
   if (!g_inits) return k_uninitialized;
   if (!d || !m) return k_invalid_argument;
+  if (g_unprivileged && g_mig_enabled && !d->is_mig) return k_no_permission;
   m->total = d->memory_mb * 1024ull * 1024ull;
   m->used = 512ull << 20;
   m->free = m->total - m->used;
