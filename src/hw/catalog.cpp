@@ -1,8 +1,14 @@
 #include "perfpred/hw/catalog.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -234,22 +240,58 @@ GpuCatalog::GpuCatalog(const std::filesystem::path& dir) {
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw InputError("GPU catalog directory " + dir.string() + " has no .json files");
-  for (const auto& path : files) {
-    std::ifstream in(path);
-    if (!in) throw InputError(path.string() + ": cannot be read");
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError(path.string() + ": not valid JSON (" + e.what() + ")");
-    }
-    m_devices.push_back(parse_catalog_entry(j, path.string(), path.stem().string()));
-    m_raw.push_back(std::move(j));
+  for (const auto& path : files) add_file(path);
+}
+
+void GpuCatalog::add_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot be read");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path.string() + ": not valid JSON (" + e.what() + ")");
   }
+  m_devices.push_back(parse_catalog_entry(j, path.string(), path.stem().string()));
+  m_raw.push_back(std::move(j));
+}
+
+GpuCatalog GpuCatalog::single(const std::filesystem::path& file) {
+  GpuCatalog c;
+  c.add_file(file);
+  return c;
+}
+
+namespace {
+
+// Set once instance() has loaded the whole catalog: later single-id lookups use it instead of files.
+std::atomic<const GpuCatalog*> g_full_catalog{nullptr};
+
+// The device part of an id ("a100-sxm4-40gb" of "a100-sxm4-40gb:3g.20gb"), when it can name a file in
+// the catalog directory: lower-case letters, digits, '-', '_' and '.', not starting with '.'.
+std::optional<std::string> device_file_stem(const std::string& id_in) {
+  const std::string id = to_lower(trim(id_in));
+  const std::string base = id.substr(0, id.find_first_of(":@"));
+  if (base.empty() || base[0] == '.') return std::nullopt;
+  for (char c : base)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return std::nullopt;
+  return base;
+}
+
+}  // namespace
+
+GpuSpec GpuCatalog::resolve_in(const std::filesystem::path& dir, const std::string& id) {
+  if (auto stem = device_file_stem(id)) {
+    const auto file = dir / (*stem + ".json");
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(file, ec)) return single(file).resolve(id);
+  }
+  return GpuCatalog(dir).resolve(id);  // unknown device: the whole catalog names the close ids
 }
 
 const GpuCatalog& GpuCatalog::instance() {
   static const GpuCatalog k_catalog(data_dir() / "gpus");
+  g_full_catalog.store(&k_catalog, std::memory_order_release);
   return k_catalog;
 }
 
@@ -357,7 +399,26 @@ GpuSpec resolve_gpu(const std::string& id_or_path) {
   const bool is_file = std::filesystem::is_regular_file(id_or_path, ec);
   const bool looks_json = id_or_path.size() > 5 && to_lower(id_or_path.substr(id_or_path.size() - 5)) == ".json";
   if (is_file || looks_json) return load_spec_file(id_or_path);
-  return GpuCatalog::instance().resolve(id_or_path);
+  if (const GpuCatalog* full = g_full_catalog.load(std::memory_order_acquire)) return full->resolve(id_or_path);
+  // One device file per id, parsed once: a prediction resolves a single GPU and need not parse the
+  // whole catalog (34 files, about a quarter of a CLI prediction's time when it did).
+  const auto stem = device_file_stem(id_or_path);
+  if (!stem) return GpuCatalog::instance().resolve(id_or_path);
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const GpuCatalog>> cache;
+  std::shared_ptr<const GpuCatalog> one;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = cache.find(*stem); it != cache.end()) one = it->second;
+  }
+  if (!one) {
+    const auto file = data_dir() / "gpus" / (*stem + ".json");
+    if (!std::filesystem::is_regular_file(file, ec)) return GpuCatalog::instance().resolve(id_or_path);
+    one = std::make_shared<const GpuCatalog>(GpuCatalog::single(file));
+    std::lock_guard lock(mutex);
+    cache.emplace(*stem, one);
+  }
+  return one->resolve(id_or_path);
 }
 
 }  // namespace perfpred

@@ -32,12 +32,24 @@ class GpuCatalog {
   /// nullptr when `id` is not a whole device.
   const nlohmann::json* raw(const std::string& id) const;
 
+  /// Resolve one id (whole device, "id:profile" or "id@mode") reading only `dir`/<device>.json: no other
+  /// catalog file is parsed. An id whose device file does not exist falls back to loading the whole
+  /// directory, so the InputError lists close ids exactly as resolve() does.
+  static GpuSpec resolve_in(const std::filesystem::path& dir, const std::string& id);
+  /// The catalog of one device file (stem = id) as resolve_in() loads it; throws InputError like the
+  /// directory constructor for a malformed file.
+  static GpuCatalog single(const std::filesystem::path& file);
+
  private:
+  GpuCatalog() = default;
+  void add_file(const std::filesystem::path& path);
   std::vector<GpuSpec> m_devices;
   std::vector<nlohmann::json> m_raw;  // parallel to m_devices: mig profiles and power modes
 };
 
 /// Resolve what --gpu accepts: a catalog id, or a path to a spec JSON (a file that exists or ends in .json).
+/// A catalog id reads only data_dir()/gpus/<device>.json (cached per device) unless GpuCatalog::instance()
+/// is already loaded, which it then uses.
 GpuSpec resolve_gpu(const std::string& id_or_path);
 
 /// Parse a hypothetical GPU spec file. Only essentials are required (sm_count, boost_clock_mhz,

@@ -178,6 +178,42 @@ TEST(GpuCatalog, AllIdsResolve) {
   for (const auto& id : ids) EXPECT_EQ(catalog().resolve(id).id, id);
 }
 
+TEST(GpuCatalog, ResolveInReadsOneFileAndAgreesWithTheWholeCatalog) {
+  for (const auto& id : catalog().all_ids()) {
+    GpuSpec one = GpuCatalog::resolve_in(k_gpus, id);
+    GpuSpec all = catalog().resolve(id);
+    EXPECT_EQ(one.id, all.id);
+    EXPECT_EQ(to_json(one), to_json(all)) << id;
+  }
+  EXPECT_EQ(GpuCatalog::resolve_in(k_gpus, " T4 ").id, "t4");
+  // Unknown ids, MIG profiles and power modes keep the whole catalog's close-id lists.
+  std::string e = error_of([] { GpuCatalog::resolve_in(k_gpus, "a100-sxm-40gb"); });
+  EXPECT_NE(e.find("a100-sxm4-40gb"), std::string::npos) << e;
+  e = error_of([] { GpuCatalog::resolve_in(k_gpus, "a100-sxm4-40gb:3g.40gb"); });
+  EXPECT_NE(e.find("a100-sxm4-40gb:3g.20gb"), std::string::npos) << e;
+  e = error_of([] { GpuCatalog::resolve_in(k_gpus, "t4:1g.5gb"); });
+  EXPECT_NE(e.find("no MIG profiles"), std::string::npos) << e;
+  e = error_of([] { GpuCatalog::resolve_in(k_gpus, "jetson-nano@7w"); });
+  EXPECT_NE(e.find("jetson-nano@5w"), std::string::npos) << e;
+  // Path-like ids never name a file outside the directory.
+  e = error_of([] { GpuCatalog::resolve_in(k_gpus, "../gpus/t4"); });
+  EXPECT_NE(e.find("unknown GPU"), std::string::npos) << e;
+}
+
+TEST_F(BrokenCatalog, ResolveInParsesOnlyTheAskedFile) {
+  std::ofstream(dir / "t4.json") << doc.dump(2);
+  std::ofstream(dir / "zz-broken.json") << "{ not json";
+  EXPECT_EQ(GpuCatalog::resolve_in(dir, "t4").id, "t4");  // the broken file is never read
+  // An unknown id falls back to the whole directory, whose broken file is then reported.
+  std::string e = error_of([&] { GpuCatalog::resolve_in(dir, "t5"); });
+  EXPECT_NE(e.find("zz-broken.json"), std::string::npos) << e;
+  // A malformed asked-for file is reported as the directory load would.
+  doc.erase("mem_bandwidth_gbps");
+  std::ofstream(dir / "t4.json") << doc.dump(2);
+  e = error_of([&] { GpuCatalog::resolve_in(dir, "t4"); });
+  EXPECT_NE(e.find("'mem_bandwidth_gbps'"), std::string::npos) << e;
+}
+
 TEST(GpuSpecPeaks, PrecisionPaths) {
   GpuSpec a100 = catalog().resolve("a100-sxm4-40gb");
   EXPECT_DOUBLE_EQ(a100.peak_flops(Precision::fp32), 19.5e12);
