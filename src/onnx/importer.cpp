@@ -655,6 +655,16 @@ class Importer {
 
   std::string m_onnx_error;
 
+  bool all_typed_and_shaped() const {
+    for (const auto& n : m_g.nodes)
+      for (int o : n.outputs)
+        if (o >= 0) {
+          const Tensor& t = m_g.tensors[static_cast<size_t>(o)];
+          if (t.dtype == DType::unknown || !t.shape_known()) return false;
+        }
+    return true;
+  }
+
   size_t count_unknown() const {
     size_t c = 0;
     for (const auto& n : m_g.nodes)
@@ -747,6 +757,10 @@ class Importer {
     for (int round = 0; round < 4; ++round) {
       detail::propagate(m_g);
       check_conv_ranks();
+      // perfpred's own rules shaped and typed every node output: ONNX could add nothing (take_onnx_shapes
+      // fills only unknown dims and dtypes), so skip it, and with it the registration of every ONNX
+      // schema, which was about a third of a CLI prediction's instructions.
+      if (all_typed_and_shaped()) break;
       run_onnx_inference();
       take_onnx_shapes();
       detail::propagate(m_g);
