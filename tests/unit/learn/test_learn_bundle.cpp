@@ -65,6 +65,23 @@ TEST(LearnBundle, Base64RoundTrip) {
   EXPECT_EQ(base64_encode("fo"), "Zm8=");
   EXPECT_THROW(base64_decode("Zm9", "t"), InputError);
   EXPECT_THROW(base64_decode("Z!9v", "t"), InputError);
+  // Padding only at the very end; a bad byte in a long body is found at its offset.
+  EXPECT_THROW(base64_decode("Zm8=Zm9v", "t"), InputError);
+  EXPECT_THROW(base64_decode("Zm9vYmFy====", "t"), InputError);
+  std::string big;
+  for (int i = 0; i < 100000; ++i) big += static_cast<char>((i * 131 + 7) & 255);
+  for (size_t cut : {size_t{0}, size_t{1}, size_t{2}}) {
+    const std::string s = big.substr(0, big.size() - cut);
+    EXPECT_EQ(base64_decode(base64_encode(s), "t"), s);
+  }
+  std::string bad = base64_encode(big);
+  bad[4001] = '*';
+  try {
+    base64_decode(bad, "blob");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("offset 4001"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LearnBundle, HashIsStable) {
