@@ -314,12 +314,90 @@ class CudaBackend final : public ProfileBackend {
       p = prepare_cublas(m_ctx, e);
     else if (k == "activation" || k == "elementwise" || k == "softmax" || k == "layer_norm")
       p = prepare_kernels(m_ctx, e);
+    else if (k == "bandwidth")  // model layers that only move data run as a device copy
+      p = prepare_microbench(m_ctx, e);
     else if (e.kind == EntryKind::microbench)
       p = prepare_microbench(m_ctx, e);
     else
       throw Unsupported("op kind '" + k + "' is not measured by the CUDA harness");
     PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
     return p;
+  }
+
+  /// A model layer by layer: every layer prepared (buffers, descriptors, algorithm choice) once
+  /// before timing, each layer timed alone (its median summed), then the whole sequence enqueued
+  /// back to back between two CUDA events: launch gaps and host dispatch between the library calls
+  /// are inside the timed region. A layer that cannot be prepared is left out and named.
+  SequenceMeasurement measure_sequence(const std::vector<PlanEntry>& layers, const MeasureSettings& s) override {
+    SequenceMeasurement out;
+    out.total.runtime = "cudnn";
+    out.total.runtime_version = "cudnn " + m_ctx.cudnn_version + ", cublas " + m_ctx.cublas_version;
+    std::vector<Prepared> prepared;
+    auto fail_layer = [&](const PlanEntry& e, RowStatus st, const std::string& why) {
+      out.failed.push_back(e.node + " (" + e.op + ") " + e.phase + ": " + to_string(st) + ": " + why);
+      if (out.failed_status == RowStatus::ok || st == RowStatus::oom) out.failed_status = st;
+    };
+    try {
+      size_t free_b = 0, total_b = 0;
+      PERFPRED_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+      int64_t need = 0;
+      for (const auto& e : layers) need += e.device_bytes;
+      if (need > static_cast<int64_t>(free_b)) {
+        out.total.status = RowStatus::oom;
+        out.total.reason = "the layers' buffers need " + std::to_string(need) + " bytes of device memory, " +
+                           std::to_string(free_b) + " free";
+        return out;
+      }
+      prepared.reserve(layers.size());
+      for (const auto& e : layers) {
+        try {
+          prepared.push_back(prepare(e));
+        } catch (const Unsupported& ex) {
+          fail_layer(e, RowStatus::unsupported, ex.what());
+        } catch (const CudaError& ex) {
+          if (!ex.out_of_memory() && !ex.not_supported()) throw;
+          fail_layer(e, ex.out_of_memory() ? RowStatus::oom : RowStatus::unsupported, ex.what());
+          cudaGetLastError();
+        }
+      }
+      if (prepared.empty()) {
+        out.total.status = out.failed_status == RowStatus::ok ? RowStatus::failed : out.failed_status;
+        out.total.reason = "no layer of the sequence could be prepared";
+        return out;
+      }
+      for (auto& p : prepared) {
+        Measurement lm;
+        time_prepared(p, s, lm);
+        out.layer_sum_ms += lm.time_ms;
+      }
+      Prepared seq;
+      seq.run = [&prepared] {
+        for (auto& p : prepared) p.run();
+      };
+      // One cold L2 at the start of each repeat, as a model's first layer finds it; inside the
+      // sequence each layer sees what its predecessor left, as in a real forward/backward pass.
+      seq.flush_l2 = true;
+      time_prepared(seq, s, out.total);
+      out.layers_run = static_cast<int64_t>(prepared.size());
+      if (m_cupti) {
+        Measurement km;
+        record_kernels(seq, km);
+        for (const auto& n : km.notes)
+          if (n.rfind("cupti_kernels=", 0) == 0) out.total.notes.push_back(n);
+      }
+      if (m_nvml && !m_mig) sample_power(seq, out.total);
+      else if (!m_board.reader.empty()) sample_rails(seq, out.total);
+      PERFPRED_CUDA_CHECK(cudaStreamSynchronize(m_ctx.stream));
+      out.sequence_timed = true;
+      out.total.notes.push_back("sequence timed with CUDA events: " + std::to_string(s.warmup) + " warm-up, median of " +
+                                std::to_string(s.repeats) + ", L2 flushed before each repeat");
+    } catch (const CudaError& ex) {
+      out.total = failure(ex.out_of_memory() ? RowStatus::oom : ex.not_supported() ? RowStatus::unsupported : RowStatus::failed,
+                          ex.what());
+      out.total.fatal = context_is_broken();
+      out.sequence_timed = false;
+    }
+    return out;
   }
 
   void time_prepared(Prepared& p, const MeasureSettings& s, Measurement& m) {

@@ -6,42 +6,16 @@
 
 #include <spdlog/spdlog.h>
 
+#include "plan_build.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/paths.hpp"
 #include "perfpred/util/strings.hpp"
 
 namespace perfpred {
 
-int64_t PlanEntry::param(const std::string& k, int64_t def) const {
-  auto it = params.find(k);
-  return it == params.end() ? def : it->second;
-}
-
-std::string PlanEntry::label(const std::string& k, const std::string& def) const {
-  auto it = labels.find(k);
-  return it == labels.end() ? def : it->second;
-}
-
-std::string PlanEntry::inputs_text() const {
-  std::vector<std::string> parts;
-  for (const auto& shape : inputs) {
-    std::vector<std::string> dims;
-    for (auto d : shape) dims.push_back(std::to_string(d));
-    parts.push_back(join(dims, "x"));
-  }
-  return join(parts, ";");
-}
-
-std::string PlanEntry::attrs_text() const {
-  std::vector<std::string> parts;
-  for (const auto& [k, v] : params) parts.push_back(k + "=" + std::to_string(v));
-  for (const auto& [k, v] : labels) parts.push_back(k + "=" + v);
-  return join(parts, ";");
-}
-
 namespace {
 
-using Raw = std::map<std::string, nlohmann::json>;
+using Raw = PlanRaw;
 
 /// One op kind of the plan vocabulary: the grid keys it accepts and the phases it has.
 struct OpKindInfo {
@@ -396,13 +370,147 @@ std::vector<Raw> grid_product(const nlohmann::json& grid, const std::string& whe
   return out;
 }
 
-std::string entry_id(const PlanEntry& e) {
+}  // namespace
+
+std::string plan_entry_id(const PlanEntry& e) {
   return e.op_kind + "|" + e.phase + "|" + (e.has_precision ? to_string(e.precision) : "-") + "|" + e.attrs_text();
+}
+
+bool build_plan_entry(PlanEntry& e, const PlanRaw& raw, const std::string& where, std::string& why) {
+  return build(e, Params(raw, where), why);
+}
+
+namespace {
+
+/// A list of integers or one integer; InputError naming `where`.
+std::vector<int64_t> int_list(const nlohmann::json& j, const std::string& where) {
+  std::vector<int64_t> out;
+  auto one = [&](const nlohmann::json& v) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 1) throw InputError(where + ": must be integers >= 1");
+    out.push_back(v.get<int64_t>());
+  };
+  if (j.is_array()) {
+    for (const auto& v : j) one(v);
+  } else {
+    one(j);
+  }
+  if (out.empty()) throw InputError(where + ": must not be empty");
+  return out;
+}
+
+std::vector<std::string> text_list(const nlohmann::json& j, const std::string& where) {
+  if (j.is_string()) return {j.get<std::string>()};
+  return string_list(j, where);
+}
+
+/// A sweep {"kind": "model", "models": [...], "batch": [...], "precision": [...], "mode": [...]}:
+/// per (model, batch, precision, mode) the layer entries (shared between modes: a layer's forward
+/// is measured once) followed by one network entry.
+void add_model_sweep(Plan& plan, const nlohmann::json& sw, std::string where, const std::string& label,
+                     const std::filesystem::path& plan_dir, const std::vector<Precision>& default_precisions,
+                     std::set<std::string>& seen_ids) {
+  static const std::set<std::string> keys = {"name", "kind", "models", "batch", "precision", "precisions", "mode"};
+  for (auto it = sw.begin(); it != sw.end(); ++it)
+    if (!keys.count(it.key()))
+      throw InputError(where + ": unknown field '" + it.key() + "' for a model sweep (name, kind, models, batch, precision, mode)");
+  std::string name = sw.value("name", std::string("models"));
+  where += " (" + name + ")";
+  if (!sw.contains("models")) throw InputError(where + ": 'models' is required (ONNX files, e.g. \"models/zoo/resnet18.onnx\")");
+  auto models = string_list(sw["models"], where + ": 'models'");
+  if (models.empty()) throw InputError(where + ": 'models' must name at least one ONNX file");
+  std::vector<int64_t> batches = sw.contains("batch") ? int_list(sw["batch"], where + ": 'batch'") : std::vector<int64_t>{1};
+  std::vector<Precision> precisions = default_precisions;
+  for (const char* key : {"precision", "precisions"})
+    if (sw.contains(key)) {
+      precisions.clear();
+      for (const auto& t : text_list(sw[key], where + ": '" + key + "'"))
+        precisions.push_back(precision_from_string(t, where + ": '" + key + "'"));
+    }
+  for (Precision pr : precisions)
+    if (pr == Precision::int8) throw InputError(where + ": precision int8 is not profiled yet (fp32, tf32, fp16, bf16)");
+  std::vector<std::string> modes = sw.contains("mode") ? text_list(sw["mode"], where + ": 'mode'") : std::vector<std::string>{"inference"};
+  for (const auto& m : modes)
+    if (m != "inference" && m != "training")
+      throw InputError(where + ": 'mode' = '" + m + "' is not one of inference, training");
+  for (const auto& model : models) {
+    auto path = resolve_model_path(model, plan_dir);
+    if (path.empty())
+      throw InputError(label + ": sweep '" + name + "': model '" + model +
+                       "' not found (relative paths resolve against the plan's directory and the repository root)");
+    for (Precision pr : precisions) {
+      // One kernel entry per distinct layer configuration of this model and precision: the 2nd..nth
+      // node running the same kernel (ResNet's repeated blocks, the batch-independent SGD update) is
+      // named in its notes.
+      std::map<std::string, size_t> by_config;
+      for (int64_t b : batches) {
+        for (const auto& mode : modes) {
+          ModelExpandOptions o;
+          o.model = model;
+          o.model_path = path;
+          o.sweep = name;
+          o.batch = b;
+          o.precision = pr;
+          o.mode = mode;
+          auto run = std::make_shared<ModelRun>(expand_model(o));
+          for (const auto& layer : run->layers) {
+            if (!seen_ids.insert(layer.id).second) continue;  // the forward of an earlier mode
+            auto [it, fresh] = by_config.emplace(plan_entry_id(layer), plan.entries.size());
+            if (fresh) {
+              plan.entries.push_back(layer);
+              plan.entries.back().notes.push_back("same kernel runs for:");
+            } else {
+              auto& first = plan.entries[it->second];
+              std::string& note = first.notes.back();
+              note += std::string(note.back() == ':' ? " " : ", ") + layer.node + " (layer " + std::to_string(layer.layer_index) +
+                      ", batch " + std::to_string(b) + ")";
+            }
+          }
+          PlanEntry net;
+          net.sweep = name;
+          net.kind = EntryKind::network;
+          net.op_kind = "network";
+          net.op_family = "network";
+          net.op = "Model";
+          net.phase = mode;
+          net.precision = pr;
+          net.model = model;
+          net.params = {{"batch", b}};
+          net.labels = {{"model", model}, {"mode", mode}};
+          for (const auto& l : run->layers) {
+            net.flops += l.flops;
+            net.bytes += l.bytes;
+            net.device_bytes += l.device_bytes;
+          }
+          net.id = "network|" + mode + "|" + to_string(pr) + "|model=" + model + ";batch=" + std::to_string(b);
+          net.network = std::move(run);
+          if (seen_ids.insert(net.id).second) plan.entries.push_back(std::move(net));
+        }
+      }
+      for (const auto& [key, index] : by_config)
+        if (plan.entries[index].notes.back() == "same kernel runs for:") plan.entries[index].notes.pop_back();
+    }
+  }
 }
 
 }  // namespace
 
-Plan plan_from_json(const nlohmann::json& j, const std::string& label) {
+std::filesystem::path resolve_model_path(const std::string& model, const std::filesystem::path& plan_dir) {
+  std::error_code ec;
+  std::filesystem::path p(model);
+  std::vector<std::filesystem::path> candidates;
+  if (p.is_absolute()) {
+    candidates.push_back(p);
+  } else {
+    if (!plan_dir.empty()) candidates.push_back(plan_dir / p);
+    candidates.push_back(data_dir().parent_path() / p);
+    candidates.push_back(model_dir().parent_path() / p);
+  }
+  for (const auto& c : candidates)
+    if (std::filesystem::is_regular_file(c, ec)) return std::filesystem::absolute(c, ec).lexically_normal();
+  return {};
+}
+
+Plan plan_from_json(const nlohmann::json& j, const std::string& label, const std::filesystem::path& plan_dir) {
   if (!j.is_object()) throw InputError(label + ": a plan must be a JSON object");
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer() ||
       j["schema_version"].get<int>() != k_plan_schema_version)
@@ -450,7 +558,18 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& label) {
     for (const auto& sw : j[section]) {
       std::string where = label + ": " + section + "[" + std::to_string(index++) + "]";
       if (!sw.is_object()) throw InputError(where + ": must be an object");
+      if (sw.contains("kind")) {
+        if (!sw["kind"].is_string() || (sw["kind"] != "model" && sw["kind"] != "op"))
+          throw InputError(where + ": 'kind' must be \"model\" (whole ONNX models) or \"op\" (the default)");
+        if (sw["kind"] == "model") {
+          if (std::string(section) != "sweeps") throw InputError(where + ": model sweeps belong in 'sweeps'");
+          add_model_sweep(plan, sw, where, label, plan_dir, default_precisions, seen_ids);
+          continue;
+        }
+      }
       for (auto it = sw.begin(); it != sw.end(); ++it)
+        if (it.key() == "kind") continue;
+        else
         if (it.key() != "name" && it.key() != "op" && it.key() != "phases" && it.key() != "precisions" &&
             it.key() != "grid" && it.key() != "configs")
           throw InputError(where + ": unknown field '" + it.key() + "' (name, op, phases, precisions, grid, configs)");
@@ -523,7 +642,7 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& label) {
                 spdlog::debug("{}: combination dropped: {}", where, why);
                 continue;
               }
-              e.id = entry_id(e);
+              e.id = plan_entry_id(e);
               if (!seen_ids.insert(e.id).second) {
                 ++duplicates;
                 continue;
@@ -562,7 +681,7 @@ Plan load_plan(const std::string& name_or_path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path.string() + ": not valid JSON (" + std::string(e.what()) + ")");
   }
-  return plan_from_json(j, path.string());
+  return plan_from_json(j, path.string(), path.parent_path());
 }
 
 Shard parse_shard(const std::string& text) {

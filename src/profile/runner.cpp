@@ -68,9 +68,9 @@ std::vector<std::string> tokens(const std::string& s) {
 }
 
 /// Ids already in a dataset, checking that its rows belong to this device.
-std::set<std::string> existing_ids(const std::filesystem::path& csv, const std::string& gpu_id) {
+std::set<std::string> existing_ids(const std::filesystem::path& csv, const std::string& gpu_id, DatasetKind kind) {
   std::set<std::string> ids;
-  RawDataset d = read_dataset(csv, DatasetKind::kernel);
+  RawDataset d = read_dataset(csv, kind);
   for (size_t r = 0; r < d.rows.size(); ++r) {
     const std::string& g = d.field(r, "gpu_id");
     if (g != gpu_id)
@@ -87,6 +87,7 @@ void request_profile_stop(int signal) { g_stop_signal = signal; }
 
 std::filesystem::path kernel_dataset_path(const std::filesystem::path& out_dir) { return out_dir / "kernels.csv"; }
 std::filesystem::path microbench_dataset_path(const std::filesystem::path& out_dir) { return out_dir / "microbench.csv"; }
+std::filesystem::path network_dataset_path(const std::filesystem::path& out_dir) { return out_dir / "networks.csv"; }
 
 namespace {
 
@@ -182,7 +183,84 @@ KernelRow to_kernel_row(const PlanEntry& e, const Measurement& m, const DeviceDe
     r.energy_mj = m.energy_mj;
   }
   r.kernel_names = join(m.kernel_names, "|");
-  r.notes = join(m.notes, "; ");
+  std::vector<std::string> notes;
+  if (!e.model.empty())
+    notes.push_back("model=" + e.model + "; node=" + e.node + "; layer=" + std::to_string(e.layer_index) + "; sweep=" + e.sweep);
+  notes.insert(notes.end(), e.notes.begin(), e.notes.end());
+  notes.insert(notes.end(), m.notes.begin(), m.notes.end());
+  r.notes = join(notes, "; ");
+  return r;
+}
+
+namespace {
+
+std::string fmt_ms(double v) { return format_number(v); }
+
+/// "a, b, c" with at most `max` items, then "... (N more)".
+std::string listing(const std::vector<std::string>& items, size_t max = 400) {
+  std::vector<std::string> head(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(std::min(max, items.size())));
+  std::string out = join(head, ", ");
+  if (items.size() > max) out += ", ... (" + std::to_string(items.size() - max) + " more)";
+  return out;
+}
+
+}  // namespace
+
+NetworkRow to_network_row(const PlanEntry& e, const SequenceMeasurement& sm, const DeviceDescription& d,
+                          const std::filesystem::path& out_dir) {
+  if (!e.network) throw InternalError("network entry " + e.id + " has no model run");
+  const ModelRun& run = *e.network;
+  NetworkRow r;
+  r.id = e.id;
+  r.source = d.source;
+  r.synthetic = d.synthetic;
+  r.gpu_id = d.gpu_id;
+  r.runtime = sm.total.runtime.empty() ? "cudnn" : sm.total.runtime;
+  r.runtime_version = sm.total.runtime_version;
+  r.precision = to_string(run.precision);
+  std::error_code ec;
+  auto base = std::filesystem::absolute(out_dir, ec).lexically_normal();
+  auto rel = std::filesystem::relative(run.model_path, base, ec);
+  r.model = (ec || rel.empty()) ? run.model_path.string() : rel.string();
+  r.model_family = run.model_family;
+  r.recipe = "layer by layer: cuDNN/cuBLAS/perfpred kernels per ONNX node (perfpred profile)";
+  r.mode = run.mode;
+  r.batch = run.batch;
+  r.includes_h2d = false;
+
+  std::vector<std::string> notes;
+  const bool partial = !run.unsupported.empty() || !sm.failed.empty() || !run.not_measured.empty();
+  if (sm.total.status != RowStatus::ok) {
+    r.status = sm.total.status;
+    r.reason = sm.total.reason;
+  } else {
+    r.latency_ms = sm.total.time_ms;
+    r.power_w = sm.total.power_w;
+    r.energy_mj = sm.total.energy_mj;
+    if (r.power_w || r.energy_mj) r.power_source = d.power_source;
+    if (partial) {
+      r.status = sm.failed_status == RowStatus::oom ? RowStatus::oom : RowStatus::unsupported;
+      std::vector<std::string> parts;
+      if (!run.unsupported.empty()) parts.push_back(std::to_string(run.unsupported.size()) + " node(s) not executable");
+      if (!sm.failed.empty()) parts.push_back(std::to_string(sm.failed.size()) + " layer(s) failed");
+      if (!run.not_measured.empty()) parts.push_back(std::to_string(run.not_measured.size()) + " backward kernel(s) not measured");
+      r.reason = "partial: " + join(parts, ", ") + "; latency_ms covers the executed layers only (see notes)";
+    }
+  }
+  if (sm.total.status == RowStatus::ok) {
+    notes.push_back(std::string(sm.sequence_timed ? "sequence_ms=" : "sum of layers: sequence_ms=") + fmt_ms(sm.total.time_ms));
+    notes.push_back("layer_sum_ms=" + fmt_ms(sm.layer_sum_ms));
+    if (sm.sequence_timed) notes.push_back("launch_gap_ms=" + fmt_ms(sm.total.time_ms - sm.layer_sum_ms));
+  }
+  notes.push_back("layers=" + std::to_string(sm.layers_run) + " of " + std::to_string(run.layers.size()) +
+                  "; nodes=" + std::to_string(run.nodes) + "; parameters=" + std::to_string(run.parameters));
+  if (run.mode == "training") notes.push_back("optimizer=sgd (one update over every parameter)");
+  for (const auto& n : sm.total.notes) notes.push_back(n);
+  if (!run.unsupported.empty()) notes.push_back("not executed: " + listing(run.unsupported));
+  if (!sm.failed.empty()) notes.push_back("failed layers: " + listing(sm.failed));
+  if (!run.not_measured.empty()) notes.push_back("not measured: " + listing(run.not_measured));
+  if (!run.views.empty()) notes.push_back("views skipped (no kernel): " + listing(run.views));
+  r.notes = join(notes, "; ");
   return r;
 }
 
@@ -227,21 +305,24 @@ RunSummary run_profile(const Plan& plan, ProfileBackend& backend, const RunOptio
     DatasetMeta meta;
   };
   std::vector<Sink> sinks;
-  for (EntryKind k : {EntryKind::kernel, EntryKind::microbench}) {
+  for (EntryKind k : {EntryKind::kernel, EntryKind::microbench, EntryKind::network}) {
     bool used = std::any_of(entries.begin(), entries.end(), [&](const PlanEntry& e) { return e.kind == k; });
     if (!used) continue;
+    const DatasetKind dk = k == EntryKind::network ? DatasetKind::network : DatasetKind::kernel;
     Sink s;
     s.kind = k;
-    s.path = k == EntryKind::kernel ? kernel_dataset_path(o.out_dir) : microbench_dataset_path(o.out_dir);
+    s.path = k == EntryKind::kernel       ? kernel_dataset_path(o.out_dir)
+             : k == EntryKind::microbench ? microbench_dataset_path(o.out_dir)
+                                          : network_dataset_path(o.out_dir);
     bool exists = std::filesystem::exists(s.path, ec);
     if (exists && !o.resume)
       throw InputError(s.path.string() + " exists; pass --resume to continue it, or choose a new --out");
-    if (exists) s.done = existing_ids(s.path, dev.gpu_id);
+    if (exists) s.done = existing_ids(s.path, dev.gpu_id, dk);
     auto sp = sidecar_path(s.path);
     if (exists && std::filesystem::exists(sp, ec)) {
       s.meta = read_dataset_meta(sp);
     } else {
-      s.meta.kind = DatasetKind::kernel;
+      s.meta.kind = dk;
       s.meta.sources = nlohmann::json::array({{{"name", dev.source}, {"repository", ""}, {"commit", ""},
                                                {"licence", dev.synthetic ? "synthetic" : "perfpred-measured"}}});
       s.meta.licence = dev.synthetic ? "synthetic" : "perfpred-measured";
@@ -255,10 +336,12 @@ RunSummary run_profile(const Plan& plan, ProfileBackend& backend, const RunOptio
     s.meta.extra["shard"] = std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count);
     s.meta.extra["power_source"] = dev.power_source;
     s.meta.extra["command_line"] = o.command_line;
-    s.meta.extra["contents"] = k == EntryKind::kernel ? "kernel sweeps" : "microbenchmarks (copies, launch, bandwidth, peak FMA)";
+    s.meta.extra["contents"] = k == EntryKind::kernel       ? "kernel sweeps and model layers"
+                               : k == EntryKind::microbench ? "microbenchmarks (copies, launch, bandwidth, peak FMA)"
+                                                            : "whole models executed layer by layer (latency_ms: the sequence in one timed region)";
     s.meta.extra["run_status"] = "running";
     write_dataset_meta(sp, s.meta);
-    s.writer = std::make_unique<DatasetWriter>(s.path, DatasetKind::kernel);
+    s.writer = std::make_unique<DatasetWriter>(s.path, dk);
     sum.files.push_back(s.path);
     sinks.push_back(std::move(s));
   }
@@ -288,17 +371,34 @@ RunSummary run_profile(const Plan& plan, ProfileBackend& backend, const RunOptio
     }
     progress.update(done, e.id);
     Measurement m;
-    try {
-      m = backend.measure(e, settings);
-    } catch (const BackendUnavailable&) {
-      throw;
-    } catch (const std::exception& ex) {
-      // A backend should turn failures into statuses; anything escaping is recorded, not fatal.
-      m = Measurement{};
-      m.status = RowStatus::failed;
-      m.reason = ex.what();
+    if (e.kind == EntryKind::network) {
+      SequenceMeasurement sm;
+      try {
+        sm = backend.measure_sequence(e.network ? e.network->layers : std::vector<PlanEntry>{}, settings);
+      } catch (const BackendUnavailable&) {
+        throw;
+      } catch (const std::exception& ex) {
+        sm = SequenceMeasurement{};
+        sm.total.status = RowStatus::failed;
+        sm.total.reason = ex.what();
+      }
+      m = sm.total;
+      NetworkRow row = to_network_row(e, sm, dev, o.out_dir);
+      m.status = row.status;
+      sink.writer->append(row);
+    } else {
+      try {
+        m = backend.measure(e, settings);
+      } catch (const BackendUnavailable&) {
+        throw;
+      } catch (const std::exception& ex) {
+        // A backend should turn failures into statuses; anything escaping is recorded, not fatal.
+        m = Measurement{};
+        m.status = RowStatus::failed;
+        m.reason = ex.what();
+      }
+      sink.writer->append(to_kernel_row(e, m, dev));
     }
-    sink.writer->append(to_kernel_row(e, m, dev));
     sink.done.insert(e.id);
     ++sum.written;
     ++sum.by_status[to_string(m.status)];

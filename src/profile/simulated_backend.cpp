@@ -42,6 +42,62 @@ class SimulatedBackend final : public ProfileBackend {
 
   Measurement measure(const PlanEntry& e, const MeasureSettings& s) override {
     if (m_o.ms_per_entry > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(m_o.ms_per_entry));
+    return simulate(e, s);
+  }
+
+  /// The sequence: each layer's simulated time, but a kernel cannot start before the host has
+  /// dispatched it: max(kernel, host dispatch) per launch plus the GPU-side gap between launches.
+  SequenceMeasurement measure_sequence(const std::vector<PlanEntry>& layers, const MeasureSettings& s) override {
+    if (m_o.ms_per_entry > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(m_o.ms_per_entry));
+    const GpuSpec& g = m_o.gpu;
+    const double dispatch_ms = host_dispatch_ms(), gap_ms = 0.001;
+    SequenceMeasurement out;
+    double seq_ms = 0, energy_mj = 0;
+    bool have_energy = true;
+    for (const auto& e : layers) {
+      Measurement m = simulate(e, s);
+      if (m.status != RowStatus::ok) {
+        out.failed.push_back(e.node + " (" + e.op + ") " + e.phase + ": " + to_string(m.status) + ": " + m.reason);
+        if (out.failed_status == RowStatus::ok || m.status == RowStatus::oom) out.failed_status = m.status;
+        continue;
+      }
+      ++out.layers_run;
+      out.layer_sum_ms += m.time_ms;
+      const double step = std::max(m.time_ms, dispatch_ms) + gap_ms;
+      seq_ms += step;
+      if (m.energy_mj) energy_mj += *m.energy_mj + idle_w() * (step - m.time_ms);
+      else have_energy = false;
+    }
+    out.total.runtime = "cudnn";
+    out.total.runtime_version = "simulated 1";
+    out.total.repeats = s.repeats;
+    if (out.layers_run == 0) {
+      out.total.status = out.failed_status == RowStatus::ok ? RowStatus::failed : out.failed_status;
+      out.total.reason = "no layer of the sequence ran";
+      return out;
+    }
+    out.total.status = RowStatus::ok;
+    out.total.time_ms = seq_ms;
+    out.total.time_ms_min = seq_ms * 0.98;
+    if (have_energy && g.tdp_w > 0) {
+      out.total.energy_mj = energy_mj;
+      out.total.power_w = energy_mj / seq_ms;
+    }
+    out.sequence_timed = true;
+    out.total.notes.push_back("simulated sequence: per launch max(kernel, host dispatch " + std::to_string(dispatch_ms * 1e3).substr(0, 4) +
+                              " us) + " + std::to_string(gap_ms * 1e3).substr(0, 4) + " us launch gap");
+    return out;
+  }
+
+ private:
+  /// Host time to dispatch one library call: embedded boards' CPUs are slower.
+  double host_dispatch_ms() const { return m_o.gpu.segment == "embedded" ? 0.025 : 0.006; }
+  double idle_w() const {
+    const GpuSpec& g = m_o.gpu;
+    return g.idle_power_w > 0 ? g.idle_power_w : 0.1 * g.tdp_w;
+  }
+
+  Measurement simulate(const PlanEntry& e, const MeasureSettings& s) {
     const GpuSpec& g = m_o.gpu;
     Measurement m;
     // Runtime names follow perfpred's Runtime enum: the simulation stands for direct library calls.
@@ -99,7 +155,6 @@ class SimulatedBackend final : public ProfileBackend {
     return m;
   }
 
- private:
   SimulatedBackendOptions m_o;
 };
 

@@ -33,10 +33,12 @@ assert s["gpu_id"] == "a100-sxm4-40gb", s
 PY
 "$bin" dataset info --json "$tmp/sim/kernels.csv" >"$tmp/k.json" || fail "info kernels"
 "$bin" dataset info --json "$tmp/sim/microbench.csv" >"$tmp/m.json" || fail "info microbench"
-python3 - "$tmp/k.json" "$tmp/m.json" "$planned" <<'PY' || fail "rows"
+"$bin" dataset info --json "$tmp/sim/networks.csv" >"$tmp/n.json" || fail "info networks"
+python3 - "$tmp/k.json" "$tmp/m.json" "$planned" "$tmp/n.json" <<'PY' || fail "rows"
 import json, sys
-k, m = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-assert k["rows"] + m["rows"] == int(sys.argv[3]), (k["rows"], m["rows"])
+k, m, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), json.load(open(sys.argv[4]))
+assert k["rows"] + m["rows"] + n["rows"] == int(sys.argv[3]), (k["rows"], m["rows"], n["rows"])
+assert n["kind"] == "network" and n["rows"] == 6 and n["synthetic_rows"] == 6, n
 assert k["synthetic_rows"] == k["rows"] and k["licence"] == "synthetic", k
 assert set(k["by_op_family"]) >= {"conv", "gemm", "norm", "elementwise", "pool", "softmax", "rnn"}, k["by_op_family"]
 PY

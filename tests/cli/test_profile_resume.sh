@@ -22,13 +22,13 @@ check() {  # check EXPECT_COMPLETE: ids unique, every row parses, count
 import csv, io, sys, os
 d, planned, complete = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
 ids = []
-for f in ("kernels.csv", "microbench.csv"):
+for f, kind in (("kernels.csv", "kernel"), ("microbench.csv", "kernel"), ("networks.csv", "network")):
     p = os.path.join(d, f)
     if not os.path.exists(p):
         continue
     with open(p, newline="") as fh:
         text = fh.read()
-    assert text.startswith("#perfpred kernel-dataset schema_version=1\n"), text[:60]
+    assert text.startswith("#perfpred %s-dataset schema_version=1\n" % kind), text[:60]
     body = text.split("\n", 1)[1]
     if not body.endswith("\n"):  # a row torn by SIGKILL: readers skip it
         body = body[: body.rfind("\n") + 1]

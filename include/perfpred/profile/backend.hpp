@@ -58,6 +58,19 @@ struct DeviceDescription {
   std::vector<std::string> notes;
 };
 
+/// Outcome of a whole sequence of layer entries (a model run layer by layer).
+struct SequenceMeasurement {
+  /// time_ms: the sequence back to back in one timed region (warm-up, median of repeats), so launch
+  /// gaps and host dispatch are included; status not ok when the sequence could not run at all.
+  Measurement total;
+  double layer_sum_ms = 0;       ///< sum of each layer's median timed alone
+  int64_t layers_run = 0;        ///< layers inside the timed sequence
+  /// Layers left out of the sequence: "node (op) phase: status: reason".
+  std::vector<std::string> failed;
+  RowStatus failed_status = RowStatus::ok;  ///< the worst status among `failed` (oom before unsupported)
+  bool sequence_timed = false;   ///< false: total.time_ms is the sum of layers (no sequence timing)
+};
+
 /// Executes plan entries on one device.
 class ProfileBackend {
  public:
@@ -65,6 +78,10 @@ class ProfileBackend {
   virtual DeviceDescription describe() = 0;
   /// Measure one entry. Only a broken backend throws; a failing configuration returns a status.
   virtual Measurement measure(const PlanEntry& e, const MeasureSettings& s) = 0;
+  /// Execute `layers` back to back inside one timed region. The default measures each layer alone
+  /// and reports their sum ("sum of layers" in the notes, sequence_timed false); backends that can
+  /// time a sequence override it.
+  virtual SequenceMeasurement measure_sequence(const std::vector<PlanEntry>& layers, const MeasureSettings& s);
 };
 
 /// Options of the CUDA harness.

@@ -4,19 +4,41 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "perfpred/core/graph.hpp"
 #include "perfpred/core/precision.hpp"
 
 namespace perfpred {
 
 inline constexpr int k_plan_schema_version = 1;
 
-/// What an entry measures: one operator execution (kernel dataset) or a microbenchmark.
-enum class EntryKind { kernel, microbench };
+/// What an entry measures: one operator execution (kernel dataset), a microbenchmark, or a whole
+/// model executed layer by layer (network dataset).
+enum class EntryKind { kernel, microbench, network };
+
+struct PlanEntry;
+/// One (model, batch, precision, mode) of a model sweep: the layer entries executed back to back.
+struct ModelRun {
+  std::string model;             ///< the path as the plan gives it ("models/zoo/resnet18.onnx")
+  std::filesystem::path model_path;  ///< resolved, absolute
+  std::string model_family;      ///< "resnet", "mobilenet", ...
+  int64_t batch = 1;
+  Precision precision = Precision::fp32;
+  std::string mode;              ///< "inference" or "training"
+  /// Execution order: forward layers; for training then backward (reverse node order) and the SGD update.
+  std::vector<PlanEntry> layers;
+  std::vector<std::string> views;        ///< "name (Op)" of pure views: no kernel, cost nothing
+  std::vector<std::string> unsupported;  ///< "name (Op): why" of nodes the harness cannot execute
+  std::vector<std::string> not_measured; ///< "name (Op) phase: why" of backward kernels the harness has none for
+  int64_t nodes = 0;             ///< graph nodes
+  int64_t parameters = 0;        ///< trainable parameter elements (the SGD update's size)
+  double forward_flops = 0;      ///< analysis total, one forward pass
+};
 
 /// One measurement of the plan, fully described: the runner and every backend read only this.
 struct PlanEntry {
@@ -39,6 +61,14 @@ struct PlanEntry {
   double flops = 0;      ///< multiply-add = 2
   double bytes = 0;      ///< DRAM bytes of the ideal kernel
   int64_t device_bytes = 0;  ///< device memory the measurement allocates (for OOM checks)
+  /// Layers of a model sweep: the model (as the plan names it), node and position in the execution order.
+  std::string model;
+  std::string node;
+  int64_t layer_index = -1;
+  /// Said in the kernel row's notes: how a model node is executed ("executed as relu", ...).
+  std::vector<std::string> notes;
+  /// kind == network: the model run this entry executes (shared by the copies shards make).
+  std::shared_ptr<const ModelRun> network;
 
   /// Integer parameter or `def`.
   int64_t param(const std::string& k, int64_t def = 0) const;
@@ -62,8 +92,28 @@ struct Plan {
   nlohmann::json source;   ///< the plan document as read (recorded in the sidecar)
 };
 
-/// Parse and expand a plan document; InputError names `label`, the sweep and the field.
-Plan plan_from_json(const nlohmann::json& j, const std::string& label);
+/// Parse and expand a plan document; InputError names `label`, the sweep and the field. Model paths
+/// of "kind": "model" sweeps resolve against `plan_dir` (the plan file's directory), then the
+/// repository (data_dir()/.. and model_dir()/..).
+Plan plan_from_json(const nlohmann::json& j, const std::string& label, const std::filesystem::path& plan_dir = {});
+
+/// Where a model path of a plan resolves (absolute), or an empty path when no candidate exists.
+std::filesystem::path resolve_model_path(const std::string& model, const std::filesystem::path& plan_dir);
+
+/// Options of one model expansion (one model sweep combination).
+struct ModelExpandOptions {
+  std::string model;                 ///< as the plan names it
+  std::filesystem::path model_path;  ///< resolved file
+  std::string sweep;
+  int64_t batch = 1;
+  Precision precision = Precision::fp32;
+  std::string mode = "inference";    ///< inference or training
+};
+/// Import a model (onnx importer), cost it (analysis) and map every node to layer entries of the
+/// per-op vocabulary (src/profile/model_plan.cpp). InputError names the model file on bad input.
+ModelRun expand_model(const ModelExpandOptions& o);
+/// The same for a graph already imported (with o.batch resolved); o.model_path only names it.
+ModelRun expand_graph(const Graph& g, const ModelExpandOptions& o);
 /// Load a plan: a path to a JSON file, or the name of a shipped plan (data_dir()/plans/NAME.json).
 Plan load_plan(const std::string& name_or_path);
 /// Where a shipped plan name or a path resolves to (for messages).

@@ -17,6 +17,7 @@ namespace perfpred {
 /// Files of a profile directory.
 std::filesystem::path kernel_dataset_path(const std::filesystem::path& out_dir);      ///< kernels.csv
 std::filesystem::path microbench_dataset_path(const std::filesystem::path& out_dir);  ///< microbench.csv
+std::filesystem::path network_dataset_path(const std::filesystem::path& out_dir);     ///< networks.csv (model sweeps)
 
 struct RunOptions {
   std::filesystem::path out_dir;
@@ -49,6 +50,13 @@ nlohmann::json to_json(const RunSummary& s);
 
 /// The row a measurement becomes.
 KernelRow to_kernel_row(const PlanEntry& e, const Measurement& m, const DeviceDescription& d);
+
+/// The network row of a model run: latency_ms is the timed sequence, the sum of layer medians is in
+/// the notes; nodes not executed make it partial (status unsupported, or oom when a layer ran out of
+/// memory, with the executed part's latency). `model` is written relative to `out_dir` (the CSV's
+/// directory), as dataset readers resolve it.
+NetworkRow to_network_row(const PlanEntry& e, const SequenceMeasurement& sm, const DeviceDescription& d,
+                          const std::filesystem::path& out_dir);
 
 /// Catalog id matching a measured device (name, SM count, memory), or "spec:<name>".
 std::string match_catalog_id(const DeviceDescription& d);

@@ -175,3 +175,27 @@ TEST(CudaBackend, OversizedConfigurationIsAnOomRow) {
   EXPECT_EQ(m.status, RowStatus::oom) << m.reason;
   EXPECT_FALSE(m.fatal);
 }
+
+TEST(CudaBackend, TimesAModelSequenceLayerByLayer) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA GPU";
+  auto b = make_cuda_backend({});
+  for (const char* mode : {"inference", "training"}) {
+    ModelExpandOptions o;
+    o.model = "models/zoo/resnet18.onnx";
+    o.model_path = std::string(PERFPRED_SOURCE_ROOT) + "/" + o.model;
+    o.batch = 2;
+    o.mode = mode;
+    ModelRun run = expand_model(o);
+    MeasureSettings s;
+    s.warmup = 2;
+    s.repeats = 5;
+    SequenceMeasurement sm = b->measure_sequence(run.layers, s);
+    EXPECT_EQ(sm.total.status, RowStatus::ok) << mode << ": " << sm.total.reason;
+    EXPECT_TRUE(sm.sequence_timed) << mode;
+    EXPECT_TRUE(sm.failed.empty()) << mode << ": " << sm.failed.front();
+    EXPECT_EQ(sm.layers_run, static_cast<int64_t>(run.layers.size())) << mode;
+    EXPECT_GT(sm.total.time_ms, 0) << mode;
+    EXPECT_GT(sm.layer_sum_ms, 0) << mode;
+    EXPECT_FALSE(sm.total.fatal) << mode;
+  }
+}
