@@ -19,7 +19,11 @@ find_path(XGBOOST_INCLUDE_DIR xgboost/c_api.h REQUIRED)
 find_library(XGBOOST_LIBRARY xgboost REQUIRED)
 add_library(perfpred_xgboost INTERFACE)
 target_include_directories(perfpred_xgboost SYSTEM INTERFACE ${XGBOOST_INCLUDE_DIR})
-target_link_libraries(perfpred_xgboost INTERFACE ${XGBOOST_LIBRARY})
+# Not linked: src/learn/xgb.cpp dlopens it on first use, so commands without a learned model do not pay
+# for relocating it (with libdmlc and libgomp) at start-up. PERFPRED_XGBOOST_LIBRARY overrides at run time.
+get_filename_component(XGBOOST_LIBRARY_REAL "${XGBOOST_LIBRARY}" REALPATH)
+target_link_libraries(perfpred_xgboost INTERFACE ${CMAKE_DL_LIBS})
+target_compile_definitions(perfpred_xgboost INTERFACE PERFPRED_XGBOOST_LIBRARY="${XGBOOST_LIBRARY_REAL}")
 
 # CLI11 is header-only and slow to compile: only src/cli/main.cpp includes it.
 find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

@@ -1,29 +1,102 @@
 #include "xgb.hpp"
 
+#include <dlfcn.h>
 #include <xgboost/c_api.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "perfpred/util/error.hpp"
+
+#ifndef PERFPRED_XGBOOST_LIBRARY
+#define PERFPRED_XGBOOST_LIBRARY "libxgboost.so"
+#endif
 
 namespace perfpred::learn::xgb {
 namespace {
 
+// The XGBoost C API, resolved with dlopen on first use: linking libxgboost (and with it libdmlc and
+// libgomp, ~8k symbol relocations) into the executable made every command pay for it at start-up,
+// about a quarter of an analytical `perfpred predict`'s instructions, though only learned models use it.
+struct Api {
+  decltype(&XGBGetLastError) GetLastError = nullptr;
+  decltype(&XGDMatrixCreateFromMat) DMatrixCreateFromMat = nullptr;
+  decltype(&XGDMatrixFree) DMatrixFree = nullptr;
+  decltype(&XGDMatrixSetFloatInfo) DMatrixSetFloatInfo = nullptr;
+  decltype(&XGBoosterCreate) BoosterCreate = nullptr;
+  decltype(&XGBoosterFree) BoosterFree = nullptr;
+  decltype(&XGBoosterSetParam) BoosterSetParam = nullptr;
+  decltype(&XGBoosterUpdateOneIter) BoosterUpdateOneIter = nullptr;
+  decltype(&XGBoosterLoadModelFromBuffer) BoosterLoadModelFromBuffer = nullptr;
+  decltype(&XGBoosterSaveModelToBuffer) BoosterSaveModelToBuffer = nullptr;
+  decltype(&XGBoosterPredictFromDMatrix) BoosterPredictFromDMatrix = nullptr;
+  decltype(&XGBoosterGetNumFeature) BoosterGetNumFeature = nullptr;
+};
+
+Api load_api() {
+  std::string tried;
+  void* lib = nullptr;
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("PERFPRED_XGBOOST_LIBRARY"); env && *env) {
+    candidates.emplace_back(env);  // only this one: a wrong override is reported, not bypassed
+  } else {
+    candidates.emplace_back(PERFPRED_XGBOOST_LIBRARY);  // the library found at configure time
+    candidates.emplace_back("libxgboost.so.0");
+    candidates.emplace_back("libxgboost.so");
+  }
+  for (const auto& c : candidates) {
+    lib = ::dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib) break;
+    const char* e = ::dlerror();
+    tried += (tried.empty() ? "" : "; ") + (e ? std::string(e) : c);
+  }
+  if (!lib)
+    throw InputError("the XGBoost library does not load (" + tried +
+                     "); install libxgboost (scripts/setup.sh) or set PERFPRED_XGBOOST_LIBRARY to its path");
+  Api a;
+  auto sym = [&](auto& fn, const char* name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
+    if (!fn)
+      throw InputError(std::string("the XGBoost library lacks ") + name +
+                       " (perfpred needs XGBoost 1.6 or newer); set PERFPRED_XGBOOST_LIBRARY to a newer one");
+  };
+  sym(a.GetLastError, "XGBGetLastError");
+  sym(a.DMatrixCreateFromMat, "XGDMatrixCreateFromMat");
+  sym(a.DMatrixFree, "XGDMatrixFree");
+  sym(a.DMatrixSetFloatInfo, "XGDMatrixSetFloatInfo");
+  sym(a.BoosterCreate, "XGBoosterCreate");
+  sym(a.BoosterFree, "XGBoosterFree");
+  sym(a.BoosterSetParam, "XGBoosterSetParam");
+  sym(a.BoosterUpdateOneIter, "XGBoosterUpdateOneIter");
+  sym(a.BoosterLoadModelFromBuffer, "XGBoosterLoadModelFromBuffer");
+  sym(a.BoosterSaveModelToBuffer, "XGBoosterSaveModelToBuffer");
+  sym(a.BoosterPredictFromDMatrix, "XGBoosterPredictFromDMatrix");
+  sym(a.BoosterGetNumFeature, "XGBoosterGetNumFeature");
+  return a;  // the library stays loaded for the life of the process
+}
+
+const Api& api() {
+  static const Api k_api = load_api();
+  return k_api;
+}
+
 void check(int rc, const char* what) {
-  if (rc != 0) throw InternalError(std::string("xgboost: ") + what + ": " + XGBGetLastError());
+  if (rc != 0) throw InternalError(std::string("xgboost: ") + what + ": " + api().GetLastError());
 }
 
 struct DMatrix {
   DMatrixHandle h = nullptr;
   explicit DMatrix(const DenseMatrix& x) {
-    check(XGDMatrixCreateFromMat(x.values.data(), static_cast<bst_ulong>(x.rows), static_cast<bst_ulong>(x.cols),
-                                 std::nanf(""), &h),
+    check(api().DMatrixCreateFromMat(x.values.data(), static_cast<bst_ulong>(x.rows), static_cast<bst_ulong>(x.cols),
+                                     std::nanf(""), &h),
           "XGDMatrixCreateFromMat");
   }
   ~DMatrix() {
-    if (h) XGDMatrixFree(h);
+    if (h) api().DMatrixFree(h);
   }
   DMatrix(const DMatrix&) = delete;
   DMatrix& operator=(const DMatrix&) = delete;
@@ -38,12 +111,12 @@ std::string num(double v) {
 
 Booster::Booster() = default;
 Booster::~Booster() {
-  if (m_handle) XGBoosterFree(static_cast<BoosterHandle>(m_handle));
+  if (m_handle) api().BoosterFree(static_cast<BoosterHandle>(m_handle));
 }
 Booster::Booster(Booster&& other) noexcept : m_handle(std::exchange(other.m_handle, nullptr)) {}
 Booster& Booster::operator=(Booster&& other) noexcept {
   if (this != &other) {
-    if (m_handle) XGBoosterFree(static_cast<BoosterHandle>(m_handle));
+    if (m_handle) api().BoosterFree(static_cast<BoosterHandle>(m_handle));
     m_handle = std::exchange(other.m_handle, nullptr);
   }
   return *this;
@@ -54,10 +127,10 @@ Booster Booster::train(const DenseMatrix& x, const std::vector<float>& y, const 
       static_cast<int64_t>(y.size()) != x.rows)
     throw InternalError("xgboost: training matrix and labels disagree in size");
   DMatrix d(x);
-  check(XGDMatrixSetFloatInfo(d.h, "label", y.data(), static_cast<bst_ulong>(y.size())), "set labels");
+  check(api().DMatrixSetFloatInfo(d.h, "label", y.data(), static_cast<bst_ulong>(y.size())), "set labels");
   Booster b;
   BoosterHandle h = nullptr;
-  check(XGBoosterCreate(&d.h, 1, &h), "XGBoosterCreate");
+  check(api().BoosterCreate(&d.h, 1, &h), "XGBoosterCreate");
   b.m_handle = h;
   const std::pair<const char*, std::string> params[] = {
       {"objective", "reg:squarederror"},
@@ -73,27 +146,27 @@ Booster Booster::train(const DenseMatrix& x, const std::vector<float>& y, const 
       {"base_score", "0"},
       {"verbosity", "0"},
   };
-  for (const auto& [k, v] : params) check(XGBoosterSetParam(h, k, v.c_str()), "XGBoosterSetParam");
-  for (int i = 0; i < p.rounds; ++i) check(XGBoosterUpdateOneIter(h, i, d.h), "XGBoosterUpdateOneIter");
+  for (const auto& [k, v] : params) check(api().BoosterSetParam(h, k, v.c_str()), "XGBoosterSetParam");
+  for (int i = 0; i < p.rounds; ++i) check(api().BoosterUpdateOneIter(h, i, d.h), "XGBoosterUpdateOneIter");
   return b;
 }
 
 Booster Booster::load(const std::string& buffer, const std::string& label) {
   Booster b;
   BoosterHandle h = nullptr;
-  check(XGBoosterCreate(nullptr, 0, &h), "XGBoosterCreate");
+  check(api().BoosterCreate(nullptr, 0, &h), "XGBoosterCreate");
   b.m_handle = h;
-  if (XGBoosterLoadModelFromBuffer(h, buffer.data(), static_cast<bst_ulong>(buffer.size())) != 0)
-    throw InputError(label + ": the XGBoost model in it does not load (" + XGBGetLastError() +
+  if (api().BoosterLoadModelFromBuffer(h, buffer.data(), static_cast<bst_ulong>(buffer.size())) != 0)
+    throw InputError(label + ": the XGBoost model in it does not load (" + api().GetLastError() +
                      "); retrain it with `perfpred train`");
-  XGBoosterSetParam(h, "nthread", "1");
+  api().BoosterSetParam(h, "nthread", "1");
   return b;
 }
 
 std::string Booster::save_ubj() const {
   bst_ulong len = 0;
   const char* data = nullptr;
-  check(XGBoosterSaveModelToBuffer(static_cast<BoosterHandle>(m_handle), R"({"format": "ubj"})", &len, &data),
+  check(api().BoosterSaveModelToBuffer(static_cast<BoosterHandle>(m_handle), R"({"format": "ubj"})", &len, &data),
         "XGBoosterSaveModelToBuffer");
   return std::string(data, len);
 }
@@ -104,16 +177,16 @@ std::vector<float> Booster::predict(const DenseMatrix& x) const {
   const bst_ulong* shape = nullptr;
   bst_ulong dim = 0;
   const float* out = nullptr;
-  check(XGBoosterPredictFromDMatrix(static_cast<BoosterHandle>(m_handle), d.h,
-                                    R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false})",
-                                    &shape, &dim, &out),
+  check(api().BoosterPredictFromDMatrix(static_cast<BoosterHandle>(m_handle), d.h,
+                                        R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false})",
+                                        &shape, &dim, &out),
         "XGBoosterPredictFromDMatrix");
   return std::vector<float>(out, out + x.rows);
 }
 
 int64_t Booster::num_features() const {
   bst_ulong n = 0;
-  check(XGBoosterGetNumFeature(static_cast<BoosterHandle>(m_handle), &n), "XGBoosterGetNumFeature");
+  check(api().BoosterGetNumFeature(static_cast<BoosterHandle>(m_handle), &n), "XGBoosterGetNumFeature");
   return static_cast<int64_t>(n);
 }
 

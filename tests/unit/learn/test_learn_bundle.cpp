@@ -176,3 +176,34 @@ TEST(LearnBundle, MismatchesAreInputErrors) {
   EXPECT_THROW(load_bundle(dir / "missing.json"), InputError);
   fs::remove_all(dir);
 }
+
+// XGBoost is loaded with dlopen on first use (src/learn/xgb.cpp). A fresh process (threadsafe death-test
+// style re-executes this binary) with PERFPRED_XGBOOST_LIBRARY pointing nowhere gets one InputError naming
+// the variable at the first booster it loads, not a crash, and does not fall back to another library.
+namespace {
+[[noreturn]] void load_booster_with_a_wrong_override() {
+  ::setenv("PERFPRED_XGBOOST_LIBRARY", "/nonexistent/libxgboost.so", 1);
+  Bundle b;
+  b.name = "override";
+  b.host_models["pytorch"] = BoosterBlob{"not a model", 1, 0.0};
+  LearnedModel m(std::move(b));
+  PredictOptions o;
+  o.runtime = Runtime::pytorch;
+  try {
+    m.host_overhead_s(1e-3, GpuSpec{}, o);
+  } catch (const InputError& e) {
+    const std::string w = e.what();
+    const bool named = w.find("PERFPRED_XGBOOST_LIBRARY") != std::string::npos &&
+                       w.find("/nonexistent/libxgboost.so") != std::string::npos;
+    std::_Exit(named ? 0 : 3);
+  } catch (...) {
+    std::_Exit(5);
+  }
+  std::_Exit(4);
+}
+}  // namespace
+
+TEST(LearnXgbLibrary, AWrongOverrideIsAnInputErrorAtFirstUse) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(load_booster_with_a_wrong_override(), ::testing::ExitedWithCode(0), "");
+}
