@@ -378,8 +378,9 @@ ModelRun expand_graph(const Graph& g, const ModelExpandOptions& o) {
             make(s, ph, n.name, n.op, "");
           }
         else
-          for (const auto& ph : backward_phases(s.op_kind, dg, weight_grad)) make(s, ph, n.name, n.op, "");
-        if (s.op_kind == "bandwidth" && n.op == "Gather") run.not_measured.push_back(label + " backward: scatter-add executed as a copy");
+          for (const auto& ph : backward_phases(s.op_kind, dg, weight_grad))
+            make(s, ph, n.name, n.op,
+                 s.op_kind == "bandwidth" && n.op == "Gather" ? "embedding gradient (scatter-add) executed as a copy" : "");
       }
     }
     for (size_t i = 0; i < g.nodes.size(); ++i)

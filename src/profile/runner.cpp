@@ -259,7 +259,18 @@ NetworkRow to_network_row(const PlanEntry& e, const SequenceMeasurement& sm, con
   if (!run.unsupported.empty()) notes.push_back("not executed: " + listing(run.unsupported));
   if (!sm.failed.empty()) notes.push_back("failed layers: " + listing(sm.failed));
   if (!run.not_measured.empty()) notes.push_back("not measured: " + listing(run.not_measured));
-  if (!run.views.empty()) notes.push_back("views skipped (no kernel): " + listing(run.views));
+  if (!run.views.empty()) {
+    // Transformers have a thousand Unsqueeze/Constant leftovers: counted by op, the first names listed.
+    std::map<std::string, int> by_op;
+    for (const auto& v : run.views) {
+      auto open = v.rfind(" (");
+      ++by_op[open == std::string::npos ? v : v.substr(open + 2, v.size() - open - 3)];
+    }
+    std::vector<std::string> counts;
+    for (const auto& [op, c] : by_op) counts.push_back(op + " x" + std::to_string(c));
+    notes.push_back("views skipped (no kernel): " + std::to_string(run.views.size()) + " (" + join(counts, ", ") +
+                    "): " + listing(run.views, 100));
+  }
   r.notes = join(notes, "; ");
   return r;
 }
