@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "perfpred/util/error.hpp"
@@ -11,6 +12,8 @@
 
 namespace perfpred::learn {
 namespace {
+
+std::string base64_decode_span(std::string_view in, const std::string& what);
 
 constexpr char k_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -20,11 +23,21 @@ nlohmann::json blob_to_json(const BoosterBlob& b) {
           {"train_mean_ape", b.train_mean_ape}};
 }
 
+// Base64 bodies load_bundle() lifted out of the file text before parsing the rest: the JSON holds
+// "@blob:N" in their place and they are decoded straight from the text, never copied into the JSON.
+thread_local const std::vector<std::string_view>* t_lifted_blobs = nullptr;
+
 BoosterBlob blob_from_json(const nlohmann::json& j, const std::string& what) {
   if (!j.is_object() || !j.contains("booster_ubj_base64") || !j["booster_ubj_base64"].is_string())
     throw InputError(what + ": missing field booster_ubj_base64; retrain the bundle with `perfpred train`");
   BoosterBlob b;
-  b.ubj = base64_decode(j["booster_ubj_base64"].get<std::string>(), what + ".booster_ubj_base64");
+  const auto& text = j["booster_ubj_base64"].get_ref<const std::string&>();
+  std::string_view body = text;
+  if (t_lifted_blobs && text.rfind("@blob:", 0) == 0) {
+    const size_t i = std::stoul(text.substr(6));
+    if (i < t_lifted_blobs->size()) body = (*t_lifted_blobs)[i];
+  }
+  b.ubj = base64_decode_span(body, what + ".booster_ubj_base64");
   b.train_rows = j.value("train_rows", size_t{0});
   b.train_mean_ape = j.value("train_mean_ape", 0.0);
   return b;
@@ -87,7 +100,10 @@ std::string base64_encode(const std::string& in) {
   return out;
 }
 
-std::string base64_decode(const std::string& in, const std::string& what) {
+std::string base64_decode(const std::string& in, const std::string& what) { return base64_decode_span(in, what); }
+
+namespace {
+std::string base64_decode_span(std::string_view in, const std::string& what) {
   static const std::array<int, 256> table = [] {
     std::array<int, 256> t{};
     t.fill(-1);
@@ -136,6 +152,7 @@ std::string base64_decode(const std::string& in, const std::string& what) {
   out.resize(o);
   return out;
 }
+}  // namespace
 
 void Fnv1a64::update(const std::string& s) {
   for (unsigned char c : s) {
@@ -247,17 +264,20 @@ void save_bundle(const Bundle& b, const std::filesystem::path& path) {
 }
 
 Bundle load_bundle(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw InputError(path.string() + ": cannot open the model bundle (check --model)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  // Fast path: the boosters are long base64 strings that a JSON parser would walk byte by byte. Lift
-  // them out with a plain scan (base64 has no quotes or escapes), parse the small remainder, put them back.
+  const std::streamoff size = in.tellg();
+  std::string text(size > 0 ? static_cast<size_t>(size) : 0, '\0');
+  in.seekg(0);
+  if (size > 0 && !in.read(text.data(), size))
+    throw InputError(path.string() + ": cannot read the model bundle (check --model)");
+  // Fast path: the boosters are long base64 strings that a JSON parser would walk byte by byte and copy.
+  // Lift them out with a plain scan (base64 has no quotes or escapes), parse the small remainder, and
+  // decode each booster straight from the file text (blob_from_json).
   static const std::string key = "\"booster_ubj_base64\":";
-  std::vector<std::string> blobs;
+  std::vector<std::string_view> blobs;
   std::string small;
-  small.reserve(4096);
+  small.reserve(16384);
   size_t pos = 0;
   while (true) {
     const size_t k = text.find(key, pos);
@@ -268,28 +288,20 @@ Bundle load_bundle(const std::filesystem::path& path) {
     if (end == std::string::npos) break;
     small.append(text, pos, q - pos);
     small += "\"@blob:" + std::to_string(blobs.size()) + "\"";
-    blobs.emplace_back(text, q + 1, end - q - 1);
+    blobs.emplace_back(text.data() + q + 1, end - q - 1);
     pos = end + 1;
   }
   small.append(text, pos, std::string::npos);
-  text.clear();
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(small);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path.string() + ": not valid JSON (" + e.what() + "); pass a bundle written by `perfpred train`");
   }
-  auto restore = [&](nlohmann::json& blob) {
-    if (!blob.is_object() || !blob.contains("booster_ubj_base64") || !blob["booster_ubj_base64"].is_string()) return;
-    const auto v = blob["booster_ubj_base64"].get<std::string>();
-    if (v.rfind("@blob:", 0) != 0) return;
-    const size_t i = std::stoul(v.substr(6));
-    if (i < blobs.size()) blob["booster_ubj_base64"] = std::move(blobs[i]);
-  };
-  for (const char* group : {"kernel_models", "host_models"})
-    if (j.is_object() && j.contains(group) && j[group].is_object())
-      for (auto& [name, blob] : j[group].items()) restore(blob);
-  if (j.is_object() && j.contains("network_model")) restore(j["network_model"]);
+  struct Lifted {
+    explicit Lifted(const std::vector<std::string_view>* b) { t_lifted_blobs = b; }
+    ~Lifted() { t_lifted_blobs = nullptr; }
+  } lifted(&blobs);
   return bundle_from_json(j, path.string());
 }
 
