@@ -405,18 +405,18 @@ GpuSpec resolve_gpu(const std::string& id_or_path) {
   const auto stem = device_file_stem(id_or_path);
   if (!stem) return GpuCatalog::instance().resolve(id_or_path);
   static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const GpuCatalog>> cache;
+  static std::map<std::string, std::shared_ptr<const GpuCatalog>> cache;  // by file path
+  const auto file = data_dir() / "gpus" / (*stem + ".json");
   std::shared_ptr<const GpuCatalog> one;
   {
     std::lock_guard lock(mutex);
-    if (auto it = cache.find(*stem); it != cache.end()) one = it->second;
+    if (auto it = cache.find(file.string()); it != cache.end()) one = it->second;
   }
   if (!one) {
-    const auto file = data_dir() / "gpus" / (*stem + ".json");
     if (!std::filesystem::is_regular_file(file, ec)) return GpuCatalog::instance().resolve(id_or_path);
     one = std::make_shared<const GpuCatalog>(GpuCatalog::single(file));
     std::lock_guard lock(mutex);
-    cache.emplace(*stem, one);
+    cache.emplace(file.string(), one);
   }
   return one->resolve(id_or_path);
 }
