@@ -46,7 +46,7 @@ start=$(date +%s)
 rc=$?
 log "profile exit $rc after $(( $(date +%s) - start )) s"
 [ "$rc" -eq 0 ] || status=1
-for f in kernels microbench; do
+for f in kernels microbench networks; do
   [ -f "$out/dataset/$f.csv" ] && "$build/src/cli/perfpred" dataset info "$out/dataset/$f.csv" | tee -a "$out/gpu-check.log" >&2
 done
 log "done (status $status); files in $out"
