@@ -254,7 +254,16 @@ NetworkRow to_network_row(const PlanEntry& e, const SequenceMeasurement& sm, con
   }
   notes.push_back("layers=" + std::to_string(sm.layers_run) + " of " + std::to_string(run.layers.size()) +
                   "; nodes=" + std::to_string(run.nodes) + "; parameters=" + std::to_string(run.parameters));
-  if (run.mode == "training") notes.push_back("optimizer=sgd (one update over every parameter)");
+  if (run.mode == "training") {
+    notes.push_back("optimizer=sgd (one update over every parameter)");
+    bool bn = false, lstm = false;
+    for (const auto& l : run.layers) {
+      bn = bn || (l.op_kind == "batch_norm" && l.phase == "forward");
+      lstm = lstm || (l.op_kind == "lstm" && l.phase == "forward");
+    }
+    if (bn) notes.push_back("batch_norm forward runs the inference kernel (running statistics), as the op sweeps do");
+    if (lstm) notes.push_back("lstm forward runs in inference mode; its backward kernels run after a training forward of their own");
+  }
   for (const auto& n : sm.total.notes) notes.push_back(n);
   if (!run.unsupported.empty()) notes.push_back("not executed: " + listing(run.unsupported));
   if (!sm.failed.empty()) notes.push_back("failed layers: " + listing(sm.failed));
