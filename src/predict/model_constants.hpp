@@ -82,6 +82,12 @@ inline constexpr double k_kernel_gap_s = 0.8e-6;
 /// PyTorch eager: CPU time to dispatch one op from Python (module call, ATen dispatch, launch).
 /// Fitted on HELP NAS-Bench-201 batch 1 (GTX 1080 Ti and RTX 2080 Ti; Titan X/Xp held out).
 inline constexpr double k_pytorch_op_host_s = 40e-6;
+/// PyTorch eager: CPU time of a binary arithmetic op written as a Python operator (`a + b`, `x.mul(0.)`,
+/// the adds of `sum()`): ATen dispatch and launch without an nn.Module call. Fitted on HELP
+/// NAS-Bench-201 batch 1 (GTX 1080 Ti and RTX 2080 Ti, 80 rows, k_pytorch_op_host_s kept) once the
+/// rebuilt cells ran every op NATS-Bench's InferCell runs; Titan X/Xp held out: 4.8% / 4.9% mean APE
+/// at batch 1 (was -10 to -20% with those ops missing).
+inline constexpr double k_pytorch_arith_host_s = 22e-6;
 /// Extra CPU time of a convolution/GEMM op (cuDNN descriptors, heuristics). Fitted as above.
 inline constexpr double k_pytorch_conv_extra_host_s = 18e-6;
 /// CPU time of an op that launches no kernel (view, reshape, flatten, slice). Prior.

@@ -41,10 +41,13 @@ double tensor_bytes(const Graph& g, int t) {
 bool is_weight(const Graph& g, int t) { return t >= 0 && g.tensors[t].is_initializer; }
 
 /// Number of inputs that are data (not weights) and produced at run time or fed.
+bool is_arith(const std::string& op) { return op == "Add" || op == "Sub" || op == "Mul" || op == "Div"; }
+
 int first_output(const Node& n) { return n.outputs.empty() ? -1 : n.outputs[0]; }
 
 struct HostCosts {
   double op = 0;        ///< a forward op that launches kernels
+  double arith = 0;     ///< a binary arithmetic op (Add/Sub/Mul/Div): a Python operator in eager PyTorch
   double matrix_extra = 0;
   double view = 0;
   double inner = 0;     ///< an extra kernel inside an op
@@ -59,6 +62,7 @@ HostCosts host_costs(const GpuSpec& gpu, Runtime rt) {
   switch (rt) {
     case Runtime::pytorch:
       h.op = model::k_pytorch_op_host_s * f;
+      h.arith = model::k_pytorch_arith_host_s * f;
       h.matrix_extra = model::k_pytorch_conv_extra_host_s * f;
       h.view = model::k_pytorch_view_host_s * f;
       h.inner = model::k_pytorch_inner_kernel_host_s * f;
@@ -67,13 +71,13 @@ HostCosts host_costs(const GpuSpec& gpu, Runtime rt) {
       h.kernel = model::k_pytorch_inner_kernel_host_s * f;
       break;
     case Runtime::onnxruntime:
-      h.op = h.backward = h.optimizer = h.inner = h.kernel = model::k_onnxruntime_node_host_s * f;
+      h.op = h.arith = h.backward = h.optimizer = h.inner = h.kernel = model::k_onnxruntime_node_host_s * f;
       break;
     case Runtime::tensorrt:
-      h.op = h.backward = h.optimizer = h.inner = h.kernel = model::k_tensorrt_kernel_host_s * f;
+      h.op = h.arith = h.backward = h.optimizer = h.inner = h.kernel = model::k_tensorrt_kernel_host_s * f;
       break;
     case Runtime::cudnn:
-      h.op = h.backward = h.optimizer = h.inner = h.kernel = model::k_cudnn_kernel_host_s * f;
+      h.op = h.arith = h.backward = h.optimizer = h.inner = h.kernel = model::k_cudnn_kernel_host_s * f;
       break;
   }
   return h;
@@ -290,7 +294,9 @@ void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const
 
     if (!fuse || opts.runtime != Runtime::onnxruntime) {
       switch (opts.runtime) {
-        case Runtime::pytorch: d.host_s = host.op + (matrix_family ? host.matrix_extra : 0); break;
+        case Runtime::pytorch:
+          d.host_s = is_arith(node.op) ? host.arith : host.op + (matrix_family ? host.matrix_extra : 0);
+          break;
         default: d.host_s = host.kernel; break;
       }
     }
