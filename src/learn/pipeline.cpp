@@ -68,9 +68,14 @@ class ScaledHostCorrector : public KernelCorrector {
 
 constexpr double k_min_host_scale = 1.0 / 30;
 constexpr double k_max_host_scale = 30;
+// A row tells the host cost only when the predicted latency depends on it: doubling the analytical host
+// cost must move the prediction by at least this share. In GPU-bound rows the bisection would otherwise
+// push any GPU-side under-prediction into a large host factor (seen at NAS-Bench-201 batch 256).
+constexpr double k_min_host_sensitivity = 0.25;
 
 // Host scale s with predict(..., s).latency == measured, by bisection in log space (latency is
-// non-decreasing in s); clamped to [1/30, 30].
+// non-decreasing in s); clamped to [1/30, 30]. Empty for a row that is not host-identifiable
+// (see k_min_host_sensitivity) or whose fit hits a clamp.
 std::optional<HostSample> fit_host_scale(const GraphCache::Entry& e, const GpuSpec& gpu, const PredictOptions& opts,
                                          double measured_ms, ScaledHostCorrector& c) {
   c.reset();
@@ -78,15 +83,15 @@ std::optional<HostSample> fit_host_scale(const GraphCache::Entry& e, const GpuSp
     c.scale = s;
     return predict(e.graph, e.cost, gpu, opts, &c).latency_ms;
   };
+  const double at_one = latency(1.0);
+  if (!(at_one > 0) || latency(2.0) < at_one * (1 + k_min_host_sensitivity)) return std::nullopt;
   double lo = std::log(k_min_host_scale), hi = std::log(k_max_host_scale);
   const double at_lo = latency(std::exp(lo));
   const double host_s = c.last_analytical_host_s;
   if (!(host_s > 0)) return std::nullopt;
   double s;
-  if (at_lo >= measured_ms) {
-    s = std::exp(lo);
-  } else if (latency(std::exp(hi)) <= measured_ms) {
-    s = std::exp(hi);
+  if (at_lo >= measured_ms || latency(std::exp(hi)) <= measured_ms) {
+    return std::nullopt;  // outside what a host factor can explain
   } else {
     for (int i = 0; i < 16; ++i) {
       const double mid = 0.5 * (lo + hi);
@@ -202,6 +207,7 @@ Bundle train_bundle(const TrainRequest& req) {
   std::vector<HostSample> host_samples;
   std::vector<NetworkSample> net_samples;
   size_t no_model = 0;
+  size_t not_host_bound = 0;
   for (size_t fi = 0; fi < files.size(); ++fi) {
     auto& f = files[fi];
     for (const auto& r : f.networks) {
@@ -221,7 +227,10 @@ Bundle train_bundle(const TrainRequest& req) {
         const PredictOptions opts = network_options(r, where);
         if (req.target == Target::latency) {
           auto h = fit_host_scale(*e, gpu, opts, *measured, host_fit);
-          if (!h) continue;
+          if (!h) {
+            ++not_host_bound;
+            continue;
+          }
           host_samples.push_back(std::move(*h));
         } else {
           NetworkSample s;
@@ -241,6 +250,11 @@ Bundle train_bundle(const TrainRequest& req) {
     }
   }
   if (no_model > 0) spdlog::warn("train: {} network rows skipped: their ONNX model was not exported", no_model);
+  if (not_host_bound > 0)
+    spdlog::info("train: {} network rows not used for host overhead: GPU-bound (doubling the host cost moves the "
+                 "prediction by less than {:.0f}%) or beyond a host factor in [1/30, 30]",
+                 not_host_bound, k_min_host_sensitivity * 100);
+  b.params["host_rows_not_host_bound"] = not_host_bound;
   if (bad_rows > 5) spdlog::warn("train: {} rows skipped in all", bad_rows);
   if (!host_samples.empty()) {
     spdlog::info("train: {} network rows for host overhead", host_samples.size());

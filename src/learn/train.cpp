@@ -154,7 +154,11 @@ HostSample host_sample(const Prediction& p, double measured_latency_s, const Gpu
 
 void train_host_models(const std::vector<HostSample>& samples, const TrainOptions& opts, Bundle& out) {
   const size_t nf = host_feature_names().size();
-  const auto host_dropped = dropped_columns(host_feature_names(), opts.drop_features);
+  // Host dispatch cost does not depend on the batch: never split on it, so a corrected prediction stays
+  // monotone in the batch (the GPU side is).
+  auto host_drop = opts.drop_features;
+  host_drop.push_back("opt_log_batch");
+  const auto host_dropped = dropped_columns(host_feature_names(), host_drop);
   std::map<std::string, std::vector<size_t>> by_runtime;
   for (size_t i = 0; i < samples.size(); ++i)
     if (usable(samples[i].analytical_host_s) && usable(samples[i].measured_host_s))
