@@ -1,6 +1,7 @@
 #include "cmd_eval.hpp"
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -37,27 +38,64 @@ int run_eval(const EvalCmdOptions& o) {
   return 0;
 }
 
-int run_predict_with_model(const PredictCmdOptions& opts, const std::string& model, bool analytical) {
-  if (analytical && !model.empty()) throw InputError("predict: --model and --analytical exclude each other");
+int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models, bool analytical) {
+  if (analytical && !models.empty()) throw InputError("predict: --model and --analytical exclude each other");
   std::unique_ptr<learn::BundleCorrector> corrector;
-  if (!analytical) {
-    std::optional<std::filesystem::path> path;
-    if (!model.empty()) path = model;
-    else path = learn::default_bundle_path();
-    if (path) {
+  std::vector<std::shared_ptr<const learn::LearnedModel>> target_models;  // energy, memory
+  std::map<learn::Target, std::string> given;
+  for (const auto& path : models) {
+    auto m = learn::LearnedModel::load(path);
+    const learn::Target t = m->bundle().target;
+    if (given.count(t))
+      throw InputError("predict: --model " + path + " and --model " + given[t] + " are both " + learn::to_string(t) +
+                       " bundles; give at most one per target (latency, energy, memory)");
+    given[t] = path;
+    if (t == learn::Target::latency)
+      corrector = std::make_unique<learn::BundleCorrector>(m);
+    else
+      target_models.push_back(std::move(m));
+  }
+  if (!analytical && !given.count(learn::Target::latency)) {
+    if (const auto path = learn::default_bundle_path()) {
       try {
         auto m = learn::LearnedModel::load(*path);
         if (m->bundle().target != learn::Target::latency)
-          throw InputError(path->string() + ": a " + learn::to_string(m->bundle().target) +
-                           " bundle; predict --model takes a latency bundle (use eval for energy and memory bundles)");
+          throw InputError(path->string() + ": not a latency bundle");
         corrector = std::make_unique<learn::BundleCorrector>(m);
       } catch (const InputError& e) {
-        if (!model.empty()) throw;
         spdlog::warn("default bundle not used ({}); predicting with the analytical model", e.what());
       }
     }
   }
-  return run_predict(opts, corrector.get());
+  PredictionHook after;
+  if (!target_models.empty()) {
+    // Energy and memory bundles learned log(measured / analytical) on analytical predictions: their factor is
+    // computed on the analytical prediction and applied to the analytical value of their target.
+    after = [&target_models](Prediction& p, const Graph& g, const GraphCost& cost, const GpuSpec& gpu,
+                             const PredictOptions& po) {
+      const Prediction a = predict(g, cost, gpu, po, nullptr);
+      for (const auto& m : target_models) {
+        const learn::Target t = m->bundle().target;
+        const double f = m->network_factor(a, gpu, po);
+        const bool seen = m->gpu_seen(gpu.id) || (!gpu.parent_id.empty() && m->gpu_seen(gpu.parent_id));
+        if (t == learn::Target::energy && a.energy_mj > 0) {
+          p.energy_mj = a.energy_mj * f;
+          if (p.latency_ms > 0) p.avg_power_w = p.energy_mj / p.latency_ms;  // mJ / ms = W
+        } else if (t == learn::Target::memory && a.peak_memory_bytes > 0) {
+          p.peak_memory_bytes = a.peak_memory_bytes * f;
+          const double cap = gpu.memory_bytes();
+          if (cap > 0) {
+            p.fits = p.peak_memory_bytes <= cap;
+            p.memory_shortfall_bytes = p.fits ? 0 : p.peak_memory_bytes - cap;
+          }
+        }
+        p.target_bundles.push_back({learn::to_string(t), m->bundle().name, f, seen});
+        p.notes.push_back(learn::to_string(t) + " from bundle " + m->bundle().name + " (x" + std::to_string(f).substr(0, 6) +
+                          " on the analytical value" + (seen ? "" : "; GPU not in its training data") + ")");
+      }
+    };
+  }
+  return run_predict(opts, corrector.get(), after);
 }
 
 }  // namespace perfpred::cli

@@ -19,9 +19,10 @@ struct EvalCmdOptions {
 
 int run_eval(const EvalCmdOptions& opts);
 
-/// `predict --model BUNDLE`: a latency bundle corrects the prediction. Without --model the shipped
-/// default bundle is used when present (a default that cannot be used is skipped with a warning);
-/// `analytical` forces the analytical model alone.
-int run_predict_with_model(const PredictCmdOptions& opts, const std::string& model, bool analytical);
+/// `predict --model BUNDLE...`: at most one bundle per target. A latency bundle corrects the kernel and host
+/// times; an energy or memory bundle scales the analytical value of its target. Without a latency bundle the
+/// shipped default is used when present (one that cannot be used is skipped with a warning); `analytical`
+/// forces the analytical model alone and excludes --model.
+int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models, bool analytical);
 
 }  // namespace perfpred::cli

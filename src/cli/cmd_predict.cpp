@@ -108,6 +108,12 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
                  {"context_bytes", std::llround(p.memory.context_bytes)}};
   j["model_bundle"] = p.model_bundle;
   j["gpu_seen_in_training"] = p.gpu_seen_in_training;
+  if (!p.target_bundles.empty()) {
+    nlohmann::json tb = nlohmann::json::object();
+    for (const auto& b : p.target_bundles)
+      tb[b.target] = {{"bundle", b.name}, {"factor", r6(b.factor)}, {"gpu_seen_in_training", b.gpu_seen}};
+    j["target_bundles"] = std::move(tb);
+  }
   j["notes"] = p.notes;
   if (o.layers) {
     nlohmann::json layers = nlohmann::json::array();
@@ -124,7 +130,7 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
   return j;
 }
 
-int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector) {
+int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, const PredictionHook& after) {
   PredictOptions po;
   po.precision = precision_from_string(o.precision, "--precision");
   po.mode = mode_from_string(o.mode, "--mode");
@@ -167,6 +173,7 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector) {
   ao.allow_unknown = o.allow_unknown;
   const GraphCost cost = analyze(g, ao);
   Prediction p = predict(g, cost, gpu, po, corrector);
+  if (after) after(p, g, cost, gpu, po);
   for (const auto& n : cost.nodes)
     if (n.estimated) {
       p.notes.push_back("unknown ops costed as bytes-only estimates (--allow-unknown)");

@@ -1,6 +1,7 @@
 #pragma once
 // `perfpred predict MODEL.onnx --gpu ID|SPEC.json [...]`: latency, throughput, energy and memory.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,10 @@
 namespace perfpred {
 class KernelCorrector;
 struct Prediction;
+struct Graph;
+struct GraphCost;
+struct GpuSpec;
+struct PredictOptions;
 }  // namespace perfpred
 
 namespace perfpred::cli {
@@ -29,8 +34,13 @@ struct PredictCmdOptions {
   bool no_copies = false;  ///< leave host<->device copies out of the latency
 };
 
+/// Applied to the prediction before it is printed (energy and memory bundles); gets what predict() got.
+using PredictionHook =
+    std::function<void(Prediction&, const Graph&, const GraphCost&, const GpuSpec&, const PredictOptions&)>;
+
 /// Run a prediction and print it. `corrector` (a learned bundle) may be null: analytical model alone.
-int run_predict(const PredictCmdOptions& opts, const KernelCorrector* corrector = nullptr);
+int run_predict(const PredictCmdOptions& opts, const KernelCorrector* corrector = nullptr,
+                const PredictionHook& after = {});
 
 /// The JSON document `predict --json` prints (without "meta"); shared with other subcommands.
 nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& opts, const std::string& model_name,

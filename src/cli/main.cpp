@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     sub->callback([&] { action = [&] { return perfpred::cli::run_devices(devices_opts); }; });
   }
   perfpred::cli::PredictCmdOptions predict_opts;
-  std::string predict_bundle;
+  std::vector<std::string> predict_bundles;
   bool predict_analytical = false;
   {
     auto* sub = app.add_subcommand("predict", "Predict latency, throughput, energy and memory of a model on a GPU");
@@ -134,10 +134,10 @@ int main(int argc, char** argv) {
     sub->add_flag("--allow-unknown", predict_opts.allow_unknown, "Cost unknown ops as bytes-only estimates");
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
-    sub->add_option("--model", predict_bundle, "Learned latency bundle (default: models/perfpred-default.json when present)");
+    sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency (default: models/perfpred-default.json when present), energy, memory (repeatable)");
     sub->add_flag("--analytical", predict_analytical, "Analytical model alone, no learned bundle");
     sub->callback([&] {
-      action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundle, predict_analytical); };
+      action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundles, predict_analytical); };
     });
   }
   // Options every decision subcommand shares (mig, select, sweep, report, diff).

@@ -140,4 +140,62 @@ expect_exit 2 train --data "$TMP/train.csv" --out "$TMP/x.json" --target speed
 expect_exit 2 train --data "$TMP/missing.csv" --out "$TMP/x.json"
 expect_exit 2 eval --model "$TMP/b.json" --data "$TMP/test.csv" --holdout-gpu h100-sxm5-80gb
 
+# 7. energy and memory bundles next to a latency bundle in predict (one per target)
+cp "$ROOT/models/zoo/resnet18.onnx" "$ROOT/models/zoo/lenet5.onnx" "$ROOT/models/zoo/mobilenet_v2.onnx" "$TMP/"
+$PY - "$TMP" <<'EOF2'
+import json, os, sys
+out = sys.argv[1]
+cols = ["id","status","reason","source","synthetic","gpu_id","runtime","runtime_version","precision","model",
+        "model_family","recipe","mode","batch","includes_h2d","latency_ms","energy_mj","power_w","power_source",
+        "peak_memory_bytes","notes"]
+rows = []
+i = 0
+for gpu, watts in (("t4", 60.0), ("v100-pcie-32gb", 200.0), ("a100-pcie-40gb", 230.0)):
+    for model, ms in (("resnet18.onnx", 2.0), ("lenet5.onnx", 0.3), ("mobilenet_v2.onnx", 1.5)):
+        for batch in (1, 2, 4, 8, 16, 32):
+            lat = ms * (1 + batch / 8)
+            r = dict.fromkeys(cols, "")
+            r.update(id=f"n{i}", status="ok", source="synthetic-test", synthetic="1", gpu_id=gpu, runtime="pytorch",
+                     precision="fp32", model=model, model_family="zoo", mode="inference", batch=batch, latency_ms=lat,
+                     energy_mj=lat * watts, power_w=watts, power_source="nvml-board",
+                     peak_memory_bytes=int(3e8 + 4e7 * batch))
+            rows.append(r); i += 1
+with open(os.path.join(out, "net.csv"), "w") as f:
+    f.write("#perfpred network-dataset schema_version=1\n" + ",".join(cols) + "\n")
+    for r in rows:
+        f.write(",".join(str(r[c]) for c in cols) + "\n")
+meta = {"schema_version": 1, "kind": "network", "sources": [{"name": "synthetic-test", "licence": "perfpred-measured"}],
+        "licence": "perfpred-measured", "created_by": "tests/cli/test_learn.sh", "devices": {}, "environment": {},
+        "plan": None, "notes": []}
+json.dump(meta, open(os.path.join(out, "net.csv.meta.json"), "w"))
+EOF2
+expect_exit 0 train --target energy --data "$TMP/net.csv" --out "$TMP/e.json" --rounds 30 --threads 1
+expect_exit 0 train --target memory --data "$TMP/net.csv" --out "$TMP/m.json" --rounds 30 --threads 1
+expect_exit 0 predict "$MODEL" --gpu t4 --batch 8 --model "$TMP/b.json" --model "$TMP/e.json" --model "$TMP/m.json" --json
+cp "$TMP/out" "$TMP/pem.json"
+check $PY - "$TMP/pem.json" "$TMP/p.json" <<'EOF2'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["model_bundle"] == "b", p["model_bundle"]
+tb = p["target_bundles"]
+assert set(tb) == {"energy", "memory"}, tb
+assert tb["energy"]["bundle"] == "e" and tb["memory"]["bundle"] == "m", tb
+assert tb["energy"]["gpu_seen_in_training"] is True
+# power is energy over the (latency-corrected) latency
+assert abs(p["avg_power_w"] - p["energy_mj"] / p["latency_ms"]) < 1e-3 * p["avg_power_w"], p
+assert any("energy from bundle e" in n for n in p["notes"]), p["notes"]
+EOF2
+# the energy bundle moves energy towards the synthetic truth (60 W on the T4) from the analytical value
+expect_exit 0 predict "$MODEL" --gpu t4 --batch 8 --model "$TMP/b.json" --json
+cp "$TMP/out" "$TMP/pb.json"
+check $PY - "$TMP/pem.json" "$TMP/pb.json" <<'EOF2'
+import json, sys
+p = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert p["energy_mj"] != b["energy_mj"] and p["peak_memory_bytes"] != b["peak_memory_bytes"], (p["energy_mj"], b["energy_mj"])
+assert "target_bundles" not in b
+EOF2
+expect_exit 2 predict "$MODEL" --gpu t4 --model "$TMP/e.json" --model "$TMP/e.json"
+check grep -q "both energy bundles" "$TMP/err"
+expect_exit 2 predict "$MODEL" --gpu t4 --model "$TMP/e.json" --analytical
+
 exit $fail

@@ -118,6 +118,14 @@ struct Prediction {
   std::vector<std::string> notes;  ///< assumptions the prediction rests on
   std::string model_bundle;        ///< "analytical" or the bundle label
   bool gpu_seen_in_training = false;
+  /// A whole-network bundle that scaled one target (energy or memory) after the latency prediction.
+  struct TargetBundle {
+    std::string target;  ///< "energy" or "memory"
+    std::string name;    ///< the bundle's label
+    double factor = 1;   ///< applied to the analytical value of the target
+    bool gpu_seen = false;
+  };
+  std::vector<TargetBundle> target_bundles;
 };
 
 /// Predict from a graph and its analysis. `corrector` may be null (analytical model alone).
