@@ -57,18 +57,18 @@ SPEC_DEVICES = {
     "titan-x-maxwell": {"name": "NVIDIA GeForce GTX TITAN X (Maxwell, GM200)", "architecture": "Maxwell",
                         "compute_capability": "5.2", "sm_count": 24, "fp32_lanes_per_sm": 128,
                         "boost_clock_mhz": 1075, "mem_bandwidth_gbps": 336.5, "memory_gb": 12, "tdp_w": 250,
-                        "source": "NVIDIA GeForce GTX TITAN X specifications (3072 CUDA cores, 1000/1075 MHz, "
-                                  "12 GB GDDR5 384-bit 7 Gbps, 250 W)"},
+                        "sources": ["NVIDIA GeForce GTX TITAN X specifications (3072 CUDA cores, 1000/1075 MHz, "
+                                    "12 GB GDDR5 384-bit 7 Gbps, 250 W)"]},
     "m40": {"name": "NVIDIA Tesla M40 (GM200)", "architecture": "Maxwell", "compute_capability": "5.2",
             "sm_count": 24, "fp32_lanes_per_sm": 128, "boost_clock_mhz": 1114, "mem_bandwidth_gbps": 288,
             "memory_gb": 12, "tdp_w": 250,
-            "source": "NVIDIA Tesla M40 datasheet (3072 CUDA cores, up to 7 TFLOPS FP32, 12 GB GDDR5, 288 GB/s, "
-                      "250 W); the 24 GB variant has the same figures"},
+            "sources": ["NVIDIA Tesla M40 datasheet (3072 CUDA cores, up to 7 TFLOPS FP32, 12 GB GDDR5, 288 GB/s, "
+                        "250 W); the 24 GB variant has the same figures"]},
     "quadro-rtx-6000": {"name": "NVIDIA Quadro RTX 6000 (TU102)", "architecture": "Turing",
                         "compute_capability": "7.5", "sm_count": 72, "fp32_lanes_per_sm": 64,
                         "boost_clock_mhz": 1770, "mem_bandwidth_gbps": 672, "memory_gb": 24, "tdp_w": 260,
-                        "source": "NVIDIA Quadro RTX 6000 datasheet (4608 CUDA cores, 576 tensor cores, 16.3 TFLOPS "
-                                  "FP32, 24 GB GDDR6, 672 GB/s, 260 W board power without VirtualLink)"},
+                        "sources": ["NVIDIA Quadro RTX 6000 datasheet (4608 CUDA cores, 576 tensor cores, 16.3 TFLOPS "
+                                    "FP32, 24 GB GDDR6, 672 GB/s, 260 W board power without VirtualLink)"]},
 }
 
 
