@@ -1,6 +1,8 @@
 // MIG instance detection and catalog keying (see mig.hpp).
 #include "perfpred/profile/mig.hpp"
 
+#include "perfpred/util/strings.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -25,21 +27,6 @@ std::string bare_profile(const std::string& name) {
   std::string s = trim(name);
   if (s.rfind("MIG ", 0) == 0) s = trim(s.substr(4));
   return s;
-}
-
-std::vector<std::string> tokens(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!cur.empty()) {
-      out.push_back(cur);
-      cur.clear();
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
 }
 
 /// CUDA_VISIBLE_DEVICES entries that name MIG devices ("MIG-<uuid>", or the older
@@ -172,12 +159,12 @@ std::string catalog_slice_id(MigInstance& m, const GpuCatalog& catalog, std::opt
                       " is recorded by its spec");
     return "";
   }
-  auto have = tokens(m.parent_name);
+  auto have = alnum_tokens(m.parent_name);
   const GpuSpec* best = nullptr;
   int best_score = -1;
   bool tie = false;
   for (const auto& g : catalog.devices()) {
-    auto want = tokens(g.name);
+    auto want = alnum_tokens(g.name);
     int hits = 0;
     bool model_hit = false;
     for (const auto& t : want) {

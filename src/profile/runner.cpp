@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "perfpred/hw/catalog.hpp"
+#include "perfpred/profile/mig.hpp"
 #include "perfpred/profile/progress.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
@@ -52,21 +53,6 @@ std::string normalize(const std::string& s) {
   return out;
 }
 
-std::vector<std::string> tokens(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!cur.empty()) {
-      out.push_back(cur);
-      cur.clear();
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
 /// Ids already in a dataset, checking that its rows belong to this device.
 std::set<std::string> existing_ids(const std::filesystem::path& csv, const std::string& gpu_id, DatasetKind kind) {
   std::set<std::string> ids;
@@ -96,25 +82,12 @@ namespace {
 std::string match_mig_slice(const DeviceDescription& d) {
   auto pos = d.name.find(" MIG ");
   if (pos == std::string::npos) return "";
-  std::string profile = trim(d.name.substr(pos + 5));
-  DeviceDescription parent = d;
-  parent.name = d.name.substr(0, pos);
+  mig::MigInstance m;
+  m.in_mig = true;
+  m.profile = m.gpu_instance_profile = trim(d.name.substr(pos + 5));
+  m.parent_name = d.name.substr(0, pos);
   try {
-    for (const auto& g : GpuCatalog::instance().devices()) {
-      auto have = tokens(parent.name);
-      bool name_ok = normalize(parent.name).find(normalize(g.name)) != std::string::npos;
-      if (!name_ok) {
-        int hits = 0, total = 0;
-        for (const auto& t : tokens(g.name)) {
-          ++total;
-          hits += std::find(have.begin(), have.end(), t) != have.end();
-        }
-        name_ok = total > 0 && hits == total;
-      }
-      if (!name_ok) continue;
-      for (const auto& slice : GpuCatalog::instance().mig_slices(g.id))
-        if (slice.mig_profile == profile) return slice.id;
-    }
+    return mig::catalog_slice_id(m, GpuCatalog::instance());
   } catch (const std::exception& e) {
     spdlog::warn("GPU catalog unavailable ({}); the MIG slice is recorded by its spec", e.what());
   }
@@ -139,10 +112,10 @@ std::string match_catalog_id(const DeviceDescription& d) {
   }
   const GpuSpec* best = nullptr;
   int best_score = -1;
-  auto have = tokens(d.name);
+  auto have = alnum_tokens(d.name);
   for (const auto* g : candidates) {
     int score = 0;
-    for (const auto& t : tokens(g->name))
+    for (const auto& t : alnum_tokens(g->name))
       if (std::find(have.begin(), have.end(), t) != have.end()) score += static_cast<int>(t.size());
     if (normalize(d.name).find(normalize(g->name)) != std::string::npos) score += 100;
     if (score > best_score) best = g, best_score = score;

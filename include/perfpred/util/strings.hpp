@@ -19,5 +19,7 @@ double parse_double(std::string_view s, std::string_view what);
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 /// Lower-case ASCII copy.
 std::string to_lower(std::string_view s);
+/// Lower-case runs of letters and digits: "NVIDIA A100-SXM4-40GB" -> {nvidia, a100, sxm4, 40gb}.
+std::vector<std::string> alnum_tokens(std::string_view s);
 
 }  // namespace perfpred

@@ -33,3 +33,9 @@ TEST(CheckedMath, ProductOverflowIsDetected) {
   std::vector<int64_t> unknown{2, -1};
   EXPECT_FALSE(checked_product(unknown).has_value());
 }
+
+TEST(Strings, AlnumTokensLowerCaseRuns) {
+  EXPECT_EQ(alnum_tokens("NVIDIA A100-SXM4-40GB"), (std::vector<std::string>{"nvidia", "a100", "sxm4", "40gb"}));
+  EXPECT_EQ(alnum_tokens("  --  "), std::vector<std::string>{});
+  EXPECT_EQ(alnum_tokens("MIG 3g.20gb"), (std::vector<std::string>{"mig", "3g", "20gb"}));
+}
