@@ -27,6 +27,7 @@ std::string command_line(const TrainCmdOptions& o) {
   if (o.network_fraction < 1) c += " --network-fraction " + std::to_string(o.network_fraction);
   if (!o.base.empty()) c += " --base " + o.base;
   for (const auto& d : o.drop_features) c += " --drop-feature " + d;
+  if (o.min_host_sensitivity != 0.25) c += " --host-min-sensitivity " + std::to_string(o.min_host_sensitivity);
   if (o.allow_unlicensed_eval) c += " --allow-unlicensed-eval";
   return c;
 }
@@ -51,6 +52,9 @@ int run_train(const TrainCmdOptions& o) {
   req.options.nthread = o.threads;
   req.options.seed = o.seed;
   req.options.drop_features = o.drop_features;
+  if (!(o.min_host_sensitivity >= 0 && o.min_host_sensitivity <= 1))
+    throw InputError("train: --host-min-sensitivity must be in [0, 1]");
+  req.options.min_host_sensitivity = o.min_host_sensitivity;
   req.allow_unlicensed_eval = o.allow_unlicensed_eval;
   req.network_fraction = o.network_fraction;
   req.name = o.name.empty() ? std::filesystem::path(o.out).stem().string() : o.name;

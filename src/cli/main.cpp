@@ -259,6 +259,7 @@ int main(int argc, char** argv) {
     sub->add_option("--seed", train_opts.seed, "Random seed (row/column subsampling)")->default_val(0);
     sub->add_option("--network-fraction", train_opts.network_fraction, "Deterministic share of network rows used, (0, 1]")->default_val(1.0);
     sub->add_option("--name", train_opts.name, "Bundle label (default: the output file's stem)");
+    sub->add_option("--host-min-sensitivity", train_opts.min_host_sensitivity, "Host-overhead rows: share by which doubling the host cost must move the prediction")->default_val(0.25);
     sub->add_option("--drop-feature", train_opts.drop_features, "Leave a feature out of training (name, or prefix ending in '*'; repeatable)");
     sub->add_option("--base", train_opts.base, "Latency bundle whose kernel boosters are reused (fit host overhead only)");
     sub->add_flag("--allow-unlicensed-eval", train_opts.allow_unlicensed_eval, "Accept data without an MIT/Apache-2.0 licence; the bundle is marked not for shipping");

@@ -68,23 +68,19 @@ class ScaledHostCorrector : public KernelCorrector {
 
 constexpr double k_min_host_scale = 1.0 / 30;
 constexpr double k_max_host_scale = 30;
-// A row tells the host cost only when the predicted latency depends on it: doubling the analytical host
-// cost must move the prediction by at least this share. In GPU-bound rows the bisection would otherwise
-// push any GPU-side under-prediction into a large host factor (seen at NAS-Bench-201 batch 256).
-constexpr double k_min_host_sensitivity = 0.25;
 
 // Host scale s with predict(..., s).latency == measured, by bisection in log space (latency is
 // non-decreasing in s); clamped to [1/30, 30]. Empty for a row that is not host-identifiable
-// (see k_min_host_sensitivity) or whose fit hits a clamp.
+// (TrainOptions::min_host_sensitivity) or whose fit hits a clamp.
 std::optional<HostSample> fit_host_scale(const GraphCache::Entry& e, const GpuSpec& gpu, const PredictOptions& opts,
-                                         double measured_ms, ScaledHostCorrector& c) {
+                                         double measured_ms, ScaledHostCorrector& c, double min_sensitivity) {
   c.reset();
   auto latency = [&](double s) {
     c.scale = s;
     return predict(e.graph, e.cost, gpu, opts, &c).latency_ms;
   };
   const double at_one = latency(1.0);
-  if (!(at_one > 0) || latency(2.0) < at_one * (1 + k_min_host_sensitivity)) return std::nullopt;
+  if (!(at_one > 0) || latency(2.0) < at_one * (1 + min_sensitivity)) return std::nullopt;
   double lo = std::log(k_min_host_scale), hi = std::log(k_max_host_scale);
   const double at_lo = latency(std::exp(lo));
   const double host_s = c.last_analytical_host_s;
@@ -226,7 +222,7 @@ Bundle train_bundle(const TrainRequest& req) {
         const GpuSpec& gpu = gpus.get(r.gpu_id, f);
         const PredictOptions opts = network_options(r, where);
         if (req.target == Target::latency) {
-          auto h = fit_host_scale(*e, gpu, opts, *measured, host_fit);
+          auto h = fit_host_scale(*e, gpu, opts, *measured, host_fit, req.options.min_host_sensitivity);
           if (!h) {
             ++not_host_bound;
             continue;
@@ -253,7 +249,7 @@ Bundle train_bundle(const TrainRequest& req) {
   if (not_host_bound > 0)
     spdlog::info("train: {} network rows not used for host overhead: GPU-bound (doubling the host cost moves the "
                  "prediction by less than {:.0f}%) or beyond a host factor in [1/30, 30]",
-                 not_host_bound, k_min_host_sensitivity * 100);
+                 not_host_bound, req.options.min_host_sensitivity * 100);
   b.params["host_rows_not_host_bound"] = not_host_bound;
   if (bad_rows > 5) spdlog::warn("train: {} rows skipped in all", bad_rows);
   if (!host_samples.empty()) {

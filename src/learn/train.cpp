@@ -60,6 +60,7 @@ nlohmann::json to_json(const TrainOptions& o) {
           {"seed", o.seed},
           {"min_family_rows", o.min_family_rows},
           {"drop_features", o.drop_features},
+          {"min_host_sensitivity", o.min_host_sensitivity},
           {"objective", "reg:squarederror"},
           {"label", "log(measured / analytical)"}};
 }

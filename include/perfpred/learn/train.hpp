@@ -24,6 +24,10 @@ struct TrainOptions {
   /// Features left out of training (their columns are set missing, so no tree splits on them and a
   /// bundle needs no mask at prediction time). A name, or a prefix ending in '*' ("gpu_*").
   std::vector<std::string> drop_features;
+  /// A network row trains the host-overhead booster only when doubling the analytical host cost moves its
+  /// predicted latency by at least this share. In GPU-bound rows the fit would otherwise push any GPU-side
+  /// under-prediction into a large host factor (seen at NAS-Bench-201 batch 256).
+  double min_host_sensitivity = 0.25;
 };
 
 /// Column indices of `names` matched by `drop` (exact name or prefix ending in '*').
