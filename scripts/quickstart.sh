@@ -5,12 +5,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh" --no-python
 "$root/scripts/build.sh"
-bin=${PERFPRED_BUILD_DIR:-$root/build}/perfpred
+bin=${PERFPRED_BUILD_DIR:-$root/build}/src/cli/perfpred
 model=$root/models/zoo/resnet50.onnx
 
 echo
 echo "== perfpred inspect (first layers of ResNet-50)"
-"$bin" inspect "$model" --batch 1 | head -n 12
+# No pipe into head: with pipefail, inspect's SIGPIPE would end the script.
+layers=$("$bin" inspect "$model" --batch 1)
+head -n 12 <<<"$layers"
 echo
 echo "== perfpred predict: ResNet-50, batch 32, fp16 inference on an A100-SXM4-40GB"
 "$bin" predict "$model" --gpu a100-sxm4-40gb --batch 32 --precision fp16
