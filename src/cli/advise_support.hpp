@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "predict_choices.hpp"
 #include "perfpred/advise/model.hpp"
 #include "perfpred/analysis/cost.hpp"
 #include "perfpred/learn/bundle.hpp"
@@ -60,15 +61,14 @@ inline advise::ModelAtBatch model_at_batch(const std::filesystem::path& path,
 }
 
 /// PredictOptions from the option strings every decision command shares.
-inline PredictOptions predict_options(long long batch, const std::string& precision, const std::string& mode,
-                                      const std::string& runtime, const std::string& optimizer) {
-  if (batch < 1) throw InputError("--batch " + std::to_string(batch) + ": must be at least 1");
+inline PredictOptions predict_options(const PredictChoices& c) {
+  if (c.batch < 1) throw InputError("--batch " + std::to_string(c.batch) + ": must be at least 1");
   PredictOptions o;
-  o.batch = batch;
-  o.precision = precision_from_string(precision, "--precision");
-  o.mode = mode_from_string(mode, "--mode");
-  o.runtime = runtime_from_string(runtime, "--runtime");
-  if (!optimizer.empty()) o.optimizer = optimizer_from_string(optimizer, "--optimizer");
+  o.batch = c.batch;
+  o.precision = precision_from_string(c.precision, "--precision");
+  o.mode = mode_from_string(c.mode, "--mode");
+  o.runtime = runtime_from_string(c.runtime, "--runtime");
+  if (!c.optimizer.empty()) o.optimizer = optimizer_from_string(c.optimizer, "--optimizer");
   return o;
 }
 

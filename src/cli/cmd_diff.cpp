@@ -31,7 +31,7 @@ int run_diff(const DiffCliOptions& o) {
   if (o.fail_over_pct && !(std::isfinite(*o.fail_over_pct) && *o.fail_over_pct >= 0))
     throw InputError("--fail-over " + fmt_exact(*o.fail_over_pct) + ": must be a percentage >= 0, e.g. 5");
   if (o.top < 1) throw InputError("--top must be at least 1");
-  PredictOptions popts = support::predict_options(o.batch, o.precision, o.mode, o.runtime, o.optimizer);
+  PredictOptions popts = support::predict_options(o);
   GpuSpec gpu = resolve_gpu(o.gpu);
   support::Corrector corr(o.bundle, o.analytical);
   auto shapes = parse_input_shapes(o.input_shapes);

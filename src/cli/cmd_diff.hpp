@@ -4,21 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "predict_choices.hpp"
+
 namespace perfpred::cli {
 
-struct DiffCliOptions {
+/// The shared prediction options come from PredictChoices.
+struct DiffCliOptions : PredictChoices {
   std::string old_model;
   std::string new_model;
   std::string gpu;
-  long long batch = 1;
-  std::string precision = "fp32";
-  std::string mode = "inference";
-  std::string runtime = "pytorch";
-  std::string optimizer;
-  std::vector<std::string> input_shapes;
-  bool allow_unknown = false;
-  std::string bundle;
-  bool analytical = false;
   std::optional<double> fail_over_pct;
   long long top = 10;
   bool json = false;

@@ -15,7 +15,7 @@ int run_mig(const MigCliOptions& o) {
   if (o.max_batch && !o.input_shapes.empty())
     throw InputError("--max-batch varies the batch; it cannot be combined with --input-shape");
   if (o.max_batch_limit < 1) throw InputError("--max-batch-limit must be at least 1");
-  PredictOptions popts = support::predict_options(o.batch, o.precision, o.mode, o.runtime, o.optimizer);
+  PredictOptions popts = support::predict_options(o);
   advise::MigOptions mo;
   mo.slo_ms = o.slo_ms;
   mo.memory_headroom = o.memory_headroom;

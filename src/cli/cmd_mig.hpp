@@ -4,24 +4,18 @@
 #include <string>
 #include <vector>
 
+#include "predict_choices.hpp"
+
 namespace perfpred::cli {
 
-struct MigCliOptions {
+/// The shared prediction options come from PredictChoices.
+struct MigCliOptions : PredictChoices {
   std::string model;
   std::string gpu;
   std::optional<double> slo_ms;
   double memory_headroom = 0.10;
-  long long batch = 1;
-  std::string precision = "fp32";
-  std::string mode = "inference";
-  std::string runtime = "pytorch";
-  std::string optimizer;
-  std::vector<std::string> input_shapes;
   bool max_batch = false;
   long long max_batch_limit = 65536;
-  bool allow_unknown = false;
-  std::string bundle;
-  bool analytical = false;
   bool json = false;
 };
 

@@ -15,7 +15,7 @@ int run_report(const ReportCliOptions& o) {
   if (o.out.empty()) throw InputError("report needs --out FILE.html");
   if (o.gpus.empty()) throw InputError("report needs at least one --gpu ID");
   if (o.max_layer_bars < 1) throw InputError("--max-layer-bars must be at least 1");
-  PredictOptions popts = support::predict_options(o.batch, o.precision, o.mode, o.runtime, o.optimizer);
+  PredictOptions popts = support::predict_options(o);
   std::vector<GpuSpec> gpus;
   std::set<std::string> seen;
   for (const auto& arg : o.gpus)

@@ -3,21 +3,15 @@
 #include <string>
 #include <vector>
 
+#include "predict_choices.hpp"
+
 namespace perfpred::cli {
 
-struct ReportCliOptions {
+/// The shared prediction options come from PredictChoices.
+struct ReportCliOptions : PredictChoices {
   std::string model;
   std::vector<std::string> gpus;
   std::string out;
-  long long batch = 1;
-  std::string precision = "fp32";
-  std::string mode = "inference";
-  std::string runtime = "pytorch";
-  std::string optimizer;
-  std::vector<std::string> input_shapes;
-  bool allow_unknown = false;
-  std::string bundle;
-  bool analytical = false;
   long long max_layer_bars = 60;
 };
 

@@ -45,7 +45,7 @@ nlohmann::json candidate_json(const advise::SelectCandidate& c) {
 
 int run_select(const SelectCliOptions& o) {
   advise::Objective objective = advise::objective_from_string(o.objective);
-  PredictOptions popts = support::predict_options(o.batch, o.precision, o.mode, o.runtime, o.optimizer);
+  PredictOptions popts = support::predict_options(o);
   if (o.all && !o.devices.empty()) throw InputError("give --devices or --all, not both");
   if (!o.all && o.devices.empty()) throw InputError("select needs --devices ID,ID,... or --all");
   // Resolve devices first: an unknown id is an input error before any import.

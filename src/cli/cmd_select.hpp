@@ -4,9 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "predict_choices.hpp"
+
 namespace perfpred::cli {
 
-struct SelectCliOptions {
+/// The shared prediction options come from PredictChoices.
+struct SelectCliOptions : PredictChoices {
   std::string model;
   std::vector<std::string> devices;  ///< ids or spec paths (comma-separated values are split)
   bool all = false;
@@ -15,15 +18,6 @@ struct SelectCliOptions {
   std::optional<double> min_memory_headroom;
   std::string objective = "latency";
   std::string prices;
-  long long batch = 1;
-  std::string precision = "fp32";
-  std::string mode = "inference";
-  std::string runtime = "pytorch";
-  std::string optimizer;
-  std::vector<std::string> input_shapes;
-  bool allow_unknown = false;
-  std::string bundle;
-  bool analytical = false;
   bool json = false;
 };
 

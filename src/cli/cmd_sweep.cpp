@@ -16,7 +16,7 @@ int run_sweep(const SweepCliOptions& o) {
   if (o.csv && o.json) throw InputError("give --csv or --json, not both");
   if (o.vary.empty()) throw InputError("sweep needs at least one --vary FIELD=START:STOP:STEP (e.g. sm_count=40:160:20)");
   if (o.max_points < 1) throw InputError("--max-points must be at least 1");
-  PredictOptions popts = support::predict_options(o.batch, o.precision, o.mode, o.runtime, o.optimizer);
+  PredictOptions popts = support::predict_options(o);
   popts.detail = false;  // totals only: no per-kernel strings per point
   std::vector<advise::SweepAxis> axes;
   for (const auto& v : o.vary) axes.push_back(advise::parse_sweep_axis(v));

@@ -3,21 +3,15 @@
 #include <string>
 #include <vector>
 
+#include "predict_choices.hpp"
+
 namespace perfpred::cli {
 
-struct SweepCliOptions {
+/// The shared prediction options come from PredictChoices.
+struct SweepCliOptions : PredictChoices {
   std::string model;
   std::string base_gpu;
   std::vector<std::string> vary;
-  long long batch = 1;
-  std::string precision = "fp32";
-  std::string mode = "inference";
-  std::string runtime = "pytorch";
-  std::string optimizer;
-  std::vector<std::string> input_shapes;
-  bool allow_unknown = false;
-  std::string bundle;
-  bool analytical = false;
   long long max_points = 1000000;
   bool csv = false;
   bool json = false;

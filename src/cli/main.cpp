@@ -141,18 +141,16 @@ int main(int argc, char** argv) {
     });
   }
   // Options every decision subcommand shares (mig, select, sweep, report, diff).
-  auto add_predict_options = [](CLI::App* sub, long long& batch, std::string& precision, std::string& mode,
-                                std::string& runtime, std::string& optimizer, std::vector<std::string>& shapes,
-                                bool& allow_unknown, std::string& bundle, bool& analytical) {
-    sub->add_option("--batch", batch, "Batch size (leading symbolic dim of each runtime input)")->default_val(1);
-    sub->add_option("--precision", precision, "fp32, tf32, fp16, bf16 or int8")->default_val("fp32");
-    sub->add_option("--mode", mode, "inference or training")->default_val("inference");
-    sub->add_option("--runtime", runtime, "pytorch, tensorrt, onnxruntime or cudnn")->default_val("pytorch");
-    sub->add_option("--optimizer", optimizer, "Training optimizer: none, sgd, momentum or adam");
-    sub->add_option("--input-shape", shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
-    sub->add_flag("--allow-unknown", allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
-    sub->add_option("--bundle", bundle, "Learned latency bundle (default: the shipped one when present)");
-    sub->add_flag("--analytical", analytical, "Use the analytical model alone, no learned bundle");
+  auto add_predict_options = [](CLI::App* sub, perfpred::cli::PredictChoices& p) {
+    sub->add_option("--batch", p.batch, "Batch size (leading symbolic dim of each runtime input)")->default_val(1);
+    sub->add_option("--precision", p.precision, "fp32, tf32, fp16, bf16 or int8")->default_val("fp32");
+    sub->add_option("--mode", p.mode, "inference or training")->default_val("inference");
+    sub->add_option("--runtime", p.runtime, "pytorch, tensorrt, onnxruntime or cudnn")->default_val("pytorch");
+    sub->add_option("--optimizer", p.optimizer, "Training optimizer: none, sgd, momentum or adam");
+    sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+    sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
+    sub->add_option("--bundle", p.bundle, "Learned latency bundle (default: the shipped one when present)");
+    sub->add_flag("--analytical", p.analytical, "Use the analytical model alone, no learned bundle");
   };
 
   perfpred::cli::MigCliOptions mig_opts;
@@ -165,8 +163,7 @@ int main(int argc, char** argv) {
         ->default_val(0.10);
     sub->add_flag("--max-batch", mig_opts.max_batch, "Also find the largest batch each profile sustains within the SLO and memory");
     sub->add_option("--max-batch-limit", mig_opts.max_batch_limit, "Ceiling of the --max-batch search")->default_val(65536);
-    add_predict_options(sub, mig_opts.batch, mig_opts.precision, mig_opts.mode, mig_opts.runtime, mig_opts.optimizer,
-                        mig_opts.input_shapes, mig_opts.allow_unknown, mig_opts.bundle, mig_opts.analytical);
+    add_predict_options(sub, mig_opts);
     sub->add_flag("--json", mig_opts.json, "Print one JSON object");
     sub->callback([&] { action = [&] { return perfpred::cli::run_mig(mig_opts); }; });
   }
@@ -182,9 +179,7 @@ int main(int argc, char** argv) {
     sub->add_option("--min-memory-headroom", select_opts.min_memory_headroom, "Reject devices with less free memory share at peak, [0, 1)");
     sub->add_option("--objective", select_opts.objective, "latency, energy, cost or throughput_per_watt")->default_val("latency");
     sub->add_option("--prices", select_opts.prices, "prices.json for --objective cost (docs/formats.md)");
-    add_predict_options(sub, select_opts.batch, select_opts.precision, select_opts.mode, select_opts.runtime,
-                        select_opts.optimizer, select_opts.input_shapes, select_opts.allow_unknown, select_opts.bundle,
-                        select_opts.analytical);
+    add_predict_options(sub, select_opts);
     sub->add_flag("--json", select_opts.json, "Print one JSON object");
     sub->callback([&] { action = [&] { return perfpred::cli::run_select(select_opts); }; });
   }
@@ -196,9 +191,7 @@ int main(int argc, char** argv) {
     sub->add_option("--base-gpu", sweep_opts.base_gpu, "Device id or spec file to start from")->required();
     sub->add_option("--vary", sweep_opts.vary, "FIELD=START:STOP:STEP (repeatable; e.g. sm_count=40:160:20)")->required();
     sub->add_option("--max-points", sweep_opts.max_points, "Refuse grids larger than this")->default_val(1000000);
-    add_predict_options(sub, sweep_opts.batch, sweep_opts.precision, sweep_opts.mode, sweep_opts.runtime,
-                        sweep_opts.optimizer, sweep_opts.input_shapes, sweep_opts.allow_unknown, sweep_opts.bundle,
-                        sweep_opts.analytical);
+    add_predict_options(sub, sweep_opts);
     sub->add_flag("--csv", sweep_opts.csv, "Print CSV");
     sub->add_flag("--json", sweep_opts.json, "Print one JSON object");
     sub->callback([&] { action = [&] { return perfpred::cli::run_sweep(sweep_opts); }; });
@@ -211,9 +204,7 @@ int main(int argc, char** argv) {
     sub->add_option("--gpu", report_opts.gpus, "Device id or spec file (repeatable or comma-separated)")->required();
     sub->add_option("--out", report_opts.out, "Output .html file")->required();
     sub->add_option("--max-layer-bars", report_opts.max_layer_bars, "Slowest layers drawn as bars")->default_val(60);
-    add_predict_options(sub, report_opts.batch, report_opts.precision, report_opts.mode, report_opts.runtime,
-                        report_opts.optimizer, report_opts.input_shapes, report_opts.allow_unknown, report_opts.bundle,
-                        report_opts.analytical);
+    add_predict_options(sub, report_opts);
     sub->callback([&] { action = [&] { return perfpred::cli::run_report(report_opts); }; });
   }
 
@@ -239,8 +230,7 @@ int main(int argc, char** argv) {
     sub->add_option("--gpu", diff_opts.gpu, "Device id or spec file")->required();
     sub->add_option("--fail-over", diff_opts.fail_over_pct, "Exit 1 when latency or peak memory grows by more than PCT percent");
     sub->add_option("--top", diff_opts.top, "Layers listed as the main contributors")->default_val(10);
-    add_predict_options(sub, diff_opts.batch, diff_opts.precision, diff_opts.mode, diff_opts.runtime, diff_opts.optimizer,
-                        diff_opts.input_shapes, diff_opts.allow_unknown, diff_opts.bundle, diff_opts.analytical);
+    add_predict_options(sub, diff_opts);
     sub->add_flag("--json", diff_opts.json, "Print one JSON object");
     sub->callback([&] { action = [&] { return perfpred::cli::run_diff(diff_opts); }; });
   }

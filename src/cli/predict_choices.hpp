@@ -1,0 +1,21 @@
+#pragma once
+// The prediction options every decision subcommand shares (mig, select, sweep, report, diff), as given on
+// the command line; main.cpp registers them once and cli::support::predict_options() parses them.
+#include <string>
+#include <vector>
+
+namespace perfpred::cli {
+
+struct PredictChoices {
+  long long batch = 1;
+  std::string precision = "fp32";
+  std::string mode = "inference";
+  std::string runtime = "pytorch";
+  std::string optimizer;                  ///< empty: the predictor's default
+  std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
+  bool allow_unknown = false;
+  std::string bundle;                     ///< learned latency bundle; empty: the shipped default
+  bool analytical = false;
+};
+
+}  // namespace perfpred::cli
