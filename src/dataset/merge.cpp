@@ -38,6 +38,26 @@ void merge_meta(DatasetMeta& into, const DatasetMeta& m, const std::string& shar
   if (into.plan != m.plan) into.plan = nlohmann::json::object({{"varies", "see shards"}});
 }
 
+/// Network rows name their ONNX model relative to the dataset's folder (profile writes it so, and
+/// learn resolves it so). A shard merged into another folder keeps pointing at the same file: a
+/// relative path that resolves from the shard's folder is rewritten relative to the output's folder.
+/// Absolute paths, and names that are not files (converted public sets name models, not paths), stay.
+void rebase_model_path(std::map<std::string, std::string>& fields, const std::filesystem::path& shard,
+                       const std::filesystem::path& out) {
+  auto it = fields.find("model");
+  if (it == fields.end() || it->second.empty()) return;
+  std::filesystem::path model(it->second);
+  if (model.is_absolute()) return;
+  std::error_code ec;
+  auto from = std::filesystem::absolute(shard, ec).parent_path();
+  auto to = std::filesystem::absolute(out, ec).parent_path();
+  if (ec || from.lexically_normal() == to.lexically_normal()) return;
+  auto file = (from / model).lexically_normal();
+  if (!std::filesystem::is_regular_file(file, ec)) return;
+  auto rel = file.lexically_relative(to.lexically_normal());
+  if (!rel.empty()) it->second = rel.generic_string();
+}
+
 }  // namespace
 
 MergeResult merge_datasets(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs) {
@@ -101,6 +121,7 @@ MergeResult merge_datasets(const std::filesystem::path& out, const std::vector<s
         ++res.rows_in;
         std::map<std::string, std::string> fields;
         for (size_t c = 0; c < d.header.size(); ++c) fields[d.header[c]] = d.rows[r][c];
+        if (res.kind == DatasetKind::network) rebase_model_path(fields, d.path, out);
         const std::string& id = fields["id"];
         if (id.empty())
           throw InputError(d.path.string() + ":" + std::to_string(d.row_lines[r]) + ": column 'id': empty");

@@ -373,6 +373,47 @@ TEST(DatasetMerge, CountsConflictingDuplicates) {
   EXPECT_NEAR(*read_kernel_rows(t / "o.csv")[0].time_ms, 0.0123457, 1e-9);
 }
 
+TEST(DatasetMerge, NetworkModelPathsFollowTheOutputFolder) {
+  // Shards name their model relative to their own folder; merged elsewhere they must still resolve.
+  TempDir t;
+  fs::create_directories(t / "models");
+  fs::create_directories(t / "shard0");
+  fs::create_directories(t / "merged/all");
+  spit(t / "models/net.onnx", "onnx");
+  auto row = [](const std::string& id, const std::string& model) {
+    NetworkRow r;
+    r.id = id;
+    r.gpu_id = "a100-pcie-40gb";
+    r.precision = "fp32";
+    r.model = model;
+    r.mode = "inference";
+    r.batch = 1;
+    r.latency_ms = 1.5;
+    return r;
+  };
+  auto shard = t / "shard0/networks.csv";
+  {
+    DatasetWriter w(shard, DatasetKind::network);
+    w.append(row("a", "../models/net.onnx"));
+    w.append(row("b", "resnet50"));                              // a name, not a file: kept
+    w.append(row("c", (t / "models/net.onnx").string()));         // absolute: kept
+    w.append(row("d", "../models/missing.onnx"));                 // no such file: kept
+  }
+  auto out = t / "merged/all/networks.csv";
+  merge_datasets(out, {shard});
+  auto rows = read_network_rows(out);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].model, "../../models/net.onnx");
+  EXPECT_TRUE(fs::is_regular_file(out.parent_path() / rows[0].model));
+  EXPECT_EQ(rows[1].model, "resnet50");
+  EXPECT_EQ(rows[2].model, (t / "models/net.onnx").string());
+  EXPECT_EQ(rows[3].model, "../models/missing.onnx");
+  // Merged into the shard's own folder, nothing changes.
+  auto same = t / "shard0/all.csv";
+  merge_datasets(same, {shard});
+  EXPECT_EQ(read_network_rows(same)[0].model, "../models/net.onnx");
+}
+
 TEST(DatasetInfo, CountsByStatusGpuAndFamily) {
   TempDir t;
   auto a = t / "a.csv";
