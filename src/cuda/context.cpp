@@ -34,12 +34,22 @@ void* alloc_filled(Prepared& p, ElemType t, int64_t count, uint32_t seed, cudaSt
   return ptr;
 }
 
+void* alloc_filled_i8(Prepared& p, int64_t count, uint32_t seed, cudaStream_t s) {
+  void* ptr = alloc(p, count);
+  launch_fill_i8(ptr, count, seed, s);
+  return ptr;
+}
+
 ElemType elem_type(Precision p) {
   switch (p) {
     case Precision::fp16: return ElemType::f16;
     case Precision::bf16: return ElemType::bf16;
-    default: return ElemType::f32;
+    case Precision::fp32:
+    case Precision::tf32: return ElemType::f32;
+    case Precision::int8: break;
   }
+  // The plan sends int8 only to the conv and GEMM paths, which allocate with alloc_filled_i8.
+  throw Unsupported(std::string("precision ") + to_string(p) + " has no kernel of this op (int8 runs for conv and gemm forward)");
 }
 
 int64_t elem_size(ElemType t) { return t == ElemType::f32 ? 4 : 2; }

@@ -67,8 +67,11 @@ struct Prepared {
 /// A zero-filled or random-filled device buffer of `count` elements, owned by `p.keep`.
 void* alloc(Prepared& p, int64_t bytes);
 void* alloc_filled(Prepared& p, ElemType t, int64_t count, uint32_t seed, cudaStream_t s);
-/// Element type and size of a precision's storage.
+/// int8 operands (conv and GEMM int8 paths): `count` bytes filled with values in [-64, 63].
+void* alloc_filled_i8(Prepared& p, int64_t count, uint32_t seed, cudaStream_t s);
+/// Buffer type of a precision; throws Unsupported for int8, which only the conv and GEMM paths take.
 ElemType elem_type(Precision p);
+/// Bytes per element of a buffer type.
 int64_t elem_size(ElemType t);
 
 /// Builders per op family. Throw CudaError (status decided by the caller) or InputError-free

@@ -41,6 +41,16 @@ __global__ void fill_kernel(T* p, int64_t n, uint32_t seed) {
   }
 }
 
+__global__ void fill_i8_kernel(int8_t* p, int64_t n, uint32_t seed) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
+    h ^= h >> 16;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    p[i] = static_cast<int8_t>(static_cast<int>(h & 0x7f) - 64);
+  }
+}
+
 __global__ void flush_kernel(uint4* p, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
     p[i] = make_uint4(static_cast<unsigned>(i), 0u, 1u, 2u);
@@ -297,6 +307,11 @@ template <typename T> struct LnBwd {
 
 void launch_fill(void* p, ElemType t, int64_t n, uint32_t seed, cudaStream_t s) {
   dispatch<Fill>(t, p, n, seed, s);
+  check_launch();
+}
+
+void launch_fill_i8(void* p, int64_t n, uint32_t seed, cudaStream_t s) {
+  fill_i8_kernel<<<grid_for(n), k_threads, 0, s>>>(static_cast<int8_t*>(p), n, seed);
   check_launch();
 }
 

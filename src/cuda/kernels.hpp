@@ -12,6 +12,8 @@ enum class ElemType { f32, f16, bf16 };
 
 /// Fill n elements with deterministic values in [-1, 1] (no NaNs: timings of math on garbage vary).
 void launch_fill(void* p, ElemType t, int64_t n, uint32_t seed, cudaStream_t s);
+/// Fill n int8 elements with deterministic values in [-64, 63] (int8 convolution and GEMM operands).
+void launch_fill_i8(void* p, int64_t n, uint32_t seed, cudaStream_t s);
 /// Write `bytes` of a buffer: evicts every line of an L2 of at most bytes/2.
 void launch_l2_flush(void* p, int64_t bytes, cudaStream_t s);
 /// An empty kernel (launch overhead).

@@ -20,6 +20,7 @@ cudnnDataType_t data_type(Precision p) {
   switch (p) {
     case Precision::fp16: return CUDNN_DATA_HALF;
     case Precision::bf16: return CUDNN_DATA_BFLOAT16;
+    case Precision::int8: return CUDNN_DATA_INT8;
     default: return CUDNN_DATA_FLOAT;
   }
 }
@@ -38,12 +39,20 @@ std::shared_ptr<void> own(T handle, Destroy destroy) {
   return std::shared_ptr<void>(static_cast<void*>(handle), [destroy](void* h) { destroy(static_cast<T>(h)); });
 }
 
+/// int8 tensors are NHWC (cuDNN's INT8_CONFIG); every other precision is NCHW, as frameworks store it.
+cudnnTensorFormat_t layout(Precision prec) { return prec == Precision::int8 ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW; }
+
 cudnnTensorDescriptor_t tensor4d(Prepared& p, Precision prec, int n, int c, int h, int w) {
   cudnnTensorDescriptor_t d;
   PERFPRED_CUDNN_CHECK(cudnnCreateTensorDescriptor(&d));
   p.keep.push_back(own(d, cudnnDestroyTensorDescriptor));
-  PERFPRED_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, data_type(prec), n, c, h, w));
+  PERFPRED_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d, layout(prec), data_type(prec), n, c, h, w));
   return d;
+}
+
+/// A device operand of `count` elements in the precision's storage, filled.
+void* operand(Prepared& p, Precision prec, int64_t count, uint32_t seed, cudaStream_t s) {
+  return prec == Precision::int8 ? alloc_filled_i8(p, count, seed, s) : alloc_filled(p, elem_type(prec), count, seed, s);
 }
 
 int to_int(int64_t v, const char* what) {
@@ -65,22 +74,28 @@ Prepared prepare_conv(Context& c, const PlanEntry& e) {
   p.runtime = "cudnn";
   p.runtime_version = c.cudnn_version;
   const Precision prec = e.precision;
-  const ElemType et = elem_type(prec);
   int n = to_int(e.param("batch"), "batch"), ci = to_int(e.param("in_channels"), "in_channels"),
       co = to_int(e.param("out_channels"), "out_channels"), h = to_int(e.param("in_h"), "in_h"),
       w = to_int(e.param("in_w"), "in_w"), r = to_int(e.param("kernel_h"), "kernel"), s = to_int(e.param("stride_h"), "stride"),
       pad = to_int(e.param("pad_h"), "pad"), d = to_int(e.param("dilation_h"), "dilation"), g = to_int(e.param("groups"), "groups");
 
+  const bool int8 = prec == Precision::int8;
+  if (int8 && e.phase != "forward") throw Unsupported("int8 convolution is inference only (forward)");
+  // cuDNN's int8 convolutions (INT8_CONFIG) take NHWC tensors whose channel counts are multiples of 4.
+  if (int8 && (ci % (4 * g) != 0 || co % (4 * g) != 0))
+    throw Unsupported("cuDNN int8 convolution needs channels per group that are multiples of 4 (in " + std::to_string(ci / g) +
+                      ", out " + std::to_string(co / g) + ")");
   auto x_desc = tensor4d(p, prec, n, ci, h, w);
   cudnnFilterDescriptor_t w_desc;
   PERFPRED_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_desc));
   p.keep.push_back(own(w_desc, cudnnDestroyFilterDescriptor));
-  PERFPRED_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w_desc, data_type(prec), CUDNN_TENSOR_NCHW, co, ci / g, r, r));
+  PERFPRED_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w_desc, data_type(prec), layout(prec), co, ci / g, r, r));
   cudnnConvolutionDescriptor_t conv;
   PERFPRED_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv));
   p.keep.push_back(own(conv, cudnnDestroyConvolutionDescriptor));
-  // Half and bfloat16 convolutions accumulate in FP32, as frameworks configure them.
-  PERFPRED_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv, pad, pad, s, s, d, d, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  // Half and bfloat16 convolutions accumulate in FP32, as frameworks configure them; int8 in INT32.
+  PERFPRED_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv, pad, pad, s, s, d, d, CUDNN_CROSS_CORRELATION,
+                                                       int8 ? CUDNN_DATA_INT32 : CUDNN_DATA_FLOAT));
   PERFPRED_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv, g));
   PERFPRED_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, math_type(prec)));
   int on, oc, oh, ow;
@@ -91,9 +106,9 @@ Prepared prepare_conv(Context& c, const PlanEntry& e) {
   auto y_desc = tensor4d(p, prec, on, oc, oh, ow);
 
   const int64_t x_n = int64_t(n) * ci * h * w, w_n = int64_t(co) * (ci / g) * r * r, y_n = int64_t(on) * oc * oh * ow;
-  void* x = alloc_filled(p, et, x_n, 1, c.stream);
-  void* wt = alloc_filled(p, et, w_n, 2, c.stream);
-  void* y = alloc_filled(p, et, y_n, 3, c.stream);
+  void* x = operand(p, prec, x_n, 1, c.stream);
+  void* wt = operand(p, prec, w_n, 2, c.stream);
+  void* y = operand(p, prec, y_n, 3, c.stream);
   PERFPRED_CUDA_CHECK(cudaStreamSynchronize(c.stream));
 
   constexpr int k_max_algos = 16;
@@ -147,7 +162,8 @@ Prepared prepare_conv(Context& c, const PlanEntry& e) {
   }
   cudnnMathType_t mt;
   PERFPRED_CUDNN_CHECK(cudnnGetConvolutionMathType(conv, &mt));
-  note << "; workspace_bytes=" << ws_bytes << "; math_type=" << static_cast<int>(mt) << "; layout=NCHW";
+  note << "; workspace_bytes=" << ws_bytes << "; math_type=" << static_cast<int>(mt)
+       << "; layout=" << (int8 ? "NHWC" : "NCHW");
   p.notes.push_back(note.str());
   return p;
 }

@@ -94,6 +94,26 @@ TEST(Plan, DepthwiseGemmAndPrecisionRules) {
   EXPECT_EQ(tf32_acts, 0);
 }
 
+TEST(Plan, Int8IsConvAndGemmForwardOnly) {
+  // int8 at the plan level reaches only conv and GEMM forwards; other ops and phases skip it.
+  json j = json::parse(R"({"schema_version": 1, "name": "t", "precisions": ["fp16", "int8"], "sweeps": [
+    {"name": "c", "op": "conv", "phases": ["forward", "backward_data"], "grid": {"batch": 1, "in_channels": 16, "out_channels": 32, "size": 8, "kernel": 3}},
+    {"name": "g", "op": "gemm", "phases": ["forward", "backward_weight"], "grid": {"m": 64, "n": 128, "k": 256}},
+    {"name": "p", "op": "pool", "grid": {"batch": 1, "channels": 16, "size": 8, "kernel": 2, "stride": 2}}]})");
+  Plan p = plan_from_json(j, "t.json");
+  int int8_entries = 0;
+  for (const auto& e : p.entries) {
+    if (e.precision != Precision::int8) continue;
+    ++int8_entries;
+    EXPECT_EQ(e.phase, "forward") << e.id;
+    EXPECT_NE(e.op_kind, "pool") << e.id;
+    if (e.sweep == "g") {
+      EXPECT_DOUBLE_EQ(e.bytes, 64.0 * 256 + 256.0 * 128 + 4.0 * 64 * 128);  // int32 out
+    }
+  }
+  EXPECT_EQ(int8_entries, 2);
+}
+
 TEST(Plan, InvalidCombinationsAreDroppedNotErrors) {
   json j = json::parse(R"({"schema_version": 1, "name": "t", "sweeps": [
     {"op": "conv", "grid": {"batch": 1, "in_channels": [16, 64], "out_channels": 64, "size": 8, "kernel": 3, "groups": 32}}]})");
@@ -122,8 +142,10 @@ TEST(Plan, ErrorsNameTheSweepAndField) {
   EXPECT_NE(m.find("schema_version"), std::string::npos) << m;
   m = err(R"({"schema_version": 1, "name": "t", "sweeps": [{"op": "copy", "grid": {"bytes": 1}}]})");
   EXPECT_NE(m.find("belongs in 'microbenchmarks'"), std::string::npos) << m;
-  m = err(R"({"schema_version": 1, "name": "t", "sweeps": [{"op": "gemm", "precisions": ["int8"], "grid": {"m": 1, "n": 1, "k": 1}}]})");
-  EXPECT_NE(m.find("int8"), std::string::npos) << m;
+  m = err(R"({"schema_version": 1, "name": "t", "sweeps": [{"op": "softmax", "precisions": ["int8"], "grid": {"rows": 1, "cols": 2}}]})");
+  EXPECT_NE(m.find("int8 is profiled for conv and gemm (forward) only, not softmax"), std::string::npos) << m;
+  m = err(R"({"schema_version": 1, "name": "t", "sweeps": [{"op": "gemm", "precisions": ["int8"], "phases": ["backward_data"], "grid": {"m": 1, "n": 1, "k": 1}}]})");
+  EXPECT_NE(m.find("expands to no entries"), std::string::npos) << m;
   m = err(R"({"schema_version": 1, "name": "t", "sweeps": [{"op": "gemm", "grid": {"m": 0, "n": 1, "k": 1}}]})");
   EXPECT_NE(m.find("'m' = 0"), std::string::npos) << m;
   m = err(R"({"schema_version": 1, "name": "t", "extra": 1})");
