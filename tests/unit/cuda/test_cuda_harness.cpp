@@ -165,6 +165,30 @@ TEST(CudaBackend, MeasuresEveryOpKindOnTheGpu) {
   }
 }
 
+TEST(CudaBackend, Int8ConvAndGemmForwardsRunOrSayWhyNot) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA GPU";
+  auto b = make_cuda_backend({});
+  Plan plan = plan_from_json(json::parse(R"({"schema_version": 1, "name": "int8", "precisions": ["int8"],
+    "sweeps": [
+      {"op": "conv", "grid": {"batch": 2, "in_channels": 32, "out_channels": 64, "size": 28, "kernel": [1, 3]}},
+      {"op": "conv", "grid": {"batch": 2, "in_channels": 3, "out_channels": 64, "size": 28, "kernel": 3}},
+      {"op": "gemm", "grid": {"batch": [1, 4], "m": 256, "n": 128, "k": 64}}
+    ]})"),
+                             "int8");
+  ASSERT_EQ(plan.entries.size(), 5u);
+  for (const auto& e : plan.entries) {
+    Measurement m = b->measure(e, MeasureSettings{1, 3, true});
+    EXPECT_FALSE(m.fatal) << e.id << ": " << m.reason;
+    if (e.param("in_channels") == 3) {  // 3 channels are not a multiple of 4: cuDNN has no int8 kernel
+      EXPECT_EQ(m.status, RowStatus::unsupported) << e.id;
+      EXPECT_NE(m.reason.find("multiples of 4"), std::string::npos) << m.reason;
+    } else {
+      EXPECT_EQ(m.status, RowStatus::ok) << e.id << ": " << m.reason;
+      EXPECT_GT(m.time_ms, 0) << e.id;
+    }
+  }
+}
+
 TEST(CudaBackend, OversizedConfigurationIsAnOomRow) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA GPU";
   auto b = make_cuda_backend({});
