@@ -13,16 +13,27 @@ namespace perfpred::cuda {
 
 namespace {
 
-// The record layouts change between CUPTI releases; each library emits its newest version.
-#if CUPTI_API_VERSION >= 130000
+// The record layouts change between CUPTI releases and each library emits its newest version, so
+// the struct must match the CUPTI the harness links. CUPTI_API_VERSION per toolkit (cupti_version.h):
+// 18 = CUDA 11.8, 19 = 12.0, 26 = 12.8, then 130000 = 13.0 and 130200 = 13.2. CMake turns the harness
+// off below CUDA 11.8 (cmake/Cuda.cmake); the #error is for builds that bypass it.
+#if CUPTI_API_VERSION < 18
+#error "perfpred's CUDA harness needs CUDA 11.8 or newer (CUPTI API 18); older record layouts are not handled"
+#elif CUPTI_API_VERSION >= 130200
+using KernelRecord = CUpti_ActivityKernel11;
+using MemcpyRecord = CUpti_ActivityMemcpy6;
+#elif CUPTI_API_VERSION >= 130000
 using KernelRecord = CUpti_ActivityKernel10;
 using MemcpyRecord = CUpti_ActivityMemcpy6;
-#elif CUPTI_API_VERSION >= 18
+#elif CUPTI_API_VERSION >= 26
+using KernelRecord = CUpti_ActivityKernel9;
+using MemcpyRecord = CUpti_ActivityMemcpy6;
+#elif CUPTI_API_VERSION >= 19
 using KernelRecord = CUpti_ActivityKernel9;
 using MemcpyRecord = CUpti_ActivityMemcpy5;
 #else
-using KernelRecord = CUpti_ActivityKernel5;
-using MemcpyRecord = CUpti_ActivityMemcpy;
+using KernelRecord = CUpti_ActivityKernel8;
+using MemcpyRecord = CUpti_ActivityMemcpy5;
 #endif
 
 constexpr size_t k_buffer_bytes = 8 * 1024 * 1024;
