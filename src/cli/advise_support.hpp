@@ -72,29 +72,21 @@ inline PredictOptions predict_options(const PredictChoices& c) {
   return o;
 }
 
-/// The learned latency corrector: --bundle PATH, else the shipped default bundle when present, none
-/// with --analytical. A default bundle that cannot be used is skipped with a warning; an explicit one
-/// that cannot is an InputError.
+/// The learned latency corrector: --bundle PATH (or `default`, the shipped bundle); none by default
+/// and with --analytical. The analytical model is the default because it is the better predictor on
+/// network families the shipped bundle was not trained on (docs/accuracy.md, "Learned model"). A
+/// bundle that cannot be used is an InputError.
 class Corrector {
  public:
   Corrector(const std::string& bundle, bool analytical) {
-    if (analytical) return;
-    std::optional<std::filesystem::path> path;
-    const bool explicit_bundle = !bundle.empty();
-    if (explicit_bundle) path = bundle;
-    else path = learn::default_bundle_path();
-    if (!path) return;
-    try {
-      auto model = learn::LearnedModel::load(*path);
-      if (model->bundle().target != learn::Target::latency)
-        throw InputError(path->string() + ": a " + learn::to_string(model->bundle().target) +
-                         " bundle; these commands take a latency bundle");
-      m_model = model;
-      m_corrector = std::make_unique<learn::BundleCorrector>(model);
-    } catch (const InputError& e) {
-      if (explicit_bundle) throw;
-      spdlog::warn("default bundle not used ({}); predicting with the analytical model", e.what());
-    }
+    if (analytical || bundle.empty()) return;
+    const auto path = learn::bundle_argument(bundle);
+    auto model = learn::LearnedModel::load(path);
+    if (model->bundle().target != learn::Target::latency)
+      throw InputError(path.string() + ": a " + learn::to_string(model->bundle().target) +
+                       " bundle; these commands take a latency bundle");
+    m_model = model;
+    m_corrector = std::make_unique<learn::BundleCorrector>(model);
   }
   const KernelCorrector* get() const { return m_corrector.get(); }
   std::string label() const { return m_corrector ? m_corrector->label() : "analytical"; }

@@ -44,7 +44,7 @@ int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std:
   std::vector<std::shared_ptr<const learn::LearnedModel>> target_models;  // energy, memory
   std::map<learn::Target, std::string> given;
   for (const auto& path : models) {
-    auto m = learn::LearnedModel::load(path);
+    auto m = learn::LearnedModel::load(learn::bundle_argument(path));
     const learn::Target t = m->bundle().target;
     if (given.count(t))
       throw InputError("predict: --model " + path + " and --model " + given[t] + " are both " + learn::to_string(t) +
@@ -54,18 +54,6 @@ int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std:
       corrector = std::make_unique<learn::BundleCorrector>(m);
     else
       target_models.push_back(std::move(m));
-  }
-  if (!analytical && !given.count(learn::Target::latency)) {
-    if (const auto path = learn::default_bundle_path()) {
-      try {
-        auto m = learn::LearnedModel::load(*path);
-        if (m->bundle().target != learn::Target::latency)
-          throw InputError(path->string() + ": not a latency bundle");
-        corrector = std::make_unique<learn::BundleCorrector>(m);
-      } catch (const InputError& e) {
-        spdlog::warn("default bundle not used ({}); predicting with the analytical model", e.what());
-      }
-    }
   }
   PredictionHook after;
   if (!target_models.empty()) {

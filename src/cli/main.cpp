@@ -134,8 +134,8 @@ int main(int argc, char** argv) {
     sub->add_flag("--allow-unknown", predict_opts.allow_unknown, "Cost unknown ops as bytes-only estimates");
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
-    sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency (default: models/perfpred-default.json when present), energy, memory (repeatable)");
-    sub->add_flag("--analytical", predict_analytical, "Analytical model alone, no learned bundle");
+    sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the analytical model");
+    sub->add_flag("--analytical", predict_analytical, "Analytical model alone (the default; refuses --model)");
     sub->callback([&] {
       action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundles, predict_analytical); };
     });
@@ -149,8 +149,8 @@ int main(int argc, char** argv) {
     sub->add_option("--optimizer", p.optimizer, "Training optimizer: none, sgd, momentum or adam");
     sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
     sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
-    sub->add_option("--bundle", p.bundle, "Learned latency bundle (default: the shipped one when present)");
-    sub->add_flag("--analytical", p.analytical, "Use the analytical model alone, no learned bundle");
+    sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
+    sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
   };
 
   perfpred::cli::MigCliOptions mig_opts;
@@ -217,8 +217,8 @@ int main(int argc, char** argv) {
     check->add_option("--junit", budget_opts.junit, "Also write JUnit XML here");
     check->add_flag("--json", budget_opts.json, "Print the verdict as JSON");
     check->add_flag("--no-meta", budget_opts.no_meta, "Leave out the run metadata (timestamp, version)");
-    check->add_option("--bundle", budget_opts.bundle, "Learned latency bundle (default: the shipped one when present)");
-    check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone");
+    check->add_option("--bundle", budget_opts.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
+    check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone (the default)");
     check->callback([&] { action = [&] { return perfpred::cli::run_budget_check(budget_opts); }; });
   }
 

@@ -14,7 +14,7 @@ struct PredictChoices {
   std::string optimizer;                  ///< empty: the predictor's default
   std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
   bool allow_unknown = false;
-  std::string bundle;                     ///< learned latency bundle; empty: the shipped default
+  std::string bundle;                     ///< learned latency bundle (`default`: the shipped one); empty: none
   bool analytical = false;
 };
 

@@ -312,4 +312,11 @@ std::optional<std::filesystem::path> default_bundle_path() {
   return std::nullopt;
 }
 
+std::filesystem::path bundle_argument(const std::string& arg) {
+  if (arg != "default") return arg;
+  if (auto p = default_bundle_path()) return *p;
+  throw InputError("the shipped bundle " + (model_dir() / "perfpred-default.json").string() +
+                   " is not there (set PERFPRED_MODEL_DIR to the folder holding it, or give a bundle's path)");
+}
+
 }  // namespace perfpred::learn

@@ -115,12 +115,19 @@ assert p["gpu_seen_in_training"] is True
 assert a["model_bundle"] == "analytical"
 assert p["latency_ms"] != a["latency_ms"]
 EOF2
-# the default bundle is picked up from the model directory
+# the shipped bundle is opt-in: without --model the analytical model runs even when it is there;
+# `--model default` / `--bundle default` load it from the model directory
 mkdir -p "$TMP/models" && cp "$TMP/b.json" "$TMP/models/perfpred-default.json"
-PERFPRED_MODEL_DIR="$TMP/models" "$BIN" predict "$MODEL" --gpu p100-pcie-16gb --json >"$TMP/d.json" || { echo "FAIL: default bundle"; fail=1; }
-check $PY -c "import json,sys; j=json.load(open('$TMP/d.json')); assert j['model_bundle']=='b' and j['gpu_seen_in_training'] is False, j['model_bundle']"
-PERFPRED_MODEL_DIR="$TMP/models" "$BIN" predict "$MODEL" --gpu t4 --analytical --json >"$TMP/n.json" || { echo "FAIL: --analytical"; fail=1; }
+PERFPRED_MODEL_DIR="$TMP/models" "$BIN" predict "$MODEL" --gpu p100-pcie-16gb --json >"$TMP/n.json" || { echo "FAIL: no bundle"; fail=1; }
 check $PY -c "import json; assert json.load(open('$TMP/n.json'))['model_bundle']=='analytical'"
+PERFPRED_MODEL_DIR="$TMP/models" "$BIN" predict "$MODEL" --gpu p100-pcie-16gb --model default --json >"$TMP/d.json" || { echo "FAIL: --model default"; fail=1; }
+check $PY -c "import json,sys; j=json.load(open('$TMP/d.json')); assert j['model_bundle']=='b' and j['gpu_seen_in_training'] is False, j['model_bundle']"
+PERFPRED_MODEL_DIR="$TMP/models" "$BIN" select "$MODEL" --devices p100-pcie-16gb,t4 --bundle default --json >"$TMP/s.json" || { echo "FAIL: select --bundle default"; fail=1; }
+check grep -q '"b"' "$TMP/s.json"
+PERFPRED_MODEL_DIR="$TMP/models" "$BIN" predict "$MODEL" --gpu t4 --analytical --json >"$TMP/n2.json" || { echo "FAIL: --analytical"; fail=1; }
+check $PY -c "import json; assert json.load(open('$TMP/n2.json'))['model_bundle']=='analytical'"
+PERFPRED_MODEL_DIR="$TMP/no-models" expect_exit 2 predict "$MODEL" --gpu t4 --model default
+check grep -q "perfpred-default.json" "$TMP/err"
 
 # 5. licence: refused without --allow-unlicensed-eval; with it the bundle is not for shipping
 expect_exit 2 train --data "$TMP/unlicensed.csv" --out "$TMP/u.json"

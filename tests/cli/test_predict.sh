@@ -78,6 +78,11 @@ less() { $PY -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2
 check less "$(lat --gpu a100-sxm4-40gb --batch 64 --precision fp16)" "$(lat --gpu a100-sxm4-40gb --batch 64)"
 check less "$(lat --gpu a100-sxm4-40gb --batch 64)" "$(lat --gpu a100-sxm4-40gb:1g.5gb --batch 64)"
 check less "$(lat --gpu gtx-1080ti --batch 8)" "$(lat --gpu gtx-1080ti --batch 64)"
+# the shipped bundle, where a repository has it: batch ordering too (it once predicted batch 8 slower)
+if [ -f "$ROOT/models/perfpred-default.json" ]; then
+  check less "$(PERFPRED_MODEL_DIR="$ROOT/models" lat --gpu gtx-1080ti --batch 8 --model default)" \
+    "$(PERFPRED_MODEL_DIR="$ROOT/models" lat --gpu gtx-1080ti --batch 64 --model default)"
+fi
 check less "$(lat --gpu t4 --runtime tensorrt)" "$(lat --gpu t4)"
 check $PY -c "
 import json,subprocess,sys

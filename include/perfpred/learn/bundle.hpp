@@ -77,4 +77,8 @@ struct Fnv1a64 {
 /// The shipped default bundle: model_dir()/perfpred-default.json, or nullopt when absent.
 std::optional<std::filesystem::path> default_bundle_path();
 
+/// A bundle argument (`--model`, `--bundle`): the word `default` names the shipped bundle (an
+/// InputError naming where it was looked for when absent); anything else is a path, as given.
+std::filesystem::path bundle_argument(const std::string& arg);
+
 }  // namespace perfpred::learn
