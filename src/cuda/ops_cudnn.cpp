@@ -69,6 +69,27 @@ const Perf* pick(const Perf* perfs, int count, int64_t limit) {
   return nullptr;
 }
 
+/// Let cuDNN time its algorithms for one convolution phase (`find` wraps cudnnFindConvolution*),
+/// keep the fastest that fits the workspace limit, and bind `run(algo, workspace, bytes)` as the
+/// measured call. Returns the workspace size; the choice goes into `note` as `algo=TAG:N`.
+template <typename Perf, typename Find, typename Run>
+size_t bind_fastest(Prepared& p, Context& c, cudnnConvolutionDescriptor_t conv, const char* phase, const char* tag,
+                    std::ostringstream& note, Find find, Run run) {
+  constexpr int k_max_algos = 16;
+  Perf perf[k_max_algos];
+  int found = 0;
+  PERFPRED_CUDNN_CHECK(find(k_max_algos, &found, perf));
+  const Perf* best = pick(perf, found, c.workspace_limit_bytes);
+  if (!best) throw Unsupported(std::string("no cuDNN ") + phase + " algorithm fits the workspace limit");
+  PERFPRED_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, best->mathType));
+  const size_t ws_bytes = best->memory;
+  void* ws = alloc(p, static_cast<int64_t>(ws_bytes));
+  const auto algo = best->algo;
+  note << "algo=" << tag << ":" << static_cast<int>(algo);
+  p.run = [=] { run(algo, ws, ws_bytes); };
+  return ws_bytes;
+}
+
 Prepared prepare_conv(Context& c, const PlanEntry& e) {
   Prepared p;
   p.runtime = "cudnn";
@@ -111,54 +132,38 @@ Prepared prepare_conv(Context& c, const PlanEntry& e) {
   void* y = operand(p, prec, y_n, 3, c.stream);
   PERFPRED_CUDA_CHECK(cudaStreamSynchronize(c.stream));
 
-  constexpr int k_max_algos = 16;
-  int found = 0;
   std::ostringstream note;
   size_t ws_bytes = 0;
   if (e.phase == "forward") {
-    cudnnConvolutionFwdAlgoPerf_t perf[k_max_algos];
-    PERFPRED_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(c.cudnn, x_desc, w_desc, conv, y_desc, k_max_algos, &found, perf));
-    const auto* best = pick(perf, found, c.workspace_limit_bytes);
-    if (!best) throw Unsupported("no cuDNN forward algorithm fits the workspace limit");
-    PERFPRED_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, best->mathType));
-    ws_bytes = best->memory;
-    void* ws = alloc(p, static_cast<int64_t>(ws_bytes));
-    auto algo = best->algo;
-    note << "algo=fwd:" << static_cast<int>(algo);
-    p.run = [=, &c] {
-      PERFPRED_CUDNN_CHECK(cudnnConvolutionForward(c.cudnn, &k_one, x_desc, x, w_desc, wt, conv, algo, ws, ws_bytes,
-                                                   &k_zero, y_desc, y));
-    };
+    ws_bytes = bind_fastest<cudnnConvolutionFwdAlgoPerf_t>(
+        p, c, conv, "forward", "fwd", note,
+        [&](int n, int* found, cudnnConvolutionFwdAlgoPerf_t* perf) {
+          return cudnnFindConvolutionForwardAlgorithm(c.cudnn, x_desc, w_desc, conv, y_desc, n, found, perf);
+        },
+        [=, &c](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
+          PERFPRED_CUDNN_CHECK(cudnnConvolutionForward(c.cudnn, &k_one, x_desc, x, w_desc, wt, conv, algo, ws, bytes, &k_zero,
+                                                       y_desc, y));
+        });
   } else if (e.phase == "backward_data") {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[k_max_algos];
-    PERFPRED_CUDNN_CHECK(
-        cudnnFindConvolutionBackwardDataAlgorithm(c.cudnn, w_desc, y_desc, conv, x_desc, k_max_algos, &found, perf));
-    const auto* best = pick(perf, found, c.workspace_limit_bytes);
-    if (!best) throw Unsupported("no cuDNN backward-data algorithm fits the workspace limit");
-    PERFPRED_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, best->mathType));
-    ws_bytes = best->memory;
-    void* ws = alloc(p, static_cast<int64_t>(ws_bytes));
-    auto algo = best->algo;
-    note << "algo=bwd_data:" << static_cast<int>(algo);
-    p.run = [=, &c] {
-      PERFPRED_CUDNN_CHECK(cudnnConvolutionBackwardData(c.cudnn, &k_one, w_desc, wt, y_desc, y, conv, algo, ws, ws_bytes,
-                                                        &k_zero, x_desc, x));
-    };
+    ws_bytes = bind_fastest<cudnnConvolutionBwdDataAlgoPerf_t>(
+        p, c, conv, "backward-data", "bwd_data", note,
+        [&](int n, int* found, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
+          return cudnnFindConvolutionBackwardDataAlgorithm(c.cudnn, w_desc, y_desc, conv, x_desc, n, found, perf);
+        },
+        [=, &c](cudnnConvolutionBwdDataAlgo_t algo, void* ws, size_t bytes) {
+          PERFPRED_CUDNN_CHECK(cudnnConvolutionBackwardData(c.cudnn, &k_one, w_desc, wt, y_desc, y, conv, algo, ws, bytes,
+                                                            &k_zero, x_desc, x));
+        });
   } else {
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[k_max_algos];
-    PERFPRED_CUDNN_CHECK(
-        cudnnFindConvolutionBackwardFilterAlgorithm(c.cudnn, x_desc, y_desc, conv, w_desc, k_max_algos, &found, perf));
-    const auto* best = pick(perf, found, c.workspace_limit_bytes);
-    if (!best) throw Unsupported("no cuDNN backward-filter algorithm fits the workspace limit");
-    PERFPRED_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, best->mathType));
-    ws_bytes = best->memory;
-    void* ws = alloc(p, static_cast<int64_t>(ws_bytes));
-    auto algo = best->algo;
-    note << "algo=bwd_filter:" << static_cast<int>(algo);
-    p.run = [=, &c] {
-      PERFPRED_CUDNN_CHECK(cudnnConvolutionBackwardFilter(c.cudnn, &k_one, x_desc, x, y_desc, y, conv, algo, ws, ws_bytes,
-                                                          &k_zero, w_desc, wt));
-    };
+    ws_bytes = bind_fastest<cudnnConvolutionBwdFilterAlgoPerf_t>(
+        p, c, conv, "backward-filter", "bwd_filter", note,
+        [&](int n, int* found, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
+          return cudnnFindConvolutionBackwardFilterAlgorithm(c.cudnn, x_desc, y_desc, conv, w_desc, n, found, perf);
+        },
+        [=, &c](cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
+          PERFPRED_CUDNN_CHECK(cudnnConvolutionBackwardFilter(c.cudnn, &k_one, x_desc, x, y_desc, y, conv, algo, ws, bytes,
+                                                              &k_zero, w_desc, wt));
+        });
   }
   cudnnMathType_t mt;
   PERFPRED_CUDNN_CHECK(cudnnGetConvolutionMathType(conv, &mt));
