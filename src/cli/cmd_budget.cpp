@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 
 #include "advise_support.hpp"
@@ -29,21 +28,6 @@ std::string utc_now() {
 std::string check_line(const advise::BudgetCheck& c) {
   return "predicted " + report::fmt_exact(c.value) + ", limit " + report::fmt_exact(c.limit_value) + ", margin " +
          report::fmt_pct(c.margin_pct);
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::filesystem::path p(path);
-  if (p.has_parent_path() && !std::filesystem::is_directory(p.parent_path()))
-    throw InputError("--junit " + path + ": directory " + p.parent_path().string() + " does not exist");
-  std::filesystem::path tmp = p;
-  tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError("--junit " + path + ": cannot write " + tmp.string());
-    f << text;
-    if (!f.flush()) throw InternalError("writing " + tmp.string() + " failed");
-  }
-  std::filesystem::rename(tmp, p);
 }
 
 }  // namespace
@@ -81,7 +65,7 @@ int run_budget_check(const BudgetCliOptions& o) {
         }
         cases.push_back(std::move(jc));
       }
-    write_file(o.junit, report::junit_xml("perfpred budget " + file.path.filename().string(), cases));
+    write_text_file(o.junit, report::junit_xml("perfpred budget " + file.path.filename().string(), cases), "--junit");
   }
   if (o.json) {
     nlohmann::json j = advise::budget_verdict_json(rep);

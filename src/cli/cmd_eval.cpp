@@ -18,7 +18,7 @@ int run_eval(const EvalCmdOptions& o) {
   if (o.model.empty()) throw InputError("eval: --model BUNDLE.json is required");
   if (o.data.empty()) throw InputError("eval: give at least one --data file");
   if (!(o.network_fraction > 0 && o.network_fraction <= 1)) throw InputError("eval: --network-fraction must be in (0, 1]");
-  const auto model = learn::LearnedModel::load(o.model);
+  const auto model = learn::LearnedModel::load(learn::bundle_argument(o.model));
   learn::EvalRequest req;
   for (const auto& d : o.data) req.data.emplace_back(d);
   req.holdout_gpus = o.holdout_gpus;
@@ -28,6 +28,7 @@ int run_eval(const EvalCmdOptions& o) {
   if (res.records.empty())
     throw InputError("eval: no rows to evaluate in the given --data files for a " +
                      learn::to_string(model->bundle().target) + " bundle (check --holdout-gpu/--holdout-family)");
+  if (!o.rows.empty()) write_text_file(o.rows, learn::eval_rows_csv(res), "eval --rows");
   const auto report = learn::eval_report(res, model->bundle());
   for (const auto& g : o.holdout_gpus)
     if (model->gpu_seen(g)) spdlog::warn("eval: GPU {} was in the bundle's training data: not a held-out result", g);

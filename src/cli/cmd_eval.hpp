@@ -15,14 +15,15 @@ struct EvalCmdOptions {
   std::vector<std::string> holdout_families;
   double network_fraction = 1.0;
   bool json = false;
+  std::string rows;  ///< write every evaluated row here (CSV)
 };
 
 int run_eval(const EvalCmdOptions& opts);
 
-/// `predict --model BUNDLE...`: at most one bundle per target. A latency bundle corrects the kernel and host
-/// times; an energy or memory bundle scales the analytical value of its target. Without a latency bundle the
-/// shipped default is used when present (one that cannot be used is skipped with a warning); `analytical`
-/// forces the analytical model alone and excludes --model.
+/// `predict --model BUNDLE...`: at most one bundle per target (`default`: the shipped latency bundle). A
+/// latency bundle corrects the kernel and host times; an energy or memory bundle scales the analytical value
+/// of its target. Without a latency bundle the analytical model times the network; `analytical` excludes
+/// --model.
 int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models, bool analytical);
 
 }  // namespace perfpred::cli

@@ -1,6 +1,5 @@
 #include "cmd_report.hpp"
 
-#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -39,16 +38,7 @@ int run_report(const ReportCliOptions& o) {
   in.max_layer_bars = static_cast<size_t>(o.max_layer_bars);
   for (const auto& g : gpus) in.devices.push_back({g, predict(model->graph, model->cost, g, popts, corr.get())});
   std::string html = report::render_html_report(in);
-  // Write next to the target and rename, so a reader never sees half a page.
-  std::filesystem::path tmp = out;
-  tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError("--out " + o.out + ": cannot write " + tmp.string());
-    f << html;
-    if (!f.flush()) throw InternalError("writing " + tmp.string() + " failed");
-  }
-  std::filesystem::rename(tmp, out);
+  write_text_file(o.out, html, "--out");
   std::cout << "wrote " << o.out << " (" << html.size() << " bytes, " << gpus.size() << " device"
             << (gpus.size() > 1 ? "s" : "") << ", " << model->graph.nodes.size() << " nodes)\n";
   return 0;

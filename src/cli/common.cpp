@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "perfpred/util/error.hpp"
@@ -26,5 +28,23 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
 }
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+
+void write_text_file(const std::string& path, const std::string& text, const std::string& option) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path() && !std::filesystem::is_directory(p.parent_path(), ec))
+    throw InputError(option + " " + path + ": directory " + p.parent_path().string() + " does not exist");
+  if (std::filesystem::is_directory(p, ec)) throw InputError(option + " " + path + ": is a directory; give a file name");
+  std::filesystem::path tmp = p;
+  tmp += ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw InputError(option + " " + path + ": cannot write " + tmp.string());
+    f << text;
+    if (!f.flush()) throw InternalError("writing " + tmp.string() + " failed");
+  }
+  std::filesystem::rename(tmp, p, ec);
+  if (ec) throw InputError(option + " " + path + ": cannot rename " + tmp.string() + " into place (" + ec.message() + ")");
+}
 
 }  // namespace perfpred::cli

@@ -15,4 +15,8 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order.
 void print_json(const nlohmann::json& j);
 
+/// Write `text` to `path` through `path.tmp` and a rename, so a reader never sees half a file.
+/// `option` names the flag in errors ("--junit FILE: directory ... does not exist").
+void write_text_file(const std::string& path, const std::string& text, const std::string& option);
+
 }  // namespace perfpred::cli

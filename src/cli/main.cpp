@@ -259,12 +259,13 @@ int main(int argc, char** argv) {
   perfpred::cli::EvalCmdOptions eval_opts;
   {
     auto* sub = app.add_subcommand("eval", "Accuracy of a bundle on measured data, beside the analytical model alone");
-    sub->add_option("--model", eval_opts.model, "Bundle JSON")->required();
+    sub->add_option("--model", eval_opts.model, "Bundle JSON (`default`: the shipped one)")->required();
     sub->add_option("--data", eval_opts.data, "Dataset CSV (repeatable)")->required();
     sub->add_option("--holdout-gpu", eval_opts.holdout_gpus, "Evaluate only rows on this GPU id (repeatable)");
     sub->add_option("--holdout-family", eval_opts.holdout_families, "Evaluate only this op family or model family (repeatable)");
     sub->add_option("--network-fraction", eval_opts.network_fraction, "Deterministic share of network rows evaluated, (0, 1]")->default_val(1.0);
     sub->add_flag("--json", eval_opts.json, "Print one JSON object");
+    sub->add_option("--rows", eval_opts.rows, "Also write every evaluated row (measured, analytical, learned, errors) to this CSV");
     sub->callback([&] { action = [&] { return perfpred::cli::run_eval(eval_opts); }; });
   }
   // @@cmd-setup@@

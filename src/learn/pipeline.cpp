@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "perfpred/dataset/dataset.hpp"
 #include "perfpred/learn/data.hpp"
 #include "perfpred/learn/metrics.hpp"
 #include "perfpred/util/error.hpp"
@@ -292,9 +293,13 @@ EvalResult evaluate(const LearnedModel& model, const EvalRequest& req) {
         s.measured_s = *r.time_ms / 1e3;
         if (!(s.kernel.time_s > 0)) continue;
         EvalRecord rec;
+        rec.file = f.path.string();
+        rec.id = r.id;
         rec.gpu_id = r.gpu_id;
         rec.op_family = r.op_family;
         rec.kind = "kernel";
+        rec.phase = r.phase;
+        rec.precision = r.precision;
         rec.measured = *r.time_ms;
         rec.analytical = s.kernel.time_s * 1e3;
         ks.push_back(std::move(s));
@@ -334,9 +339,13 @@ EvalResult evaluate(const LearnedModel& model, const EvalRequest& req) {
           apply_network_target(model, l, gpu, opts);
         }
         EvalRecord rec;
+        rec.file = f.path.string();
+        rec.id = r.id;
         rec.gpu_id = r.gpu_id;
         rec.model_family = r.model_family;
         rec.kind = "network";
+        rec.phase = r.mode;
+        rec.precision = r.precision;
         rec.measured = *measured;
         rec.analytical = analytical_value(a, b.target);
         rec.learned = analytical_value(l, b.target);
@@ -403,6 +412,22 @@ nlohmann::json eval_report(const EvalResult& r, const Bundle& b) {
   j["gpu_seen_in_training"] = seen;
   j["notes"] = r.notes;
   return j;
+}
+
+std::string eval_rows_csv(const EvalResult& r) {
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  auto err = [&](double pred, double meas) { return meas > 0 ? num(100.0 * (pred - meas) / meas) : std::string(); };
+  std::string out = csv_line({"file", "id", "kind", "gpu_id", "family", "phase_or_mode", "precision", "measured",
+                              "analytical", "learned", "analytical_error_pct", "learned_error_pct"});
+  for (const auto& x : r.records)
+    out += csv_line({x.file, x.id, x.kind, x.gpu_id, x.kind == "kernel" ? x.op_family : x.model_family, x.phase,
+                     x.precision, num(x.measured), num(x.analytical), num(x.learned), err(x.analytical, x.measured),
+                     err(x.learned, x.measured)});
+  return out;
 }
 
 std::string eval_text(const nlohmann::json& j) {

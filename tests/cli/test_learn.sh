@@ -100,6 +100,21 @@ assert j["gpu_seen_in_training"] == {"p100-pcie-16gb": False}
 assert set(j["by_op_family"]) == {"gemm", "elementwise"}
 assert "p100-pcie-16gb" in j["by_gpu"]
 EOF2
+# --rows: one CSV row per evaluated measurement, as many as the report's n, errors consistent
+"$BIN" eval --model "$TMP/b.json" --data "$TMP/test.csv" --rows "$TMP/rows.csv" --json >"$TMP/eval2.json" \
+  || { echo "FAIL: eval --rows exited $?"; fail=1; }
+check $PY - "$TMP/eval2.json" "$TMP/rows.csv" <<'EOF2'
+import csv, json, sys
+n = json.load(open(sys.argv[1]))["overall"]["n"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == n, (len(rows), n)
+for r in rows:
+    m, a = float(r["measured"]), float(r["analytical"])
+    assert abs(float(r["analytical_error_pct"]) - 100 * (a - m) / m) < 1e-3 * max(1, abs(100 * (a - m) / m)), r
+    assert r["kind"] == "kernel" and r["id"] and r["gpu_id"] and r["phase_or_mode"], r
+EOF2
+expect_exit 2 eval --model "$TMP/b.json" --data "$TMP/test.csv" --rows "$TMP/no-such-dir/rows.csv"
+check grep -q "no-such-dir" "$TMP/err"
 "$BIN" eval --model "$TMP/b.json" --data "$TMP/test.csv" >"$TMP/eval.txt" || { echo "FAIL: eval text"; fail=1; }
 check grep -q "learned" "$TMP/eval.txt"
 check grep -q "(unseen)" "$TMP/eval.txt"

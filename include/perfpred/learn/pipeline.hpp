@@ -34,10 +34,14 @@ Bundle train_bundle(const TrainRequest& req);
 
 /// One evaluated measurement.
 struct EvalRecord {
+  std::string file;          ///< the dataset the row came from
+  std::string id;            ///< its row id
   std::string gpu_id;
   std::string op_family;     ///< kernel rows
   std::string model_family;  ///< network rows
   std::string kind;          ///< "kernel" or "network"
+  std::string phase;         ///< kernel rows: forward, backward_data, ...; network rows: the mode
+  std::string precision;
   double measured = 0;
   double analytical = 0;
   double learned = 0;
@@ -63,5 +67,8 @@ EvalResult evaluate(const LearnedModel& model, const EvalRequest& req);
 nlohmann::json eval_report(const EvalResult& r, const Bundle& b);
 /// Human-readable table of an eval_report.
 std::string eval_text(const nlohmann::json& report);
+/// Every evaluated row as CSV (header first): file, id, kind, gpu, family, phase or mode, precision,
+/// measured, analytical and learned values, and both signed percentage errors.
+std::string eval_rows_csv(const EvalResult& r);
 
 }  // namespace perfpred::learn
