@@ -30,25 +30,24 @@ unsigned grid_for(int64_t n) {
 
 void check_launch() { PERFPRED_CUDA_CHECK(cudaGetLastError()); }
 
+/// A deterministic hash of an element index: the fill kernels' source of values.
+__device__ __forceinline__ uint32_t element_hash(int64_t i, uint32_t seed) {
+  uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
+  h ^= h >> 16;
+  h *= 2246822519u;
+  h ^= h >> 13;
+  return h;
+}
+
 template <typename T>
 __global__ void fill_kernel(T* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-    h ^= h >> 16;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    p[i] = from_f<T>(static_cast<float>(h & 0xffff) / 32768.0f - 1.0f);
-  }
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    p[i] = from_f<T>(static_cast<float>(element_hash(i, seed) & 0xffff) / 32768.0f - 1.0f);
 }
 
 __global__ void fill_i8_kernel(int8_t* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-    h ^= h >> 16;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    p[i] = static_cast<int8_t>(static_cast<int>(h & 0x7f) - 64);
-  }
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    p[i] = static_cast<int8_t>(static_cast<int>(element_hash(i, seed) & 0x7f) - 64);
 }
 
 __global__ void flush_kernel(uint4* p, int64_t n) {
