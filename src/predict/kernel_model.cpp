@@ -147,7 +147,6 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   const double launches = std::max(1, k.launches);
   double rate = r.vector_flops;
   double compute = 0;
-  double work_scale = 1;
   if (k.matrix && !k.depthwise) {
     const bool tf32 = k.conv_tf32 && r.tensor_tf32;
     const bool tensor = tf32 || (r.tensor && k.tensor_ok);
@@ -156,11 +155,6 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
                       : (tensor ? model::k_gemm_tensor_eff : model::k_gemm_simt_eff);
     if (k.winograd && !tensor) eff *= model::k_winograd_gain;
-    // Gradient kernels do extra work (partial sums, atomics, transposed reads) rather than idle: the
-    // extra time counts as busy for power (work_scale in the utilisation below).
-    if (conv && k.phase == Phase::backward_data) work_scale = model::k_conv_bwd_data_slowdown;
-    if (conv && k.phase == Phase::backward_weight) work_scale = model::k_conv_bwd_weight_slowdown;
-    eff /= work_scale;
     if (k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0) {
       TileResult t = best_tile(k.gemm, rate, eff, r.sms, r.dram_bps);
       compute = t.time_s * steps;
@@ -190,7 +184,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   if (floor_step >= body_step) out.bound = Bound::launch;
   else out.bound = compute >= memory ? Bound::compute : Bound::memory;
   if (out.time_s > 0) {
-    const double u = std::max(work_scale * k.flops / (out.time_s * rate), k.bytes / (out.time_s * r.dram_bps));
+    const double u = std::max(k.flops / (out.time_s * rate), k.bytes / (out.time_s * r.dram_bps));
     out.utilisation = std::clamp(u, 0.0, 1.0);
   }
   return out;

@@ -19,14 +19,6 @@ inline constexpr double k_gemm_tensor_eff = 0.65;
 inline constexpr double k_conv_simt_eff = 0.80;
 /// Convolution on tensor cores share of tensor peak (layout transforms, smaller tiles). Prior.
 inline constexpr double k_conv_tensor_eff = 0.50;
-/// Convolution gradients run below the forward's efficiency: backward-data (transposed filter, strided
-/// scatter) a little, backward-weight (a reduction over batch x pixels into a small Cout x Cin*k*k
-/// output: split-K partial sums, atomics) a lot. Each is the median over DeepBench's GPUs (GTX 1080 Ti,
-/// Titan X, Titan Xp, P100 fp32/fp16, T4 fp32/fp16, V100 fp32/fp16) of (measured / analytical time of a
-/// phase) over (measured / analytical time of the forward), on its square 1x1 and 3x3 convolutions
-/// (tools/calibrate_conv_backward.py). Whole-network rows were not used to fit them.
-inline constexpr double k_conv_bwd_data_slowdown = 1.14;
-inline constexpr double k_conv_bwd_weight_slowdown = 1.49;
 /// Effective FLOP reduction of Winograd for 3x3 stride-1 convolutions with >= k_winograd_min_channels
 /// in and out channels on the SIMT path (F(4x4,3x3) saves 4x multiplies in theory, about 1.5-2x in
 /// cuDNN). Fitted on ryujaehun torchvision (VGG/ResNet 3x3 layers).
