@@ -17,8 +17,15 @@ std::string base64_decode_span(std::string_view in, const std::string& what);
 
 constexpr char k_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+std::string blob_checksum(const std::string& ubj) {
+  Fnv1a64 h;
+  h.update(ubj);
+  return "fnv1a64:" + h.hex();
+}
+
 nlohmann::json blob_to_json(const BoosterBlob& b) {
   return {{"booster_ubj_base64", base64_encode(b.ubj)},
+          {"booster_checksum", blob_checksum(b.ubj)},
           {"train_rows", b.train_rows},
           {"train_mean_ape", b.train_mean_ape}};
 }
@@ -38,8 +45,21 @@ BoosterBlob blob_from_json(const nlohmann::json& j, const std::string& what) {
     if (i < t_lifted_blobs->size()) body = (*t_lifted_blobs)[i];
   }
   b.ubj = base64_decode_span(body, what + ".booster_ubj_base64");
-  b.train_rows = j.value("train_rows", size_t{0});
-  b.train_mean_ape = j.value("train_mean_ape", 0.0);
+  // XGBoost does not survive every damaged model buffer (a cut one can crash it or make it allocate
+  // gigabytes), so the bytes are checked before it sees them.
+  if (!j.contains("booster_checksum"))
+    throw InputError(what + ": no booster_checksum (written by an older perfpred); retrain the bundle with `perfpred train`");
+  if (!j["booster_checksum"].is_string() || j["booster_checksum"].get<std::string>() != blob_checksum(b.ubj))
+    throw InputError(what + ": the booster's bytes do not match its booster_checksum (the file is damaged); "
+                     "retrain the bundle with `perfpred train` or restore it");
+  const auto number = [&](const char* key, auto def) {
+    if (!j.contains(key)) return def;
+    if (!j[key].is_number() || (j[key].is_number_integer() && j[key].get<int64_t>() < 0))
+      throw InputError(what + "." + key + ": must be a non-negative number");
+    return j[key].get<decltype(def)>();
+  };
+  b.train_rows = number("train_rows", size_t{0});
+  b.train_mean_ape = number("train_mean_ape", 0.0);
   return b;
 }
 

@@ -12,6 +12,7 @@ namespace perfpred::learn {
 
 struct LearnedModel::Impl {
   Bundle bundle;
+  std::string label;  ///< the bundle's file when loaded from one, else its name: what errors name
   mutable std::mutex mutex;
   mutable std::map<std::string, std::unique_ptr<xgb::Booster>> kernel;  // loaded lazily
   mutable std::map<std::string, std::unique_ptr<xgb::Booster>> host;
@@ -24,16 +25,21 @@ struct LearnedModel::Impl {
     if (it != cache.end()) return it->second.get();
     auto bit = blobs.find(key);
     if (bit == blobs.end()) return nullptr;
-    auto b = std::make_unique<xgb::Booster>(xgb::Booster::load(bit->second.ubj, bundle.name + ": " + what + "." + key));
+    auto b = std::make_unique<xgb::Booster>(xgb::Booster::load(bit->second.ubj, label + ": " + what + "." + key));
     return cache.emplace(key, std::move(b)).first->second.get();
   }
 };
 
-LearnedModel::LearnedModel(Bundle bundle) : m_impl(std::make_unique<Impl>()) { m_impl->bundle = std::move(bundle); }
+LearnedModel::LearnedModel(Bundle bundle) : m_impl(std::make_unique<Impl>()) {
+  m_impl->bundle = std::move(bundle);
+  m_impl->label = m_impl->bundle.name;
+}
 LearnedModel::~LearnedModel() = default;
 
 std::shared_ptr<LearnedModel> LearnedModel::load(const std::filesystem::path& path) {
-  return std::make_shared<LearnedModel>(load_bundle(path));
+  auto m = std::make_shared<LearnedModel>(load_bundle(path));
+  m->m_impl->label = path.string();
+  return m;
 }
 
 const Bundle& LearnedModel::bundle() const { return m_impl->bundle; }
@@ -115,7 +121,7 @@ double LearnedModel::network_factor(const Prediction& p, const GpuSpec& gpu, con
   std::lock_guard lock(m_impl->mutex);
   if (!m_impl->network)
     m_impl->network = std::make_unique<xgb::Booster>(
-        xgb::Booster::load(m_impl->bundle.network_model->ubj, m_impl->bundle.name + ": network_model"));
+        xgb::Booster::load(m_impl->bundle.network_model->ubj, m_impl->label + ": network_model"));
   xgb::DenseMatrix x;
   x.rows = 1;
   x.cols = static_cast<int64_t>(network_feature_names().size());

@@ -157,8 +157,12 @@ Booster Booster::load(const std::string& buffer, const std::string& label) {
   check(api().BoosterCreate(nullptr, 0, &h), "XGBoosterCreate");
   b.m_handle = h;
   if (api().BoosterLoadModelFromBuffer(h, buffer.data(), static_cast<bst_ulong>(buffer.size())) != 0)
-    throw InputError(label + ": the XGBoost model in it does not load (" + api().GetLastError() +
-                     "); retrain it with `perfpred train`");
+  {
+    // XGBoost's message carries a stack trace: its first line says what went wrong.
+    std::string why = api().GetLastError();
+    why = why.substr(0, why.find('\n'));
+    throw InputError(label + ": the XGBoost model in it does not load (" + why + "); retrain it with `perfpred train`");
+  }
   api().BoosterSetParam(h, "nthread", "1");
   return b;
 }

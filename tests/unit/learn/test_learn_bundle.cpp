@@ -157,8 +157,27 @@ TEST(LearnBundle, MismatchesAreInputErrors) {
   v = j;
   v["kernel_models"]["gemm"]["booster_ubj_base64"] = "abc";
   expect_error(v, "base64");
+  // Damaged booster bytes never reach XGBoost (a cut buffer can crash it): the checksum catches them.
+  v = j;
+  {
+    std::string bytes = "cut";
+    v["kernel_models"]["gemm"]["booster_ubj_base64"] = base64_encode(bytes);
+  }
+  expect_error(v, "do not match its booster_checksum");
+  v = j;
+  v["kernel_models"]["gemm"].erase("booster_checksum");
+  expect_error(v, "no booster_checksum");
+  v = j;
+  v["kernel_models"]["gemm"]["train_rows"] = "abc";
+  expect_error(v, "train_rows");
+  // Bytes that match their checksum but are not an XGBoost model: found when XGBoost loads them.
   v = j;
   v["kernel_models"]["gemm"]["booster_ubj_base64"] = base64_encode("not a model");
+  {
+    Fnv1a64 h;
+    h.update("not a model");
+    v["kernel_models"]["gemm"]["booster_checksum"] = "fnv1a64:" + h.hex();
+  }
   {
     const auto p = dir / "bad.json";
     write_json(p, v);
