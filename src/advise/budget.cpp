@@ -217,7 +217,10 @@ BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, cons
     } catch (const InputError& err) {
       throw InputError(e.where + ": field 'model': " + err.what());
     }
-    r.prediction = predict(m->graph, m->cost, r.gpu, e.options, corrector);
+    r.batch = m->batch;
+    PredictOptions opts = e.options;
+    opts.batch = m->batch;  // throughput per sample of the batch the model actually runs at
+    r.prediction = predict(m->graph, m->cost, r.gpu, opts, corrector);
     const auto& p = r.prediction;
     const auto& L = e.limits;
     if (L.latency_ms) r.checks.push_back(upper("latency_ms", p.latency_ms, *L.latency_ms));
@@ -250,7 +253,7 @@ nlohmann::json budget_verdict_json(const BudgetReport& rep) {
                        {"model", e.model},
                        {"gpu", e.gpu},
                        {"gpu_id", r.gpu.id},
-                       {"batch", e.batch},
+                       {"batch", r.batch},
                        {"precision", to_string(e.options.precision)},
                        {"mode", to_string(e.options.mode)},
                        {"runtime", to_string(e.options.runtime)},

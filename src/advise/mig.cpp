@@ -25,7 +25,7 @@ Prediction predict_at(const ModelAtBatch& model, int64_t batch, const GpuSpec& g
                       const KernelCorrector* corrector) {
   auto m = model(batch);
   if (!m) throw InternalError("model callback returned nothing for batch " + std::to_string(batch));
-  opts.batch = batch;
+  opts.batch = m->batch;  // the batch the model runs at: `batch`, unless its inputs fix another
   return predict(m->graph, m->cost, gpu, opts, corrector);
 }
 

@@ -37,7 +37,7 @@ inline std::shared_ptr<const advise::AnalyzedModel> load_model(const std::filesy
   AnalyzeOptions ao;
   ao.allow_unknown = allow_unknown;
   m->cost = analyze(m->graph, ao);
-  m->batch = batch;
+  m->batch = model_batch(m->graph, batch);
   return m;
 }
 

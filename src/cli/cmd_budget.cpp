@@ -60,7 +60,7 @@ int run_budget_check(const BudgetCliOptions& o) {
         if (!c.passed) {
           jc.failure_message = c.limit + " exceeded on " + r.gpu.id + ": " + check_line(c);
           jc.failure_text = "entry " + std::to_string(r.entry->index) + " (" + r.entry->name + "), model " + r.entry->model +
-                            ", batch " + std::to_string(r.entry->batch) + ", " + to_string(r.entry->options.precision) +
+                            ", batch " + std::to_string(r.batch) + ", " + to_string(r.entry->options.precision) +
                             ", " + to_string(r.entry->options.mode);
         }
         cases.push_back(std::move(jc));

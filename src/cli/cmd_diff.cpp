@@ -37,8 +37,12 @@ int run_diff(const DiffCliOptions& o) {
   auto shapes = parse_input_shapes(o.input_shapes);
   auto a = support::load_model(o.old_model, popts.batch, shapes, o.allow_unknown);
   auto b = support::load_model(o.new_model, popts.batch, shapes, o.allow_unknown);
-  Prediction pa = predict(a->graph, a->cost, gpu, popts, corr.get());
-  Prediction pb = predict(b->graph, b->cost, gpu, popts, corr.get());
+  // Each model at its own batch (an --input-shape or a fixed export decides it): throughput compares.
+  PredictOptions oa = popts, ob = popts;
+  oa.batch = a->batch;
+  ob.batch = b->batch;
+  Prediction pa = predict(a->graph, a->cost, gpu, oa, corr.get());
+  Prediction pb = predict(b->graph, b->cost, gpu, ob, corr.get());
   advise::ModelDiff d = advise::diff_predictions(pa, pb, static_cast<size_t>(o.top));
 
   std::vector<std::string> over;

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "common.hpp"
+#include "perfpred/util/strings.hpp"
 #include "perfpred/analysis/cost.hpp"
 #include "perfpred/hw/catalog.hpp"
 #include "perfpred/onnx/importer.hpp"
@@ -152,26 +153,52 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   io.batch = o.batch;
   io.input_shapes = parse_input_shapes(o.input_shapes);
   Graph g = onnx_import::import_file(o.model, io);
-  // A model exported with a fixed batch dimension: re-import with the requested batch on every input
-  // whose shape was not given explicitly.
+  // A model exported with a fixed batch keeps it unless --batch asks for another: then every input of
+  // rank >= 2 whose shape was not given explicitly is re-imported with that leading dimension. A graph
+  // that bakes its batch into constants (a Reshape to [8, -1] ...) cannot take another one: that is an
+  // error naming the fixed batch, not a prediction of a broken graph.
   std::vector<std::string> notes;
-  bool reshaped = false;
-  for (int t : g.inputs) {
-    const Tensor& in = g.tensors[t];
-    if (io.input_shapes.count(in.name) || !in.has_shape || in.shape.empty() || in.shape[0] == o.batch) continue;
-    std::vector<int64_t> s = in.shape;
-    if (s[0] <= 0) continue;
-    notes.push_back("input " + in.name + " has a fixed batch of " + std::to_string(s[0]) + "; predicted at batch " +
-                    std::to_string(o.batch));
-    s[0] = o.batch;
-    io.input_shapes[in.name] = s;
-    reshaped = true;
+  std::vector<std::string> fixed, fixed_names;
+  if (o.batch_given) {
+    for (int t : g.inputs) {
+      const Tensor& in = g.tensors[t];
+      if (io.input_shapes.count(in.name) || !in.has_shape || in.shape.size() < 2 || in.shape[0] <= 0 ||
+          in.shape[0] == o.batch)
+        continue;
+      std::vector<int64_t> s = in.shape;
+      fixed.push_back(in.name + " (" + std::to_string(s[0]) + ")");
+      fixed_names.push_back(in.name);
+      s[0] = o.batch;
+      io.input_shapes[in.name] = s;
+    }
   }
-  if (reshaped) g = onnx_import::import_file(o.model, io);
-
   AnalyzeOptions ao;
   ao.allow_unknown = o.allow_unknown;
-  const GraphCost cost = analyze(g, ao);
+  GraphCost cost;
+  if (fixed.empty()) {
+    cost = analyze(g, ao);
+  } else {
+    try {
+      g = onnx_import::import_file(o.model, io);
+      cost = analyze(g, ao);
+    } catch (const InputError& e) {
+      throw InputError(o.model + ": exported with a fixed batch (" + join(fixed, ", ") + ") that --batch " +
+                       std::to_string(o.batch) + " cannot replace (" + e.what() +
+                       "); drop --batch, or export the model with a dynamic batch axis");
+    }
+    notes.push_back("inputs with a fixed batch (" + join(fixed, ", ") + ") predicted at --batch " + std::to_string(o.batch));
+    // The importer's "model declares N, --input-shape gives B" is about the shapes set here, not the user's.
+    std::erase_if(g.warnings, [&](const std::string& w) {
+      for (const auto& n : fixed_names)
+        if (w.rfind("input '" + n + "' dim 0: model declares", 0) == 0) return true;
+      return false;
+    });
+  }
+  po.batch = model_batch(g, o.batch);
+  if (o.batch_given && po.batch != o.batch)
+    throw InputError("--batch " + std::to_string(o.batch) + " and --input-shape disagree: the model's first input has batch " +
+                     std::to_string(po.batch) + "; give one of them");
+
   Prediction p = predict(g, cost, gpu, po, corrector);
   if (after) after(p, g, cost, gpu, po);
   for (const auto& n : cost.nodes)
@@ -183,12 +210,14 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   for (const auto& w : g.warnings) spdlog::warn("{}", w);
 
   const std::string model_name = std::filesystem::path(o.model).stem().string();
+  PredictCmdOptions shown = o;  // the batch the model ran at, which --input-shape or a fixed export decide
+  shown.batch = po.batch;
   if (o.json) {
-    nlohmann::json j = prediction_json(p, o, model_name, gpu.id);
+    nlohmann::json j = prediction_json(p, shown, model_name, gpu.id);
     if (!o.no_meta) j["meta"] = {{"perfpred_version", "0.1.0"}, {"created_utc", utc_now()}, {"model_path", o.model}};
     print_json(j);
   } else {
-    print_text(p, o, model_name, gpu);
+    print_text(p, shown, model_name, gpu);
   }
   return 0;
 }

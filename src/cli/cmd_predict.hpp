@@ -22,6 +22,7 @@ struct PredictCmdOptions {
   std::string model;
   std::string gpu;
   int64_t batch = 1;
+  bool batch_given = false;               ///< --batch was on the command line (not the default)
   std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
   std::string precision = "fp32";
   std::string mode = "inference";

@@ -29,6 +29,7 @@ int run_report(const ReportCliOptions& o) {
     throw InputError("--out " + o.out + ": directory " + out.parent_path().string() + " does not exist");
   support::Corrector corr(o.bundle, o.analytical);
   auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown);
+  popts.batch = model->batch;  // an --input-shape or a fixed export decides the batch
   report::ReportInput in;
   in.title = std::filesystem::path(o.model).filename().string();
   in.model_path = o.model;

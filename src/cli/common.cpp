@@ -27,6 +27,14 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
   return out;
 }
 
+int64_t model_batch(const Graph& g, int64_t requested) {
+  for (int t : g.inputs) {
+    const Tensor& in = g.tensors[t];
+    if (in.has_shape && in.shape.size() >= 2) return in.shape[0] > 0 ? in.shape[0] : requested;
+  }
+  return requested;
+}
+
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
 
 void write_text_file(const std::string& path, const std::string& text, const std::string& option) {

@@ -7,10 +7,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "perfpred/core/graph.hpp"
+
 namespace perfpred::cli {
 
 /// Parse repeated "--input-shape NAME=D0,D1,..." values; throws InputError naming the bad value.
 std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector<std::string>& specs);
+
+/// The batch a model runs at, for throughput: the leading dimension of its first runtime input of rank
+/// >= 2 once shapes are known (a symbolic one took `requested`; a fixed export or an --input-shape keeps
+/// its own), else `requested`.
+int64_t model_batch(const Graph& g, int64_t requested);
 
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order.
 void print_json(const nlohmann::json& j);

@@ -136,7 +136,8 @@ int main(int argc, char** argv) {
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
     sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the analytical model");
     sub->add_flag("--analytical", predict_analytical, "Analytical model alone (the default; refuses --model)");
-    sub->callback([&] {
+    sub->callback([&, sub] {
+      predict_opts.batch_given = sub->get_option("--batch")->count() > 0;
       action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundles, predict_analytical); };
     });
   }

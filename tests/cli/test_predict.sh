@@ -78,6 +78,14 @@ less() { $PY -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2
 check less "$(lat --gpu a100-sxm4-40gb --batch 64 --precision fp16)" "$(lat --gpu a100-sxm4-40gb --batch 64)"
 check less "$(lat --gpu a100-sxm4-40gb --batch 64)" "$(lat --gpu a100-sxm4-40gb:1g.5gb --batch 64)"
 check less "$(lat --gpu gtx-1080ti --batch 8)" "$(lat --gpu gtx-1080ti --batch 64)"
+# --input-shape decides the batch (throughput per sample of the batch that runs); --batch against it is exit 2
+check $PY -c "
+import json,subprocess,sys
+j=json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','t4','--json','--no-meta','--input-shape','input=4,3,224,224']))
+assert j['batch']==4, j['batch']
+assert abs(j['throughput_samples_per_s'] - 4e3/j['latency_ms']) < 1e-6*j['throughput_samples_per_s'], j" "$BIN" "$MODEL"
+expect_exit 2 predict "$MODEL" --gpu t4 --batch 8 --input-shape input=4,3,224,224
+check grep -q "disagree" "$TMP/err"
 # the shipped bundle, where a repository has it: batch ordering too (it once predicted batch 8 slower)
 if [ -f "$ROOT/models/perfpred-default.json" ]; then
   check less "$(PERFPRED_MODEL_DIR="$ROOT/models" lat --gpu gtx-1080ti --batch 8 --model default)" \

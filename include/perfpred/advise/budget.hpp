@@ -66,6 +66,7 @@ struct BudgetCheck {
 struct BudgetEntryResult {
   const BudgetEntry* entry = nullptr;
   GpuSpec gpu;
+  int64_t batch = 1;  ///< the batch the model ran at: the entry's, unless its input_shapes or export fix another
   Prediction prediction;
   std::vector<BudgetCheck> checks;
   bool passed() const;
