@@ -125,14 +125,17 @@ MergeResult merge_datasets(const std::filesystem::path& out, const std::vector<s
         const std::string& id = fields["id"];
         if (id.empty())
           throw InputError(d.path.string() + ":" + std::to_string(d.row_lines[r]) + ": column 'id': empty");
-        auto it = seen.find(id);
+        // A row is the same measurement only on the same device: profile ids name the configuration,
+        // not the GPU, and shards of one plan on two GPUs share every id.
+        const std::string key = fields["gpu_id"] + '\x1f' + id;
+        auto it = seen.find(key);
         if (it != seen.end()) {
           ++res.duplicates;
           if (it->second != fields) ++res.conflicting_duplicates;
           continue;
         }
         w.append_named(fields);
-        seen.emplace(id, std::move(fields));
+        seen.emplace(key, std::move(fields));
         ++res.rows_out;
       }
     }
@@ -140,7 +143,7 @@ MergeResult merge_datasets(const std::filesystem::path& out, const std::vector<s
   }
   if (res.conflicting_duplicates)
     res.warnings.push_back(std::to_string(res.conflicting_duplicates) +
-                           " rows shared an id with an earlier row but differed; the first was kept");
+                           " rows shared a GPU and an id with an earlier row but differed; the first was kept");
   std::filesystem::rename(tmp, out, ec);
   if (ec) throw InternalError(out.string() + ": rename failed: " + ec.message());
   if (have_meta) {

@@ -373,6 +373,27 @@ TEST(DatasetMerge, CountsConflictingDuplicates) {
   EXPECT_NEAR(*read_kernel_rows(t / "o.csv")[0].time_ms, 0.0123457, 1e-9);
 }
 
+TEST(DatasetMerge, SameIdOnAnotherGpuIsAnotherRow) {
+  // One plan profiled on two GPUs: every id repeats, and no row is a duplicate.
+  TempDir t;
+  auto a = t / "a.csv", b = t / "b.csv";
+  {
+    DatasetWriter w(a, DatasetKind::kernel);
+    w.append(sample_row("1"));
+  }
+  {
+    DatasetWriter w(b, DatasetKind::kernel);
+    KernelRow r = sample_row("1");
+    r.gpu_id = "h100-sxm5-80gb";
+    r.time_ms = 0.5;
+    w.append(r);
+  }
+  MergeResult res = merge_datasets(t / "o.csv", {a, b});
+  EXPECT_EQ(res.rows_out, 2);
+  EXPECT_EQ(res.duplicates, 0);
+  EXPECT_EQ(read_kernel_rows(t / "o.csv")[1].gpu_id, "h100-sxm5-80gb");
+}
+
 TEST(DatasetMerge, NetworkModelPathsFollowTheOutputFolder) {
   // Shards name their model relative to their own folder; merged elsewhere they must still resolve.
   TempDir t;
