@@ -1,3 +1,4 @@
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/advise/budget.hpp"
 
 #include <algorithm>
@@ -175,15 +176,7 @@ BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::pat
 }
 
 BudgetFile parse_budget_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open the budget file");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path.string() + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  return parse_budget_json(j, path);
+  return parse_budget_json(read_json_file(path, "budget file"), path);
 }
 
 bool BudgetEntryResult::passed() const {

@@ -1,3 +1,4 @@
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/advise/select.hpp"
 
 #include <algorithm>
@@ -60,15 +61,7 @@ PriceTable parse_prices(const nlohmann::json& j, const std::string& label) {
 }
 
 PriceTable load_prices(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open the price file");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path.string() + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  return parse_prices(j, path.string());
+  return parse_prices(read_json_file(path, "price file"), path.string());
 }
 
 void validate_selection(const std::vector<GpuSpec>& devices, const SelectConstraints& c, Objective objective,

@@ -280,6 +280,30 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A misspelt command reads as "A subcommand is required": name the word and the commands there are.
+    CLI::App* level = &app;
+    std::string path = "perfpred";
+    for (int i = 1; i < argc; ++i) {
+      const std::string word = argv[i];
+      if (word.empty() || word[0] == '-') break;
+      CLI::App* next = nullptr;
+      std::vector<std::string> names;
+      for (auto* s : level->get_subcommands({})) {
+        names.push_back(s->get_name());
+        if (s->get_name() == word) next = s;
+      }
+      if (!next) {
+        if (level->get_require_subcommand_min() > 0) {
+          std::string list;
+          for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+          std::cerr << "perfpred: error: '" << word << "' is not a command of " << path << " (one of: " << list << ")\n";
+          return k_exit_input;
+        }
+        break;
+      }
+      level = next;
+      path += " " + word;
+    }
     std::cerr << "perfpred: error: " << e.what() << " (see --help)\n";
     return k_exit_input;
   }

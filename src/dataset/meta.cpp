@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/dataset/dataset.hpp"
 #include "perfpred/util/error.hpp"
 
@@ -80,15 +81,7 @@ DatasetMeta dataset_meta_from_json(const nlohmann::json& j, const std::string& l
 }
 
 DatasetMeta read_dataset_meta(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open dataset sidecar");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path.string() + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  return dataset_meta_from_json(j, path.string());
+  return dataset_meta_from_json(read_json_file(path, "dataset sidecar"), path.string());
 }
 
 void write_dataset_meta(const std::filesystem::path& path, const DatasetMeta& m) {

@@ -284,6 +284,9 @@ void save_bundle(const Bundle& b, const std::filesystem::path& path) {
 }
 
 Bundle load_bundle(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path.string() + ": is a directory; give a bundle file written by `perfpred train`");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw InputError(path.string() + ": cannot open the model bundle (check --model)");
   const std::streamoff size = in.tellg();

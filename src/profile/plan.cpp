@@ -1,4 +1,5 @@
 // Plan parsing and expansion: sweeps of op configurations -> deterministic entries with stable ids.
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/profile/plan.hpp"
 
 #include <fstream>
@@ -686,16 +687,11 @@ std::filesystem::path resolve_plan_path(const std::string& name_or_path) {
 
 Plan load_plan(const std::string& name_or_path) {
   auto path = resolve_plan_path(name_or_path);
-  std::ifstream in(path);
-  if (!in) throw InputError("--plan " + name_or_path + ": cannot open " + path.string() +
-                            " (give a plan file or a shipped plan: quick, full)");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path.string() + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  return plan_from_json(j, path.string(), path.parent_path());
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InputError("--plan " + name_or_path + ": cannot open " + path.string() +
+                     " (give a plan file or a shipped plan: quick, full)");
+  return plan_from_json(read_json_file(path, "plan"), path.string(), path.parent_path());
 }
 
 Shard parse_shard(const std::string& text) {

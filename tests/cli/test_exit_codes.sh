@@ -21,6 +21,14 @@ expect 0 --version
 expect 0 --help
 expect 2
 expect 2 no-such-subcommand
+grep -q "is not a command of perfpred (one of: .*predict" "$tmp/err" || fail "an unknown command does not list the commands: $(cat "$tmp/err")"
+expect 2 budget run
+grep -q "is not a command of perfpred budget (one of: check)" "$tmp/err" || fail "budget run: $(cat "$tmp/err")"
+# A directory where a JSON file belongs is bad input naming it, not an internal error.
+mkdir -p "$tmp/dir.json"
+expect 2 budget check "$tmp/dir.json"
+grep -q "dir.json: is a directory" "$tmp/err" || fail "budget check DIR: $(cat "$tmp/err")"
+expect 2 profile --plan "$tmp/dir.json" --backend simulated --gpu t4 --out "$tmp/p"
 
 # Every subcommand listed by --help: its help exits 0, an unknown option exits 2, and it is documented.
 subs=$("$bin" --help | awk 'tolower($0) ~ /^subcommands:/{on=1; next} on && /^  [a-z]/{print $1}')
@@ -38,6 +46,8 @@ model=$root/models/zoo/lenet5.onnx
 if [ -f "$model" ]; then
   # 2: bad input, one clear line.
   expect 2 predict "$tmp/missing.onnx" --gpu t4
+  expect 2 predict "$model" --gpu t4 --model "$tmp/dir.json"
+  expect 2 select "$model" --devices t4 --objective cost --prices "$tmp/dir.json"
   expect 2 predict "$model" --gpu no-such-gpu
   expect 2 mig "$model" --gpu no-such-gpu
   expect 2 mig "$model" --gpu t4
