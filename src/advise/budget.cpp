@@ -1,4 +1,3 @@
-#include "perfpred/util/json_file.hpp"
 #include "perfpred/advise/budget.hpp"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <set>
 
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/util/strings.hpp"
 
 namespace perfpred::advise {

@@ -1,4 +1,3 @@
-#include "perfpred/util/json_file.hpp"
 #include "perfpred/advise/select.hpp"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 
 namespace perfpred::advise {
 namespace {

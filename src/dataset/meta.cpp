@@ -6,9 +6,9 @@
 #include <cstring>
 #include <fstream>
 
-#include "perfpred/util/json_file.hpp"
 #include "perfpred/dataset/dataset.hpp"
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 
 namespace perfpred {
 

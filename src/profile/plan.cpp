@@ -1,5 +1,4 @@
 // Plan parsing and expansion: sweeps of op configurations -> deterministic entries with stable ids.
-#include "perfpred/util/json_file.hpp"
 #include "perfpred/profile/plan.hpp"
 
 #include <fstream>
@@ -9,6 +8,7 @@
 
 #include "plan_build.hpp"
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/util/paths.hpp"
 #include "perfpred/util/strings.hpp"
 
