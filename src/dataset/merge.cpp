@@ -10,6 +10,14 @@ namespace perfpred {
 
 namespace {
 
+/// Every row parses as its kind (status, numbers, measurements): errors name the file, line and column.
+void check_rows(const RawDataset& d) {
+  if (d.kind == DatasetKind::kernel)
+    kernel_rows(d);
+  else
+    network_rows(d);
+}
+
 /// Unite two sidecars: devices/sources/notes united, scalar facts kept when equal.
 void merge_meta(DatasetMeta& into, const DatasetMeta& m, const std::string& shard, nlohmann::json& shards,
                 MergeResult& res) {
@@ -67,7 +75,10 @@ MergeResult merge_datasets(const std::filesystem::path& out, const std::vector<s
     throw InputError(out.string() + ": already exists; merge writes a new file (remove it or choose another name)");
 
   std::vector<RawDataset> sets;
-  for (const auto& p : inputs) sets.push_back(read_dataset(p));
+  for (const auto& p : inputs) {
+    sets.push_back(read_dataset(p));
+    check_rows(sets.back());  // a merge must not carry a row that train or eval would refuse
+  }
   MergeResult res;
   res.kind = sets.front().kind;
   std::vector<std::string> header;
@@ -157,6 +168,7 @@ MergeResult merge_datasets(const std::filesystem::path& out, const std::vector<s
 
 DatasetInfo dataset_info(const std::filesystem::path& path) {
   RawDataset d = read_dataset(path);
+  check_rows(d);
   DatasetInfo info;
   info.path = path;
   info.kind = d.kind;

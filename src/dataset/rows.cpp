@@ -126,6 +126,13 @@ class RowView {
     if (s.empty()) return std::nullopt;
     return parse_double(s, where(col));
   }
+  /// A measured quantity (time, energy, power, bytes): empty, or a finite number above zero.
+  std::optional<double> measured(std::string_view col) const {
+    auto v = num(col);
+    if (v && !(std::isfinite(*v) && *v > 0))
+      throw InputError(where(col) + ": '" + str(col) + "' is not a measurement (a positive number, or empty)");
+    return v;
+  }
   std::optional<int64_t> integer(std::string_view col) const {
     const std::string& s = str(col);
     if (s.empty()) return std::nullopt;
@@ -196,11 +203,11 @@ std::vector<KernelRow> kernel_rows(const RawDataset& d) {
     r.gemm_k = v.integer("gemm_k");
     r.flops = v.num("flops");
     r.bytes = v.num("bytes");
-    r.time_ms = v.num("time_ms");
-    r.time_ms_min = v.num("time_ms_min");
+    r.time_ms = v.measured("time_ms");
+    r.time_ms_min = v.measured("time_ms_min");
     r.repeats = v.integer("repeats");
-    r.power_w = v.num("power_w");
-    r.energy_mj = v.num("energy_mj");
+    r.power_w = v.measured("power_w");
+    r.energy_mj = v.measured("energy_mj");
     r.kernel_names = v.str("kernel_names");
     r.notes = v.str("notes");
     if (r.status == RowStatus::ok && !r.time_ms)
@@ -234,11 +241,11 @@ std::vector<NetworkRow> network_rows(const RawDataset& d) {
     r.mode = v.str("mode");
     r.batch = v.integer("batch");
     r.includes_h2d = v.flag("includes_h2d");
-    r.latency_ms = v.num("latency_ms");
-    r.energy_mj = v.num("energy_mj");
-    r.power_w = v.num("power_w");
+    r.latency_ms = v.measured("latency_ms");
+    r.energy_mj = v.measured("energy_mj");
+    r.power_w = v.measured("power_w");
     r.power_source = v.str("power_source");
-    r.peak_memory_bytes = v.num("peak_memory_bytes");
+    r.peak_memory_bytes = v.measured("peak_memory_bytes");
     r.notes = v.str("notes");
     // An 'ok' row is a measurement: it needs at least one measured target. Memory-only rows
     // (training peak memory) and energy/power-only rows are valid; each consumer filters the

@@ -144,6 +144,33 @@ Bundle train_bundle(const TrainRequest& req) {
     }
   }
 
+  // A held-out GPU or family that no row has is a typo, and the bundle would train on everything.
+  {
+    std::set<std::string> data_gpus, data_families;
+    for (const auto& f : files) {
+      for (const auto& r : f.kernels) {
+        data_gpus.insert(r.gpu_id);
+        data_families.insert(r.op_family);
+        try {  // microbenchmark rows carry families no booster serves
+          data_families.insert(booster_family(op_family_from_string(r.op_family)));
+        } catch (const InputError&) {
+        }
+      }
+      for (const auto& r : f.networks) {
+        data_gpus.insert(r.gpu_id);
+        data_families.insert(r.model_family);
+      }
+    }
+    for (const auto& g : req.holdout_gpus)
+      if (!data_gpus.count(g))
+        throw InputError("--holdout-gpu " + g + ": no row of the given data is on this GPU (they are on: " +
+                         join(std::vector<std::string>(data_gpus.begin(), data_gpus.end()), ", ") + ")");
+    for (const auto& fam : req.holdout_families)
+      if (!data_families.count(fam))
+        throw InputError("--holdout-family " + fam + ": no row of the given data is of this family (op or model "
+                         "families there: " + join(std::vector<std::string>(data_families.begin(), data_families.end()), ", ") + ")");
+  }
+
   GpuResolver gpus;
   Fnv1a64 hash;
   std::set<std::string> seen;

@@ -160,6 +160,10 @@ expect_exit 2 predict "$MODEL" --gpu t4 --model "$TMP/bad.json"
 expect_exit 2 predict "$MODEL" --gpu t4 --model "$TMP/missing.json"
 expect_exit 2 train --data "$TMP/train.csv" --out "$TMP/x.json" --target speed
 expect_exit 2 train --data "$TMP/missing.csv" --out "$TMP/x.json"
+# a held-out GPU or family that no row has is a typo: training on everything instead would be silent
+expect_exit 2 train --data "$TMP/train.csv" --out "$TMP/x.json" --holdout-gpu no-such-gpu
+check grep -q "no row of the given data is on this GPU" "$TMP/err"
+expect_exit 2 train --data "$TMP/train.csv" --out "$TMP/x.json" --holdout-family no-such-family
 expect_exit 2 eval --model "$TMP/b.json" --data "$TMP/test.csv" --holdout-gpu h100-sxm5-80gb
 
 # 7. energy and memory bundles next to a latency bundle in predict (one per target)

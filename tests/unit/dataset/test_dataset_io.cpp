@@ -189,6 +189,28 @@ TEST(DatasetCsv, OkNetworkRowNeedsOneMeasuredTarget) {
   }
 }
 
+TEST(DatasetCsv, MeasurementsArePositive) {
+  // A negative or zero time is not a measurement: refused naming the line and column, in every
+  // reader (train, eval, dataset info, merge), never dropped quietly.
+  TempDir t;
+  auto path = t / "n.csv";
+  const std::string head =
+      "#perfpred network-dataset schema_version=1\n"
+      "id,status,gpu_id,precision,model,mode,batch,latency_ms,energy_mj,power_w,peak_memory_bytes\n";
+  for (const char* bad : {"-1", "0", "inf"}) {
+    spit(path, head + "a,ok,a100,fp32,resnet50,inference,1,2.5,,,\nb,ok,a100,fp32,resnet50,inference,1," + bad + ",,,\n");
+    try {
+      read_network_rows(path);
+      ADD_FAILURE() << "no error for latency_ms " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("n.csv:4: column 'latency_ms'"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(dataset_info(path), InputError);
+    EXPECT_THROW(merge_datasets(t / "m.csv", {path}), InputError);
+    EXPECT_FALSE(fs::exists(t / "m.csv"));
+  }
+}
+
 TEST(DatasetCsv, TornLastLineIsSkippedAndRepairedOnAppend) {
   TempDir t;
   auto path = t / "k.csv";
