@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "perfpred/hw/catalog.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
 
@@ -154,10 +155,26 @@ GpuSpec apply_sweep_point(const GpuSpec& base, const std::vector<std::string>& n
     }
   }
   scale_rates(g, rate_scale, vector_scale);
-  for (size_t i = 0; i < names.size(); ++i) set_field(g, names[i], values[i]);
+  bool idle_given = false;
+  for (size_t i = 0; i < names.size(); ++i) {
+    set_field(g, names[i], values[i]);
+    idle_given = idle_given || names[i] == "idle_power_w";
+  }
+  // As in a spec file with "base": a new tdp_w keeps the base's idle share of TDP unless idle is varied too.
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == "tdp_w" && !idle_given && base.tdp_w > 0) g.idle_power_w = base.idle_power_w * values[i] / base.tdp_w;
   // A swept device is hypothetical: a learned corrector must not treat it as the catalogued base.
   g.id = base.id + "~sweep";
   g.segment = "hypothetical";
+  // The point must be a device a spec file could describe (idle power at most TDP, ...).
+  std::string where = "--vary";
+  for (size_t i = 0; i < names.size(); ++i) where += (i ? ", " : " ") + names[i] + "=" + fmt(values[i]);
+  where += " on " + base.id;
+  try {
+    validate_gpu_spec(g, where);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + "; change the --vary range so every grid point is a valid GPU");
+  }
   return g;
 }
 

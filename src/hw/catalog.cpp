@@ -102,6 +102,13 @@ void validate_mig_profiles(const nlohmann::json& list, const GpuSpec& parent, co
     if (sms > parent.sm_count)
       throw InputError(where + ": field 'sm_count' (" + fmt(sms) + ") exceeds the device's " +
                        std::to_string(parent.sm_count) + " SMs");
+    if (p.contains("compute_slices") || p.contains("compute_slices_total")) {
+      const double c = get_number(p, "compute_slices", where, true);
+      const double c_total = get_number(p, "compute_slices_total", where, true);
+      if (c > c_total || c != std::floor(c) || c_total != std::floor(c_total))
+        throw InputError(where + ": fields 'compute_slices' (" + fmt(c) + ") and 'compute_slices_total' (" +
+                         fmt(c_total) + ") must be whole numbers with compute_slices <= compute_slices_total");
+    }
     get_number(p, "memory_gib_usable", where, true);
     double mf = get_number(p, "memory_fraction", where, true);
     double sf = get_number(p, "sm_fraction", where, true);
@@ -160,7 +167,15 @@ GpuSpec parse_catalog_entry(const nlohmann::json& j, const std::string& file, co
   return s;
 }
 
-GpuSpec make_mig_slice(const GpuSpec& parent, const nlohmann::json& p) {
+/// SMs a GPU in MIG mode can give to instances: the largest profile's (A100: 98 of 108; H100: all).
+int mig_mode_sm_count(const nlohmann::json& profiles) {
+  int most = 0;
+  for (const auto& p : profiles) most = std::max(most, static_cast<int>(p.at("sm_count").get<double>()));
+  return most;
+}
+
+/// A MIG slice of `parent`. `mig_sms` = mig_mode_sm_count() of the parent's profiles.
+GpuSpec make_mig_slice(const GpuSpec& parent, const nlohmann::json& p, int mig_sms) {
   GpuSpec s = parent;
   const std::string profile = p.at("name").get<std::string>();
   const int sms = static_cast<int>(p.at("sm_count").get<double>());
@@ -186,8 +201,24 @@ GpuSpec make_mig_slice(const GpuSpec& parent, const nlohmann::json& p) {
                           std::to_string(parent.sm_count) + " SMs; peak rates scaled by the SM share (" +
                           fmt(f) + "); memory_gb = " + fmt(p.at("memory_gib_usable").get<double>()) +
                           " GiB usable (published capacities are GiB too, so the unit matches the parent's).");
-  s.assumptions.push_back("tdp_w and idle_power_w are the whole GPU's: power is reported per GPU, not per MIG "
-                          "instance, and other instances may be busy.");
+  // Power: the slice's share of the board, so that a slice running flat out draws at most its share and the
+  // instances of a fully partitioned GPU add up to about the whole board. Idle power (board, memory, fans,
+  // the uncore) is shared by compute partitions: compute slices / total. Dynamic power follows the SMs the
+  // slice runs on, out of the SMs MIG mode can hand out (the largest profile's: a 7g instance is the board).
+  const int c = p.value("compute_slices", 0), c_total = p.value("compute_slices_total", 0);
+  const double dyn_share = mig_sms > 0 ? std::min(1.0, static_cast<double>(sms) / mig_sms) : f;
+  const double idle_share = c > 0 && c_total >= c ? static_cast<double>(c) / c_total : dyn_share;
+  s.idle_power_w = parent.idle_power_w * idle_share;
+  s.tdp_w = s.idle_power_w + std::max(0.0, parent.tdp_w - parent.idle_power_w) * dyn_share;
+  const std::string idle_basis = c > 0 && c_total >= c
+                                     ? std::to_string(c) + "/" + std::to_string(c_total) + " compute slices"
+                                     : "the SM share";
+  s.assumptions.push_back("tdp_w and idle_power_w are this instance's share of the board's: idle_power_w = " +
+                          parent.id + "'s idle x " + idle_basis + " = " + fmt(s.idle_power_w) +
+                          " W; tdp_w = that + (TDP - idle) x " + std::to_string(sms) + " of the " +
+                          std::to_string(mig_sms > 0 ? mig_sms : parent.sm_count) +
+                          " SMs MIG mode hands out = " + fmt(s.tdp_w) +
+                          " W. NVML reports only the whole board, other instances included.");
   auto srcs = get_list(p, "sources");
   s.sources.insert(s.sources.end(), srcs.begin(), srcs.end());
   return s;
@@ -306,7 +337,7 @@ std::vector<GpuSpec> GpuCatalog::mig_slices(const std::string& id) const {
   for (size_t i = 0; i < m_devices.size(); ++i) {
     if (m_devices[i].id != id) continue;
     if (auto it = m_raw[i].find("mig_profiles"); it != m_raw[i].end())
-      for (const auto& p : *it) out.push_back(make_mig_slice(m_devices[i], p));
+      for (const auto& p : *it) out.push_back(make_mig_slice(m_devices[i], p, mig_mode_sm_count(*it)));
   }
   return out;
 }
@@ -361,7 +392,7 @@ GpuSpec GpuCatalog::resolve(const std::string& id_in) const {
                        "'); MIG exists on A100, A30, H100 and H200 (run `perfpred devices show " + base + "`)");
     std::vector<std::string> names;
     for (const auto& p : *it) {
-      if (p.at("name").get<std::string>() == profile) return make_mig_slice(*parent, p);
+      if (p.at("name").get<std::string>() == profile) return make_mig_slice(*parent, p, mig_mode_sm_count(*it));
       names.push_back(base + ":" + p.at("name").get<std::string>());
     }
     throw unknown("MIG profile", names);
@@ -419,6 +450,33 @@ GpuSpec resolve_gpu(const std::string& id_or_path) {
     cache.emplace(file.string(), one);
   }
   return one->resolve(id_or_path);
+}
+
+void validate_gpu_spec(const GpuSpec& s, const std::string& where) { hw_detail::validate_spec(s, where); }
+
+std::string catalog_id_clash(const std::string& id_in) {
+  const std::string id = to_lower(trim(id_in));
+  const auto stem = device_file_stem(id);
+  if (!stem) return "";
+  const GpuCatalog* full = g_full_catalog.load(std::memory_order_acquire);
+  std::optional<GpuCatalog> one;
+  if (!full) {
+    std::error_code ec;
+    const auto file = data_dir() / "gpus" / (*stem + ".json");
+    if (!std::filesystem::is_regular_file(file, ec)) return "";  // no such catalog device
+    one.emplace(GpuCatalog::single(file));
+    full = &*one;
+  }
+  if (!full->raw(*stem)) return "";
+  const auto ids = full->all_ids();
+  if (std::find(ids.begin(), ids.end(), id) != ids.end()) {
+    if (id == *stem) return "the catalog GPU '" + id + "'";
+    return std::string(id.find(':') != std::string::npos ? "the MIG slice '" : "the power mode '") + id + "'";
+  }
+  if (id != *stem)  // "<catalog id>:..." and "<catalog id>@..." name that device's slices and modes
+    return "an id of the form '" + *stem + ":PROFILE' or '" + *stem + "@MODE', reserved for " + *stem +
+           "'s MIG slices and power modes";
+  return "";
 }
 
 }  // namespace perfpred

@@ -374,6 +374,18 @@ GpuSpec load_spec_file(const std::filesystem::path& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path.string() + ": not valid JSON (" + e.what() + ")");
   }
+  // A spec file is a hypothetical device: with a catalog id it would pass for that device in listings
+  // (select, report) and to a learned corrector. Without "id" it is "spec:<file stem>".
+  if (auto it = j.is_object() ? j.find("id") : j.end(); it != j.end() && it->is_string()) {
+    const std::string id = it->get<std::string>();
+    if (const std::string clash = catalog_id_clash(id); !clash.empty()) {
+      std::string suggestion = trim(id) + "-custom";
+      std::replace_if(suggestion.begin(), suggestion.end(), [](char c) { return c == ':' || c == '@'; }, '-');
+      throw InputError(path.string() + ": field 'id' '" + id + "' is " + clash +
+                       "; a spec file must not reuse it: choose another id (e.g. '" + suggestion +
+                       "') or leave 'id' out (the device is then 'spec:" + path.stem().string() + "')");
+    }
+  }
   return spec_from_json(j, path.string());
 }
 

@@ -55,4 +55,10 @@ check2 "prices" --devices t4 --objective cost
 echo '{"schema_version": 1, "prices_usd_per_hour": {"t4": "cheap"}}' >"$tmp/bad.json"
 check2 "t4" --devices t4 --objective cost --prices "$tmp/bad.json"
 check2 "devices" 
+# A spec file must not pass for a catalog device (it would be listed as that device).
+echo '{"base": "a100-sxm4-40gb", "id": "t4"}' >"$tmp/fake-t4.json"
+check2 "fake-t4.json: field 'id'" --devices "$tmp/fake-t4.json,t4"
+echo '{"base": "a100-sxm4-40gb"}' >"$tmp/mine.json"
+"$bin" select "$model" --devices "$tmp/mine.json,t4" >"$tmp/out" 2>"$tmp/err" || fail "spec without id: $(cat "$tmp/err")"
+grep -q "spec:mine" "$tmp/out" && grep -q " t4 " "$tmp/out" || fail "spec without id: $(cat "$tmp/out")"
 echo "ok"

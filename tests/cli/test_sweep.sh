@@ -50,4 +50,19 @@ for args in "--vary warp_size=1:2:1" "--vary sm_count=40:20:10" "--vary sm_count
   [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "sweep $args: $(cat "$tmp/err")"
 done
 "$bin" sweep "$model" --base-gpu nope --vary sm_count=10:20:10 >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown base gpu"
+
+# Grid points go through spec-file validation: idle power above TDP is exit 2 naming field and value,
+# before any output; a lower TDP alone keeps the idle share, so no point draws above its TDP.
+"$bin" sweep "$model" --base-gpu a100-sxm4-40gb --vary idle_power_w=100:500:100 --csv >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] || fail "idle_power_w above tdp_w exited $rc"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "idle above tdp: $(cat "$tmp/err")"
+grep -q "idle_power_w=500" "$tmp/err" && grep -q "'tdp_w'" "$tmp/err" || fail "idle above tdp message: $(cat "$tmp/err")"
+[ ! -s "$tmp/out" ] || fail "idle above tdp printed rows"
+"$bin" sweep "$model" --analytical --base-gpu a100-sxm4-40gb --vary tdp_w=10:400:30 --csv >"$tmp/p.csv" 2>"$tmp/err" \
+  || fail "tdp sweep: $(cat "$tmp/err")"
+/usr/bin/python3 - "$tmp/p.csv" <<'PY' || fail "power above the swept tdp_w"
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    assert 0 < float(r["avg_power_w"]) <= float(r["tdp_w"]) * (1 + 1e-9), r
+PY
 echo "ok"

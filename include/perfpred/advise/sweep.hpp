@@ -7,6 +7,9 @@
 /// when boost_clock_mhz varies the rates scale by clock / base clock (base_clock_mhz keeps its ratio
 /// to boost); when fp32_lanes_per_sm varies the non-tensor rates scale by lanes / base lanes. A rate
 /// field given explicitly (e.g. --vary fp32_tflops=...) is applied after that scaling and wins.
+/// When tdp_w varies and idle_power_w does not, idle power keeps the base's share of TDP (as a spec
+/// file with "base" does). Every grid point is checked like a spec file (validate_gpu_spec): a point
+/// with idle_power_w above tdp_w is an InputError naming the fields and values, before any output.
 #include <string>
 #include <vector>
 
@@ -34,7 +37,7 @@ SweepAxis parse_sweep_axis(const std::string& spec);
 const std::vector<std::string>& sweepable_fields();
 
 /// The base device with the named fields set (and dependent rates rescaled as documented above).
-/// `fields` and `values` are parallel.
+/// `fields` and `values` are parallel. Throws InputError when the point is not a valid GPU.
 GpuSpec apply_sweep_point(const GpuSpec& base, const std::vector<std::string>& fields, const std::vector<double>& values);
 
 /// Grid size; throws InputError when it exceeds `max_points`.

@@ -52,9 +52,19 @@ class GpuCatalog {
 /// is already loaded, which it then uses.
 GpuSpec resolve_gpu(const std::string& id_or_path);
 
+/// Check a finished spec as catalog and spec files are checked (every field's rule; idle_power_w <= tdp_w;
+/// the host link). Throws InputError "<where>: field '...' ..." naming the first bad field and its value.
+void validate_gpu_spec(const GpuSpec& s, const std::string& where);
+
+/// What a device id would impersonate: "" when it is free, else a phrase such as "the catalog GPU 't4'" for
+/// a catalog id, a MIG slice or power mode id, or "<catalog id>:..." / "<catalog id>@..." (reserved for
+/// them). Case-insensitive, as resolve() is. Reads only the one catalog file the id's device part names.
+std::string catalog_id_clash(const std::string& id);
+
 /// Parse a hypothetical GPU spec file. Only essentials are required (sm_count, boost_clock_mhz,
 /// fp32_lanes_per_sm or fp32_tflops, mem_bandwidth_gbps, memory_gb); the rest is derived and listed in
-/// GpuSpec::assumptions. Missing/zero/negative/NaN fields and unknown keys throw InputError naming the field.
+/// GpuSpec::assumptions. Missing/zero/negative/NaN fields and unknown keys throw InputError naming the field;
+/// so does an "id" that catalog_id_clash() reports (a spec file must not pass for a catalog device).
 GpuSpec load_spec_file(const std::filesystem::path& path);
 /// Same, from a parsed document; `label` names it in messages.
 GpuSpec spec_from_json(const nlohmann::json& j, const std::string& label);

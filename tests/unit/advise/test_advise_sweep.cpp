@@ -78,6 +78,44 @@ TEST(SweepPoint, RescalesRatesConsistently) {
   EXPECT_EQ(lanes.tensor_fp16_tflops, base.tensor_fp16_tflops);
 }
 
+TEST(SweepPoint, PowerPointsAreValidatedLikeSpecFiles) {
+  GpuSpec base = GpuCatalog::instance().resolve("a100-sxm4-40gb");
+  auto message = [&](const std::vector<std::string>& f, const std::vector<double>& v) -> std::string {
+    try {
+      apply_sweep_point(base, f, v);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  // Idle above TDP is not a GPU: the message names the field and the value.
+  std::string e = message({"idle_power_w"}, {500});
+  EXPECT_NE(e.find("'idle_power_w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("idle_power_w=500"), std::string::npos) << e;
+  EXPECT_NE(e.find("a100-sxm4-40gb"), std::string::npos) << e;
+  e = message({"tdp_w", "idle_power_w"}, {100, 150});
+  EXPECT_NE(e.find("'idle_power_w'"), std::string::npos) << e;
+  EXPECT_NE(e.find("tdp_w=100"), std::string::npos) << e;
+  // A lower TDP alone keeps the base's idle share (as a spec file with "base" does).
+  GpuSpec low = apply_sweep_point(base, {"tdp_w"}, {10});
+  EXPECT_NEAR(low.idle_power_w, base.idle_power_w * 10 / base.tdp_w, 1e-9);
+  GpuSpec both = apply_sweep_point(base, {"tdp_w", "idle_power_w"}, {100, 20});
+  EXPECT_DOUBLE_EQ(both.idle_power_w, 20);
+
+  // The sweep refuses the grid before predicting anything, and no point ever draws above its TDP.
+  auto model = test::analysed_text(test::cnn_text(32, 32), 1);
+  PredictOptions o;
+  EXPECT_THROW(run_sweep(*model, base, {parse_sweep_axis("idle_power_w=100:500:100")}, o), InputError);
+  for (const char* spec : {"tdp_w=10:400:30", "idle_power_w=5:400:50"}) {
+    auto r = run_sweep(*model, base, {parse_sweep_axis(spec)}, o);
+    for (const auto& p : r.points) {
+      const double tdp = std::string(spec).rfind("tdp_w", 0) == 0 ? p.values[0] : base.tdp_w;
+      EXPECT_LE(p.avg_power_w, tdp * (1 + 1e-9)) << spec << " at " << p.values[0];
+      EXPECT_GT(p.avg_power_w, 0) << spec;
+    }
+  }
+}
+
 TEST(SweepMonotone, MoreBandwidthOrClockIsNeverSlower) {
   auto model = test::analysed_text(test::cnn_text(64, 64), 8);
   PredictOptions o;

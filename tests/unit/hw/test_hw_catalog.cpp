@@ -117,8 +117,15 @@ TEST(GpuCatalog, EveryMigProfileIsSmallerThanItsGpu) {
       } else if (std::string(e.id).rfind("a100", 0) == 0) {
         EXPECT_EQ(r.sm_count, 98) << r.id;
       }
-      EXPECT_DOUBLE_EQ(r.tdp_w, parent.tdp_w);
+      // Power is the instance's share of the board: never above the whole GPU's, never above idle + dynamic.
+      EXPECT_LE(r.tdp_w, parent.tdp_w * (1 + 1e-12)) << r.id;
+      EXPECT_LE(r.idle_power_w, parent.idle_power_w * (1 + 1e-12)) << r.id;
+      EXPECT_LT(r.idle_power_w, r.tdp_w) << r.id;
     }
+    // The full-GPU profile (A100 7g: 98 of 108 SMs, all MIG mode hands out) draws the whole board's power.
+    const auto& full = slices.back();
+    EXPECT_NEAR(full.tdp_w, parent.tdp_w, 1e-9) << full.id;
+    EXPECT_NEAR(full.idle_power_w, parent.idle_power_w, 1e-9) << full.id;
   }
   GpuSpec s = catalog().resolve("a100-sxm4-40gb:3g.20gb");
   EXPECT_EQ(s.sm_count, 42);
@@ -130,6 +137,23 @@ TEST(GpuCatalog, EveryMigProfileIsSmallerThanItsGpu) {
   GpuSpec h = catalog().resolve("h100-sxm5-80gb:1g.10gb");
   EXPECT_EQ(h.sm_count, 16);
   EXPECT_NEAR(h.mem_bandwidth_gbps, 3350.0 / 8, 1e-6);
+}
+
+TEST(GpuCatalog, MigSlicePowerIsItsShareOfTheBoard) {
+  // 1g on A100: a seventh of idle and of the dynamic range, so seven busy 1g instances sum to the board.
+  GpuSpec a = catalog().resolve("a100-sxm4-40gb"), one = catalog().resolve("a100-sxm4-40gb:1g.5gb");
+  EXPECT_NEAR(one.idle_power_w, a.idle_power_w / 7, 1e-9);
+  EXPECT_NEAR(one.tdp_w, a.tdp_w / 7, 1e-9);
+  EXPECT_NEAR(catalog().resolve("a100-sxm4-40gb:3g.20gb").tdp_w, a.tdp_w * 3 / 7, 1e-9);
+  // H100 SXM 1g.20gb has 26 SMs against 1g.10gb's 16: same idle share, more dynamic power.
+  GpuSpec h = catalog().resolve("h100-sxm5-80gb"), h10 = catalog().resolve("h100-sxm5-80gb:1g.10gb"),
+          h20 = catalog().resolve("h100-sxm5-80gb:1g.20gb");
+  EXPECT_NEAR(h10.idle_power_w, h.idle_power_w / 7, 1e-9);
+  EXPECT_NEAR(h20.idle_power_w, h.idle_power_w / 7, 1e-9);
+  EXPECT_NEAR(h20.tdp_w - h20.idle_power_w, (h.tdp_w - h.idle_power_w) * 26 / 132, 1e-9);
+  EXPECT_GT(h20.tdp_w, h10.tdp_w);
+  // A30 has 4 compute slices.
+  EXPECT_NEAR(catalog().resolve("a30:1g.6gb").tdp_w, catalog().resolve("a30").tdp_w / 4, 1e-9);
 }
 
 TEST(GpuCatalog, PowerModesScaleDown) {
@@ -290,6 +314,16 @@ TEST_F(BrokenCatalog, BadMigProfile) {
   std::string e = error_of([&] { GpuCatalog c(dir); });
   EXPECT_NE(e.find("mig_profiles[0]"), std::string::npos) << e;
   EXPECT_NE(e.find("'sm_count'"), std::string::npos) << e;
+}
+
+TEST_F(BrokenCatalog, BadMigComputeSlices) {
+  std::ifstream in(k_gpus / "a30.json");
+  doc = nlohmann::json::parse(in);
+  doc["mig_profiles"][0]["compute_slices"] = 9;  // of 4
+  std::ofstream(dir / "a30.json") << doc.dump(2);
+  std::string e = error_of([&] { GpuCatalog c(dir); });
+  EXPECT_NE(e.find("mig_profiles[0]"), std::string::npos) << e;
+  EXPECT_NE(e.find("'compute_slices'"), std::string::npos) << e;
 }
 
 TEST(GpuCatalog, ToJsonRoundTripsThroughSpecFiles) {

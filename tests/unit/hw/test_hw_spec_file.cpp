@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -188,6 +189,38 @@ TEST_F(SpecEnv, ResolveGpuPicksFileOrId) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("missing.json"), std::string::npos);
   }
+}
+
+TEST_F(SpecEnv, SpecFileIdMustNotImpersonateACatalogDevice) {
+  const fs::path dir = fs::temp_directory_path() / ("perfpred_spec_id_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto load = [&](const nlohmann::json& j) -> std::string {
+    const fs::path p = dir / "mine.json";
+    std::ofstream(p) << j.dump();
+    try {
+      return load_spec_file(p).id;
+    } catch (const InputError& e) {
+      return std::string("error: ") + e.what();
+    }
+  };
+  for (const char* id : {"t4", "T4", " a100-sxm4-40gb ", "a100-sxm4-40gb:1g.5gb", "jetson-nano@5w", "t4:1g.5gb",
+                         "jetson-nano@9w"}) {
+    const std::string e = load({{"base", "a100-sxm4-40gb"}, {"id", id}});
+    EXPECT_EQ(e.rfind("error: ", 0), 0u) << id << ": " << e;
+    EXPECT_NE(e.find("mine.json"), std::string::npos) << e;
+    EXPECT_NE(e.find("field 'id'"), std::string::npos) << e;
+    EXPECT_NE(e.find("choose another id"), std::string::npos) << e;
+  }
+  EXPECT_NE(load({{"base", "t4"}, {"id", "a100-sxm4-40gb:1g.5gb"}}).find("MIG slice"), std::string::npos);
+  // Ids that name no catalog device are fine, and a spec without "id" is "spec:<stem>".
+  EXPECT_EQ(load({{"base", "a100-sxm4-40gb"}, {"id", "t4-custom"}}), "t4-custom");
+  EXPECT_EQ(load({{"base", "a100-sxm4-40gb"}, {"id", "my:gpu"}}), "my:gpu");
+  EXPECT_EQ(load({{"base", "a100-sxm4-40gb"}}), "spec:mine");
+  EXPECT_EQ(load(minimal()), "spec:mine");
+  EXPECT_EQ(resolve_gpu((dir / "mine.json").string()).id, "spec:mine");
+  // A document that is not a spec file (a profiled device's sidecar entry) may carry its catalog id.
+  EXPECT_EQ(spec_from_json({{"base", "t4"}, {"id", "t4"}}, "sidecar devices.t4").id, "t4");
+  fs::remove_all(dir);
 }
 
 TEST(GenCatalog, RegeneratedFilesMatchTheCommittedOnes) {

@@ -137,6 +137,30 @@ TEST(PredictSanity, MigSliceIsSlowerThanItsWholeGpu) {
   EXPECT_GT(half.latency_ms, whole.latency_ms);
 }
 
+TEST(PredictSanity, MigSlicePowerIsItsShareOfTheGpu) {
+  // A slice draws its share of the board: a busy 1g slice draws less than the whole GPU running the same
+  // work, and seven busy 1g slices together draw about what one whole GPU does, never far more.
+  for (const char* parent : {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "a30"}) {
+    const GpuSpec whole_gpu = gpu(parent);
+    const GpuSpec one_g = catalog().mig_slices(parent).front();
+    ASSERT_EQ(one_g.mig_profile.rfind("1g.", 0), 0u) << parent;
+    const double instances = std::string(parent) == "a30" ? 4 : 7;
+    for (int64_t batch : {1, 32}) {
+      auto net = test::resnet_like(batch);
+      PredictOptions o;
+      o.batch = batch;
+      auto whole = run(net, whole_gpu, o), slice = run(net, one_g, o);
+      EXPECT_LT(slice.avg_power_w, whole.avg_power_w) << one_g.id << " batch " << batch;
+      EXPECT_LE(slice.avg_power_w, one_g.tdp_w * (1 + 1e-9)) << one_g.id;
+      EXPECT_LT(instances * slice.avg_power_w, 1.5 * whole_gpu.tdp_w) << one_g.id << " batch " << batch;
+      if (batch == 32) {  // busy: the instances of a partitioned GPU add up to about a busy whole GPU
+        EXPECT_GT(instances * slice.avg_power_w, 0.5 * whole.avg_power_w) << one_g.id;
+        EXPECT_LT(instances * slice.avg_power_w, 1.5 * whole.avg_power_w) << one_g.id;
+      }
+    }
+  }
+}
+
 TEST(PredictSanity, TrainingStepCostsMoreThanInference) {
   for (int64_t batch : {1, 32}) {
     auto net = test::resnet_like(batch);
