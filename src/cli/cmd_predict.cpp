@@ -144,6 +144,7 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   if (po.mode == Mode::training && po.runtime == Runtime::tensorrt)
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
   std::error_code ec;
+  if (std::filesystem::is_directory(o.model, ec)) throw InputError(o.model + ": is a directory; give an .onnx file");
   if (!std::filesystem::is_regular_file(o.model, ec))
     throw InputError(o.model + ": no such model file (give the path of an .onnx file)");
 

@@ -288,12 +288,12 @@ Bundle load_bundle(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec))
     throw InputError(path.string() + ": is a directory; give a bundle file written by `perfpred train`");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError(path.string() + ": cannot open the model bundle (check --model)");
+  if (!in) throw InputError(path.string() + ": cannot open the bundle (give a bundle written by `perfpred train`)");
   const std::streamoff size = in.tellg();
   std::string text(size > 0 ? static_cast<size_t>(size) : 0, '\0');
   in.seekg(0);
   if (size > 0 && !in.read(text.data(), size))
-    throw InputError(path.string() + ": cannot read the model bundle (check --model)");
+    throw InputError(path.string() + ": cannot read the bundle");
   // Fast path: the boosters are long base64 strings that a JSON parser would walk byte by byte and copy.
   // Lift them out with a plain scan (base64 has no quotes or escapes), parse the small remainder, and
   // decode each booster straight from the file text (blob_from_json).

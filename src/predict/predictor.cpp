@@ -86,6 +86,9 @@ std::vector<KernelEstimate> plan_kernels(const Graph& g, const GraphCost& cost, 
 Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& opts,
                    const KernelCorrector* corrector) {
   if (opts.batch < 1) throw InputError("batch must be >= 1 (got " + std::to_string(opts.batch) + ")");
+  if (opts.mode == Mode::training && opts.precision == Precision::int8)
+    throw InputError("--precision int8 is inference only (frameworks do not train in int8); use --mode inference, "
+                     "or fp16/bf16 for training");
   // Reused across calls on one thread: sweeps predict thousands of graphs without reallocating.
   thread_local detail::Plan plan;
   detail::build_plan(g, cost, gpu, opts, plan);

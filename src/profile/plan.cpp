@@ -16,6 +16,14 @@ namespace perfpred {
 
 namespace {
 
+/// Bytes as int64, saturating: a configuration too large to count (a 2^32-cube GEMM) must read as
+/// "more memory than any device has", not overflow into a small or negative number.
+int64_t saturated_bytes(double bytes) {
+  constexpr double k_max = 9.0e18;
+  if (!(bytes >= 0)) return 0;
+  return bytes >= k_max ? static_cast<int64_t>(k_max) : static_cast<int64_t>(bytes);
+}
+
 using Raw = PlanRaw;
 
 /// One op kind of the plan vocabulary: the grid keys it accepts and the phases it has.
@@ -109,7 +117,7 @@ void fill_gemm(PlanEntry& e, int64_t b, int64_t m, int64_t n, int64_t k, double 
   // An int8 GEMM accumulates into and writes int32 (cuBLAS CUBLAS_COMPUTE_32I).
   const double out_eb = e.has_precision && e.precision == Precision::int8 ? 4 : eb;
   e.bytes = b * (eb * (double(gm) * gk + double(gk) * gn) + out_eb * double(gm) * gn);
-  e.device_bytes = static_cast<int64_t>(e.bytes);
+  e.device_bytes = saturated_bytes(e.bytes);
 }
 
 /// Build one entry from a combination; returns false (with `why`) for a combination that is not
@@ -152,7 +160,7 @@ bool build(PlanEntry& e, const Params& p, std::string& why) {
     double x = double(n) * c * h * w, wt = double(kout) * (c / g) * r * r, y = double(n) * kout * oh * ow;
     e.flops = 2.0 * n * kout * oh * ow * (c / g) * r * r;
     e.bytes = eb * (x + wt + y);
-    e.device_bytes = static_cast<int64_t>(eb * (2 * x + 2 * wt + 2 * y));
+    e.device_bytes = saturated_bytes(eb * (2 * x + 2 * wt + 2 * y));
     e.gemm_batch = g;
     std::vector<int64_t> xs{n, c, h, w}, ws{kout, c / g, r, r}, ys{n, kout, oh, ow};
     if (e.phase == "forward") {
@@ -214,7 +222,7 @@ bool build(PlanEntry& e, const Params& p, std::string& why) {
     double x = double(n) * c * h * h, y = double(n) * c * oh * oh;
     e.flops = y * r * r;
     e.bytes = eb * (e.phase == "forward" ? x + y : (mode == "max" ? 2 * x + 2 * y : x + y));
-    e.device_bytes = static_cast<int64_t>(eb * (2 * x + 2 * y));
+    e.device_bytes = saturated_bytes(eb * (2 * x + 2 * y));
     e.inputs = {e.phase == "forward" ? std::vector<int64_t>{n, c, h, h} : std::vector<int64_t>{n, c, oh, oh}};
     return true;
   }
@@ -226,7 +234,7 @@ bool build(PlanEntry& e, const Params& p, std::string& why) {
     double x = double(n) * c * h * h;
     e.flops = e.phase == "forward" ? 2 * x : 6 * x;
     e.bytes = eb * (e.phase == "forward" ? 2 * x : 3 * x);
-    e.device_bytes = static_cast<int64_t>(eb * 3 * x + 16.0 * c);
+    e.device_bytes = saturated_bytes(eb * 3 * x + 16.0 * c);
     e.inputs = {{n, c, h, h}, {c}};
     return true;
   }
@@ -238,7 +246,7 @@ bool build(PlanEntry& e, const Params& p, std::string& why) {
     double x = double(r) * hd;
     e.flops = e.phase == "forward" ? 8 * x : 12 * x;
     e.bytes = eb * (e.phase == "forward" ? 2 * x : 3 * x);
-    e.device_bytes = static_cast<int64_t>(eb * 3 * x + 16.0 * hd + 8.0 * r);
+    e.device_bytes = saturated_bytes(eb * 3 * x + 16.0 * hd + 8.0 * r);
     e.inputs = {{r, hd}, {hd}};
     return true;
   }
@@ -256,7 +264,7 @@ bool build(PlanEntry& e, const Params& p, std::string& why) {
     e.op = ops.at(fn).first;
     e.flops = ops.at(fn).second * x * (e.phase == "forward" ? 1 : 2);
     e.bytes = eb * 3.0 * x * (k == "activation" && e.phase == "forward" ? 2.0 / 3.0 : 1.0);
-    e.device_bytes = static_cast<int64_t>(eb * 3.0 * x);
+    e.device_bytes = saturated_bytes(eb * 3.0 * x);
     e.inputs = k == "elementwise" ? std::vector<std::vector<int64_t>>{{x}, {x}} : std::vector<std::vector<int64_t>>{{x}};
     return true;
   }
@@ -268,7 +276,7 @@ bool build(PlanEntry& e, const Params& p, std::string& why) {
     double x = double(r) * c;
     e.flops = 5 * x;
     e.bytes = eb * (e.phase == "forward" ? 2 * x : 3 * x);
-    e.device_bytes = static_cast<int64_t>(eb * 3 * x);
+    e.device_bytes = saturated_bytes(eb * 3 * x);
     e.inputs = {{r, c}};
     return true;
   }
@@ -283,7 +291,7 @@ bool build(PlanEntry& e, const Params& p, std::string& why) {
     e.flops = gemm_flops;
     double acts = double(s) * b * (i + h * l * 6);  // inputs, outputs and the gate activations kept for backward
     e.bytes = eb * (weights + acts);
-    e.device_bytes = static_cast<int64_t>(eb * (3 * weights + 3 * acts));
+    e.device_bytes = saturated_bytes(eb * (3 * weights + 3 * acts));
     e.gemm_batch = 1;
     e.gemm_m = s * b, e.gemm_n = 4 * h, e.gemm_k = i + h;
     e.inputs = {{s, b, i}, {l, 4 * h, i}, {l, 4 * h, h}};

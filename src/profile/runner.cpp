@@ -314,6 +314,17 @@ RunSummary run_profile(const Plan& plan, ProfileBackend& backend, const RunOptio
     auto sp = sidecar_path(s.path);
     if (exists && std::filesystem::exists(sp, ec)) {
       s.meta = read_dataset_meta(sp);
+      // --resume continues the run that wrote the folder: another plan or shard would mix rows of two
+      // runs under one sidecar that describes only the second.
+      const std::string shard = std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count);
+      if (!s.meta.plan.is_null() && s.meta.plan != plan.source)
+        throw InputError(sp.string() + ": this folder was profiled with another plan (" +
+                         s.meta.plan.value("name", std::string("unnamed")) +
+                         "); --resume continues the same plan: pass that plan, or choose a new --out");
+      if (auto it = s.meta.extra.find("shard"); it != s.meta.extra.end() && it->is_string() && *it != shard)
+        throw InputError(sp.string() + ": this folder holds shard " + it->get<std::string>() + ", not " + shard +
+                         "; --resume continues the same shard: give --shard " + it->get<std::string>() +
+                         ", or choose a new --out");
     } else {
       s.meta.kind = dk;
       s.meta.sources = nlohmann::json::array({{{"name", dev.source}, {"repository", ""}, {"commit", ""},

@@ -67,5 +67,13 @@ n2=$(check 0) || fail "after SIGINT"
 n3=$(check 1) || fail "after the final resume"
 python3 -c "import json,sys; s=json.load(open(sys.argv[1])); assert s['complete'] and s['already_done']==$n2, s" "$tmp/summary.json" \
   || fail "summary after resume"
+# Another plan or shard into the same folder is refused: one sidecar describes one run.
+if "$bin" profile --backend simulated --gpu h100-sxm5-80gb --plan full --out "$tmp/run" --no-progress --resume \
+    >/dev/null 2>"$tmp/err4"; then
+  fail "--resume with another plan was accepted"
+fi
+grep -q "another plan" "$tmp/err4" || { cat "$tmp/err4"; fail "no message naming the plan mismatch"; }
+if "$bin" "${args[@]}" --resume --shard 1/2 >/dev/null 2>"$tmp/err5"; then fail "--resume with another shard was accepted"; fi
+grep -q "holds shard 0/1" "$tmp/err5" || { cat "$tmp/err5"; fail "no message naming the shard mismatch"; }
 echo "killed at $n1 rows, interrupted at $n2, completed with $n3 of $planned: no loss, no duplicate"
 echo PASS
