@@ -177,6 +177,8 @@ struct TypeShape {
   bool has_shape = false;
   Shape dims;
   std::vector<std::string> dim_names;  // dim_param per dim ("" when none)
+  int64_t negative_dim = -1;            // index of the first dim_value < 0 (dims holds it as unknown), or -1
+  int64_t negative_value = 0;           // that dim_value
 };
 
 TypeShape type_shape(const onnx::TypeProto& tp) {
@@ -187,6 +189,10 @@ TypeShape type_shape(const onnx::TypeProto& tp) {
   r.has_shape = true;
   for (const auto& d : tp.tensor_type().shape().dim()) {
     r.dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : k_unknown_dim);
+    if (d.has_dim_value() && d.dim_value() < 0 && r.negative_dim < 0) {
+      r.negative_dim = static_cast<int64_t>(r.dims.size() - 1);
+      r.negative_value = d.dim_value();
+    }
     r.dim_names.push_back(d.has_dim_param() ? d.dim_param() : "");
   }
   return r;
@@ -247,19 +253,27 @@ class Importer {
   Importer(onnx::ModelProto& model, std::string label, const ImportOptions& opts)
       : m_model(model), m_label(std::move(label)), m_opts(opts) {}
 
+  // Messages thrown below name the node, input or field; the model file is prefixed here, once, so
+  // every error of an import (including the shape rules' and validate_node's) says which file failed.
   Graph run(const std::string& model_name) {
-    if (!m_model.has_graph()) throw InputError(m_label + ": not an ONNX model (no graph); is the file an .onnx ModelProto?");
-    read_header(model_name);
-    check_subgraphs();
-    read_initializers();
-    read_inputs();
-    read_nodes();
-    classify_inputs();
-    resolve_inputs();
-    sort_nodes();
-    mark_outputs();
-    infer();
-    finish();
+    try {
+      if (!m_model.has_graph()) throw InputError("not an ONNX model (no graph); is the file an .onnx ModelProto?");
+      read_header(model_name);
+      check_subgraphs();
+      read_initializers();
+      read_inputs();
+      read_nodes();
+      classify_inputs();
+      resolve_inputs();
+      sort_nodes();
+      mark_outputs();
+      infer();
+      finish();
+    } catch (const UnsupportedOpError& e) {
+      throw UnsupportedOpError(m_label + ": " + e.what());
+    } catch (const InputError& e) {
+      throw InputError(m_label + ": " + e.what());
+    }
     return std::move(m_g);
   }
 
@@ -274,7 +288,7 @@ class Importer {
 
   onnx::GraphProto& graph() { return *m_model.mutable_graph(); }
 
-  std::string node_label(const Node& n) const { return m_label + ": node '" + n.name + "' (" + n.op + ")"; }
+  std::string node_label(const Node& n) const { return "node '" + n.name + "' (" + n.op + ")"; }
 
   void read_header(const std::string& model_name) {
     m_g.model_name = model_name.empty() ? m_model.graph().name() : model_name;
@@ -289,8 +303,8 @@ class Importer {
     }
     if (!found) {
       if (m_model.opset_import_size() == 0 && m_model.ir_version() <= 0)
-        throw InputError(m_label + ": not an ONNX model (no ir_version and no opset_import)");
-      throw InputError(m_label + ": opset_import has no entry for the default ONNX domain; re-export with a standard opset");
+        throw InputError("not an ONNX model (no ir_version and no opset_import)");
+      throw InputError("opset_import has no entry for the default ONNX domain; re-export with a standard opset");
     }
     if (m_g.opset > k_max_opset)
       m_g.warnings.push_back("opset " + std::to_string(m_g.opset) + " is newer than the tested range " +
@@ -307,7 +321,7 @@ class Importer {
         if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS || a.has_g() ||
             a.graphs_size() > 0) {
           std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(idx) : n.name();
-          throw InputError(m_label + ": node '" + name + "' (" + n.op_type() + "): attribute '" + a.name() +
+          throw InputError("node '" + name + "' (" + n.op_type() + "): attribute '" + a.name() +
                            "' holds a subgraph; control flow (If/Loop/Scan) is not supported, export the model "
                            "with the branch resolved (e.g. torch.jit.trace instead of script)");
         }
@@ -317,12 +331,12 @@ class Importer {
 
   void read_initializers() {
     for (const auto& tp : m_model.graph().initializer()) {
-      if (tp.name().empty()) throw InputError(m_label + ": an initializer has no name");
-      if (m_g.find_tensor(tp.name()) >= 0) throw InputError(m_label + ": initializer '" + tp.name() + "' is defined twice");
+      if (tp.name().empty()) throw InputError("an initializer has no name");
+      if (m_g.find_tensor(tp.name()) >= 0) throw InputError("initializer '" + tp.name() + "' is defined twice");
       Tensor t;
       t.name = tp.name();
       t.is_initializer = true;
-      tensor_from_proto(tp, t, m_label + ": initializer '" + tp.name() + "'");
+      tensor_from_proto(tp, t, "initializer '" + tp.name() + "'");
       m_g.add_tensor(std::move(t));
     }
     for (const auto& sp : m_model.graph().sparse_initializer()) {
@@ -334,7 +348,7 @@ class Importer {
       t.dtype = dtype_from_onnx(v.data_type());
       t.shape.assign(sp.dims().begin(), sp.dims().end());
       t.has_shape = true;
-      if (!checked_product(t.shape)) throw InputError(m_label + ": sparse initializer '" + t.name + "': dims " + dims_text(t.shape) + " are negative or overflow int64");
+      if (!checked_product(t.shape)) throw InputError("sparse initializer '" + t.name + "': dims " + dims_text(t.shape) + " are negative or overflow int64");
       m_g.add_tensor(std::move(t));
     }
   }
@@ -342,7 +356,7 @@ class Importer {
   void read_inputs() {
     for (const auto& vi : m_model.graph().input()) {
       if (m_g.find_tensor(vi.name()) >= 0) continue;  // an initializer also listed as input (IR < 4)
-      if (vi.name().empty()) throw InputError(m_label + ": a graph input has no name");
+      if (vi.name().empty()) throw InputError("a graph input has no name");
       TypeShape ts = type_shape(vi.type());
       m_input_types[vi.name()] = ts;
       m_input_order.push_back(vi.name());
@@ -494,7 +508,7 @@ class Importer {
     auto valid = runtime_input_names();
     for (const auto& [name, dims] : m_opts.input_shapes) {
       if (!m_input_types.count(name))
-        throw InputError(m_label + ": --input-shape names '" + name + "', which is not an input of the model; inputs: " +
+        throw InputError("--input-shape names '" + name + "', which is not an input of the model; inputs: " +
                          (valid.empty() ? std::string("(none)") : join(valid, ", ")));
     }
     // Input types in the proto, indexed by name, to write the resolved shapes back for ONNX inference.
@@ -508,7 +522,7 @@ class Importer {
       if (ov != m_opts.input_shapes.end()) {
         dims = ov->second;
         if (ts.has_shape && ts.dims.size() != dims.size())
-          throw InputError(m_label + ": --input-shape " + name + " gives " + std::to_string(dims.size()) +
+          throw InputError("--input-shape " + name + " gives " + std::to_string(dims.size()) +
                            " dims but the model declares rank " + std::to_string(ts.dims.size()));
         for (size_t i = 0; i < dims.size() && ts.has_shape; ++i)
           if (ts.dims[i] >= 0 && ts.dims[i] != dims[i])
@@ -516,7 +530,11 @@ class Importer {
                                    std::to_string(ts.dims[i]) + ", --input-shape gives " + std::to_string(dims[i]));
       } else {
         if (!ts.has_shape)
-          throw InputError(m_label + ": input '" + name + "' has no declared shape; pass --input-shape " + name + "=D0,D1,...");
+          throw InputError("input '" + name + "' has no declared shape; pass --input-shape " + name + "=D0,D1,...");
+        if (ts.negative_dim >= 0)
+          throw InputError("input '" + name + "' declares dim " + std::to_string(ts.negative_dim) + " as " +
+                           std::to_string(ts.negative_value) +
+                           "; a dim must be >= 1 (or symbolic): fix the model or pass --input-shape " + name + "=D0,D1,...");
         dims = ts.dims;
         for (size_t i = 0; i < dims.size(); ++i) {
           if (dims[i] >= 0) continue;
@@ -525,7 +543,7 @@ class Importer {
             continue;
           }
           std::string sym = ts.dim_names[i].empty() ? "" : " ('" + ts.dim_names[i] + "')";
-          throw InputError(m_label + ": input '" + name + "' dim " + std::to_string(i) + sym +
+          throw InputError("input '" + name + "' dim " + std::to_string(i) + sym +
                            " is unknown; pass --input-shape " + name + "=" + [&] {
                              std::string ex;
                              for (size_t k = 0; k < dims.size(); ++k)
@@ -539,8 +557,14 @@ class Importer {
       }
       if (!checked_product(dims) ||
           !checked_mul(*checked_product(dims), std::max<int64_t>(dtype_size(t.dtype), 1)))
-        throw InputError(m_label + ": input '" + name + "' shape " + dims_text(dims) +
+        throw InputError("input '" + name + "' shape " + dims_text(dims) +
                          " overflows int64 elements or bytes; pass smaller dims with --batch/--input-shape");
+      if (t.is_graph_input)
+        for (size_t i = 0; i < dims.size(); ++i)
+          if (dims[i] <= 0)
+            throw InputError("input '" + name + "' shape " + dims_text(dims) + " has dim " + std::to_string(i) + " = " +
+                             std::to_string(dims[i]) + "; runtime inputs need dims >= 1 (pass --input-shape " + name +
+                             "=D0,D1,...)");
       t.shape = dims;
       t.has_shape = true;
       set_type_shape(protos[name]->mutable_type(), t.dtype, dims);
@@ -779,7 +803,7 @@ class Importer {
   void mark_outputs() {
     for (const auto& vi : m_model.graph().output()) {
       int id = m_g.find_tensor(vi.name());
-      if (id < 0) throw InputError(m_label + ": graph output '" + vi.name() + "' is not produced by any node or input");
+      if (id < 0) throw InputError("graph output '" + vi.name() + "' is not produced by any node or input");
       m_g.tensors[static_cast<size_t>(id)].is_graph_output = true;
       m_g.outputs.push_back(id);
     }

@@ -576,6 +576,8 @@ bool is_integral(DType t) {
 
 bool infer_node(Graph& g, Node& n) {
   if (!n.domain.empty() && n.domain != "ai.onnx" && n.domain != "com.microsoft") return false;
+  // Before any rule reads an attribute: a bad axis or blocksize would otherwise index out of range.
+  validate_node(g, n);
   const std::string& op = n.op;
   const int64_t opset = g.opset;
   Tensor* o = out_tensor(g, n, 0);

@@ -166,6 +166,51 @@ TEST(OnnxImporter, MissingInputShapeIsAnError) {
   expect_input_error([&] { oi::import_bytes(pw::model(pg), "m.onnx"); }, {"m.onnx", "input 'x'", "no declared shape", "--input-shape"});
 }
 
+TEST(OnnxImporter, RuntimeInputDimsMustBePositive) {
+  auto relu_model = [](const std::vector<int64_t>& dims) {
+    std::string shape;
+    for (int64_t d : dims) shape += pw::dim_value(d);  // raw dim_value, negative ones too
+    std::string tensor_type = pw::f_int(1, 1) + pw::f_bytes(2, shape);
+    pw::Graph pg;
+    pg.inputs.push_back(pw::f_bytes(1, "x") + pw::f_bytes(2, pw::f_bytes(1, tensor_type)));
+    pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+    pg.nodes.push_back(pw::node("Relu", {"x"}, {"y"}, "relu"));
+    return pw::model(pg);
+  };
+  expect_input_error([&] { oi::import_bytes(relu_model({-3, 16}), "neg.onnx"); },
+                     {"neg.onnx: input 'x'", "dim 0 as -3", ">= 1"});
+  expect_input_error([&] { oi::import_bytes(relu_model({0, 16}), "zero.onnx"); },
+                     {"zero.onnx: input 'x'", "[0,16]", "dim 0 = 0"});
+  oi::ImportOptions o;
+  o.input_shapes["x"] = {2, 0};
+  expect_input_error([&] { oi::import_bytes(relu_model({2, 16}), "ovr.onnx", o); }, {"ovr.onnx: input 'x'", "dim 1 = 0"});
+  EXPECT_NO_THROW(oi::import_bytes(relu_model({2, 16}), "ok.onnx"));
+}
+
+// Node errors of the shape rules carry the model's label exactly once, at the front, so a command
+// reading two models (diff) says which one failed.
+TEST(OnnxImporter, NodeErrorsNameTheModelOnce) {
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("a", 1, {1, 3, 8, 8}));
+  pg.inputs.push_back(pw::value_info("b", 1, {1, 5, 8, 8}));
+  pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+  pg.nodes.push_back(pw::node("Add", {"a", "b"}, {"y"}, "add"));
+  try {
+    oi::import_bytes(pw::model(pg), "models/b.onnx");
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("models/b.onnx: node 'add' (Add): ", 0), 0u) << msg;
+    EXPECT_EQ(msg.find("models/b.onnx", 1), std::string::npos) << msg;
+  }
+  // Errors the importer raises itself follow the same form.
+  pw::Graph dangling;
+  dangling.inputs.push_back(pw::value_info("x", 1, {2}));
+  dangling.outputs.push_back(pw::value_info("y", 1, {}, false));
+  dangling.nodes.push_back(pw::node("Add", {"x", "ghost"}, {"y"}, "adder"));
+  expect_input_error([&] { oi::import_bytes(pw::model(dangling), "a.onnx"); }, {"a.onnx: node 'adder' (Add): input 'ghost'"});
+}
+
 TEST(OnnxImporter, NodesAreSortedTopologically) {
   pw::Graph pg;
   pg.inputs.push_back(pw::value_info("x", 1, {2, 3}));
