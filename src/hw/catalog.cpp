@@ -16,6 +16,7 @@
 
 #include "fields.hpp"
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/util/paths.hpp"
 #include "perfpred/util/strings.hpp"
 
@@ -275,14 +276,7 @@ GpuCatalog::GpuCatalog(const std::filesystem::path& dir) {
 }
 
 void GpuCatalog::add_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot be read");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
+  nlohmann::json j = read_json_file(path, "GPU catalog file");
   m_devices.push_back(parse_catalog_entry(j, path.string(), path.stem().string()));
   m_raw.push_back(std::move(j));
 }

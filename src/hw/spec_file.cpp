@@ -11,6 +11,7 @@
 #include "fields.hpp"
 #include "perfpred/hw/catalog.hpp"
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/util/strings.hpp"
 
 namespace perfpred {
@@ -366,14 +367,7 @@ GpuSpec load_spec_file(const std::filesystem::path& path) {
   if (!std::filesystem::is_regular_file(path, ec))
     throw InputError(path.string() + ": GPU spec file not found (give a catalog id, or a path to a spec JSON; " +
                      "run `perfpred devices` to list ids)");
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot be read");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
+  nlohmann::json j = read_json_file(path, "GPU spec file");
   // A spec file is a hypothetical device: with a catalog id it would pass for that device in listings
   // (select, report) and to a learned corrector. Without "id" it is "spec:<file stem>".
   if (auto it = j.is_object() ? j.find("id") : j.end(); it != j.end() && it->is_string()) {
