@@ -29,6 +29,8 @@ mkdir -p "$tmp/dir.json"
 expect 2 budget check "$tmp/dir.json"
 grep -q "dir.json: is a directory" "$tmp/err" || fail "budget check DIR: $(cat "$tmp/err")"
 expect 2 profile --plan "$tmp/dir.json" --backend simulated --gpu t4 --out "$tmp/p"
+printf '{"base": "t4", "mem_bandwidth_gbps": 1e400}' >"$tmp/huge.json"
+expect 2 devices show "$tmp/huge.json"
 
 # Every subcommand listed by --help: its help exits 0, an unknown option exits 2, and it is documented.
 subs=$("$bin" --help | awk 'tolower($0) ~ /^subcommands:/{on=1; next} on && /^  [a-z]/{print $1}')
