@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "perfpred/util/checked_math.hpp"
@@ -112,12 +113,25 @@ bool is_conv_or_pool(const std::string& op) {
          op == "AveragePool" || op == "LpPool";
 }
 
-bool is_broadcast_op(const std::string& op) {
-  static const char* const k_ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Equal", "Less", "Greater",
-                                      "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "BitShift",
-                                      "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Max", "Min", "Sum", "Mean", "Where"};
-  return std::any_of(std::begin(k_ops), std::end(k_ops), [&](const char* o) { return op == o; });
-}
+const std::unordered_set<std::string> k_broadcast_ops = {
+    "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
+    "Or", "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Max", "Min", "Sum", "Mean", "Where"};
+
+// Every op validate_node has a rule for; the rest (Relu, Identity, ...) return after one lookup, which
+// keeps the check cheap on the propagation passes that call it for every node.
+const std::unordered_set<std::string> k_checked_ops = [] {
+  std::unordered_set<std::string> s(k_broadcast_ops);
+  for (const char* op : {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool",
+                         "MatMul", "MatMulInteger", "Gemm", "Concat", "Reshape", "Slice", "Split", "Squeeze",
+                         "Unsqueeze", "Transpose", "BatchNormalization", "InstanceNormalization", "DepthToSpace",
+                         "SpaceToDepth", "Pad", "Einsum", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
+                         "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
+                         "Expand", "Range", "Flatten", "Softmax", "LogSoftmax", "Hardmax", "LayerNormalization",
+                         "Gather", "GatherElements", "ScatterElements", "ArgMax", "ArgMin", "CumSum", "TopK", "OneHot",
+                         "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN"})
+    s.insert(op);
+  return s;
+}();
 
 // Numpy broadcasting of known dims; returns the first dim index (from the right) where two disagree.
 std::optional<std::pair<int64_t, int64_t>> broadcast_conflict(const Shape& a, const Shape& b) {
@@ -558,12 +572,13 @@ void check_pad(const Check& c, int64_t opset) {
 void validate_node(const Graph& g, const Node& n) {
   if (!n.domain.empty() && n.domain != "ai.onnx") return;
   const std::string& op = n.op;
+  if (!k_checked_ops.count(op)) return;
   const Check c(g, n);
   const Tensor* x = c.shaped(0);
   const int64_t r = x ? static_cast<int64_t>(x->shape.size()) : 0;
   const int64_t opset = g.opset;
 
-  if (is_broadcast_op(op)) {
+  if (k_broadcast_ops.count(op)) {
     size_t first = n.inputs.size();
     Shape acc;
     for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -600,7 +615,7 @@ void validate_node(const Graph& g, const Node& n) {
   if (op == "DepthToSpace" || op == "SpaceToDepth") return check_depth_to_space(c, n);
   if (op == "Pad") return check_pad(c, opset);
   if (op == "Einsum") return check_einsum(c, n);
-  if (op.rfind("Reduce", 0) == 0) return check_reduce(c, n);
+  if (op.rfind("Reduce", 0) == 0) return check_reduce(c, n);  // the Reduce* ops of k_checked_ops
   if (op == "Expand") {
     auto sv = c.const_ints(1);
     if (!x || !sv) return;
