@@ -36,7 +36,7 @@ inline std::shared_ptr<const advise::AnalyzedModel> load_model(const std::filesy
   m->graph = onnx_import::import_file(path, io);
   AnalyzeOptions ao;
   ao.allow_unknown = allow_unknown;
-  m->cost = analyze(m->graph, ao);
+  m->cost = analyze_model(m->graph, ao, path.string());
   m->batch = model_batch(m->graph, batch);
   return m;
 }

@@ -177,11 +177,11 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   ao.allow_unknown = o.allow_unknown;
   GraphCost cost;
   if (fixed.empty()) {
-    cost = analyze(g, ao);
+    cost = analyze_model(g, ao, o.model);
   } else {
     try {
       g = onnx_import::import_file(o.model, io);
-      cost = analyze(g, ao);
+      cost = analyze_model(g, ao, o.model);
     } catch (const InputError& e) {
       throw InputError(o.model + ": exported with a fixed batch (" + join(fixed, ", ") + ") that --batch " +
                        std::to_string(o.batch) + " cannot replace (" + e.what() +

@@ -35,6 +35,16 @@ int64_t model_batch(const Graph& g, int64_t requested) {
   return requested;
 }
 
+GraphCost analyze_model(const Graph& g, const AnalyzeOptions& o, const std::string& model_path) {
+  try {
+    return analyze(g, o);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    if (what.rfind(model_path, 0) == 0) throw;
+    throw InputError(model_path + ": " + what);
+  }
+}
+
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
 
 void write_text_file(const std::string& path, const std::string& text, const std::string& option) {

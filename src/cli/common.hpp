@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "perfpred/analysis/cost.hpp"
 #include "perfpred/core/graph.hpp"
 
 namespace perfpred::cli {
@@ -18,6 +19,9 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
 /// >= 2 once shapes are known (a symbolic one took `requested`; a fixed export or an --input-shape keeps
 /// its own), else `requested`.
 int64_t model_batch(const Graph& g, int64_t requested);
+
+/// analyze() with the model's file named in its errors (an unknown op: which of two models in a diff?).
+GraphCost analyze_model(const Graph& g, const AnalyzeOptions& o, const std::string& model_path);
 
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order.
 void print_json(const nlohmann::json& j);
