@@ -1,5 +1,7 @@
 #include "cmd_sweep.hpp"
 
+#include <cmath>
+
 #include <iostream>
 
 #include "advise_support.hpp"
@@ -40,7 +42,7 @@ int run_sweep(const SweepCliOptions& o) {
       row["throughput_samples_per_s"] = number_or_null(p.throughput_samples_per_s);
       row["energy_mj"] = number_or_null(p.energy_mj);
       row["avg_power_w"] = number_or_null(p.avg_power_w);
-      row["peak_memory_bytes"] = number_or_null(p.peak_memory_bytes);
+      row["peak_memory_bytes"] = std::llround(p.peak_memory_bytes);  // whole bytes, as predict writes them
       row["fits"] = p.fits;
       pts.push_back(std::move(row));
     }
@@ -64,8 +66,8 @@ int run_sweep(const SweepCliOptions& o) {
     for (const auto& p : res.points) {
       std::vector<std::string> f;
       for (double v : p.values) f.push_back(fmt_exact(v));
-      for (double v : {p.latency_ms, p.throughput_samples_per_s, p.energy_mj, p.avg_power_w, p.peak_memory_bytes})
-        f.push_back(fmt_exact(v));
+      for (double v : {p.latency_ms, p.throughput_samples_per_s, p.energy_mj, p.avg_power_w}) f.push_back(fmt_exact(v));
+      f.push_back(std::to_string(std::llround(p.peak_memory_bytes)));  // whole bytes, never 2.02e+09
       f.push_back(p.fits ? "1" : "0");
       out += csv_line(f);
     }

@@ -19,6 +19,7 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 7 * 6, len(rows)
 assert rows[0]["sm_count"] == "40" and rows[0]["mem_bandwidth_gbps"] == "500"
 assert rows[1]["mem_bandwidth_gbps"] == "1000"  # last axis fastest
+assert all(r["peak_memory_bytes"].isdigit() for r in rows), rows[0]["peak_memory_bytes"]  # whole bytes, as predict
 # For each SM count, more bandwidth is never slower; for each bandwidth, more SMs never slower.
 by = {(float(r["sm_count"]), float(r["mem_bandwidth_gbps"])): float(r["latency_ms"]) for r in rows}
 sms = sorted({k[0] for k in by}); bws = sorted({k[1] for k in by})
