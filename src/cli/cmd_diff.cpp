@@ -29,7 +29,7 @@ std::string pct_text(const std::optional<double>& v) { return v ? fmt_pct(*v) : 
 
 int run_diff(const DiffCliOptions& o) {
   if (o.fail_over_pct && !(std::isfinite(*o.fail_over_pct) && *o.fail_over_pct >= 0))
-    throw InputError("--fail-over " + fmt_exact(*o.fail_over_pct) + ": must be a percentage >= 0, e.g. 5");
+    throw InputError("--fail-over " + fmt_given(*o.fail_over_pct) + ": must be a percentage >= 0, e.g. 5");
   if (o.top < 1) throw InputError("--top must be at least 1");
   PredictOptions popts = support::predict_options(o);
   GpuSpec gpu = resolve_gpu(o.gpu);

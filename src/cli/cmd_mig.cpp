@@ -23,7 +23,7 @@ int run_mig(const MigCliOptions& o) {
   mo.max_batch_limit = o.max_batch_limit;
   // Check the cheap inputs before importing the model.
   if (mo.slo_ms && !(*mo.slo_ms > 0))
-    throw InputError("--slo-ms " + fmt_exact(*mo.slo_ms) + ": the latency target must be a positive number of milliseconds");
+    throw InputError("--slo-ms " + fmt_given(*mo.slo_ms) + ": the latency target must be a positive number of milliseconds");
   support::Corrector corr(o.bundle, o.analytical);
   auto model = support::model_at_batch(o.model, parse_input_shapes(o.input_shapes), o.allow_unknown);
   advise::MigAdvice adv = advise::advise_mig(model, o.gpu, popts, mo, corr.get());

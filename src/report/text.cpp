@@ -88,6 +88,12 @@ std::string fmt_fixed(double v, int digits) {
   return buf;
 }
 
+std::string fmt_given(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt_exact(v);
+}
+
 std::string fmt_exact(double v) {
   if (!std::isfinite(v)) return "";
   char buf[64];

@@ -34,6 +34,8 @@ std::string xml_escape(const std::string& s);
 std::string fmt_fixed(double v, int digits);
 /// Shortest round-trip decimal ("%.17g" trimmed): for CSV cells and exact limits.
 std::string fmt_exact(double v);
+/// A number as the user typed it, for error messages: fmt_exact, or nan / inf / -inf.
+std::string fmt_given(double v);
 /// Milliseconds with a precision that suits the magnitude ("0.0123 ms", "12.3 ms", "1234 ms").
 std::string fmt_ms(double ms);
 /// Bytes in binary units ("1.50 GiB", "312.0 MiB", "12.0 KiB", "512 B").
