@@ -459,8 +459,29 @@ class Importer {
   }
 
   // export_params=False puts weights among the graph inputs: a fully static input consumed where a
-  // weight goes (and never where data goes) is a weight; the rest are runtime inputs.
+  // weight goes (and never where data goes) is a weight; the rest are runtime inputs. A model that
+  // keeps its weights as initializers (one feeds a weight slot of a Conv, Gemm, MatMul, norm or RNN)
+  // is not such an export: its graph inputs are all runtime inputs (ONNX IR >= 4), however static
+  // their shapes (a fixed attention mask, a second image).
+  bool weights_are_initializers() const {
+    for (const auto& [name, uses] : m_consumers) {
+      const int ti = m_g.find_tensor(name);
+      if (ti < 0 || !m_g.tensors[static_cast<size_t>(ti)].is_initializer) continue;
+      for (auto [ni, slot] : uses) {
+        const std::string& op = m_g.nodes[static_cast<size_t>(ni)].op;
+        if (op != "Add" && op != "Sub" && op != "Mul" && op != "Div" && op != "Concat" && op != "Gather" &&
+            is_weight_slot(op, slot))
+          return true;
+      }
+    }
+    return false;
+  }
+
   void classify_inputs() {
+    if (weights_are_initializers()) {
+      for (const auto& name : m_input_order) m_g.tensors[static_cast<size_t>(m_g.find_tensor(name))].is_graph_input = true;
+      return;
+    }
     auto evidence = [&](const std::string& name, bool& weight, bool& data) {
       std::vector<std::pair<std::string, int>> todo{{name, 0}};
       while (!todo.empty()) {

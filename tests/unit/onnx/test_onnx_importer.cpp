@@ -86,6 +86,23 @@ TEST(OnnxImporter, WeightsAsGraphInputsAreInitializers) {
   EXPECT_TRUE(T(g, "out").is_graph_output);
 }
 
+TEST(OnnxImporter, WithWeightInitializersEveryGraphInputIsRuntimeData) {
+  // The weights live in initializers, so a second static input (a mask added to the output) is data
+  // the host copies each call, not a parameter: no optimizer state, an H2D copy.
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+masked (float[1, 3, 8, 8] x, float[1, 4, 8, 8] mask) => (float[1, 4, 8, 8] y) <float[4, 3, 3, 3] w = {0.0}> {
+  c = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (x, w)
+  y = Add (c, mask)
+}
+)";
+  Graph g = oi::import_text(text);
+  EXPECT_TRUE(T(g, "w").is_initializer);
+  EXPECT_TRUE(T(g, "mask").is_graph_input);
+  EXPECT_FALSE(T(g, "mask").is_initializer);
+  EXPECT_EQ(g.inputs.size(), 2u);
+}
+
 TEST(OnnxImporter, BatchNormLayerNormAndTransformerWeightsAsInputs) {
   const char* text = R"(
 <ir_version: 8, opset_import: ["" : 17]>
