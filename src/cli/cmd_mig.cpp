@@ -22,6 +22,12 @@ int run_mig(const MigCliOptions& o) {
   mo.max_batch = o.max_batch;
   mo.max_batch_limit = o.max_batch_limit;
   // Check the cheap inputs before importing the model.
+  {
+    const std::string& g = o.gpu;
+    if (g.find('/') != std::string::npos || (g.size() > 5 && g.compare(g.size() - 5, 5, ".json") == 0))
+      throw InputError("--gpu " + g + ": mig takes a catalog id of a MIG-capable GPU (A100, A30, H100, H200), "
+                       "not a spec file: MIG profiles are catalog data");
+  }
   if (mo.slo_ms && !(*mo.slo_ms > 0))
     throw InputError("--slo-ms " + fmt_given(*mo.slo_ms) + ": the latency target must be a positive number of milliseconds");
   support::Corrector corr(o.bundle, o.analytical);

@@ -68,6 +68,7 @@ if [ -f "$model" ]; then
   # 0 and 1: results and failed checks.
   expect 0 predict "$model" --gpu t4
   expect 0 mig "$model" --gpu a30
+  expect 2 mig "$model" --gpu "$root/data/examples/hypothetical-gpu.json"
   expect 1 mig "$model" --gpu a30 --slo-ms 0.0000001
   expect 0 select "$model" --devices t4,l4
   expect 1 select "$model" --devices t4,l4 --max-latency-ms 0.0000001
