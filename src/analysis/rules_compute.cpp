@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "perfpred/util/checked_math.hpp"
+#include "perfpred/util/strings.hpp"
 #include "rules.hpp"
 
 namespace perfpred::analysis_detail {
@@ -243,13 +244,7 @@ void cost_einsum(RuleContext& ctx, const OpRule&) {
     rhs = eq.substr(arrow + 2);
     explicit_out = true;
   }
-  std::vector<std::string> terms;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  const std::vector<std::string> terms = split(lhs, ',');
   size_t n_ops = ctx.present_inputs();
   if (terms.size() != n_ops)
     ctx.fail("Einsum equation has " + std::to_string(terms.size()) + " operands but the node has " +

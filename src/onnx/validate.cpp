@@ -12,6 +12,7 @@
 
 #include "perfpred/util/checked_math.hpp"
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
 #include "shape_rules.hpp"
 
 namespace perfpred::onnx_import::detail {
@@ -468,13 +469,7 @@ void check_einsum(const Check& c, const Node& n) {
   if (eq.empty()) c.fail("attribute 'equation' is required");
   if (eq.find('.') != std::string::npos) return;
   std::string lhs = eq.substr(0, eq.find("->"));
-  std::vector<std::string> terms;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  const std::vector<std::string> terms = split(lhs, ',');
   if (terms.size() != n.inputs.size())
     c.fail("equation '" + eq + "' has " + std::to_string(terms.size()) + " operands but the node has " +
            std::to_string(n.inputs.size()) + " inputs");
