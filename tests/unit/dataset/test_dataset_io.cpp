@@ -65,6 +65,12 @@ KernelRow sample_row(const std::string& id) {
   return r;
 }
 
+/// A kernel dataset at `path` holding `rows`.
+void write_kernels(const fs::path& path, const std::vector<KernelRow>& rows) {
+  DatasetWriter w(path, DatasetKind::kernel);
+  for (const auto& r : rows) w.append(r);
+}
+
 }  // namespace
 
 TEST(DatasetCsv, QuotesOnlyWhenNeeded) {
@@ -379,16 +385,10 @@ TEST(DatasetMerge, DedupesByIdAndMergesSidecars) {
 TEST(DatasetMerge, CountsConflictingDuplicates) {
   TempDir t;
   auto a = t / "a.csv", b = t / "b.csv";
-  {
-    DatasetWriter w(a, DatasetKind::kernel);
-    w.append(sample_row("1"));
-  }
-  {
-    DatasetWriter w(b, DatasetKind::kernel);
-    KernelRow r = sample_row("1");
-    r.time_ms = 99;
-    w.append(r);
-  }
+  write_kernels(a, {sample_row("1")});
+  KernelRow r = sample_row("1");
+  r.time_ms = 99;
+  write_kernels(b, {r});
   MergeResult res = merge_datasets(t / "o.csv", {a, b});
   EXPECT_EQ(res.rows_out, 1);
   EXPECT_EQ(res.conflicting_duplicates, 1);
@@ -399,17 +399,11 @@ TEST(DatasetMerge, SameIdOnAnotherGpuIsAnotherRow) {
   // One plan profiled on two GPUs: every id repeats, and no row is a duplicate.
   TempDir t;
   auto a = t / "a.csv", b = t / "b.csv";
-  {
-    DatasetWriter w(a, DatasetKind::kernel);
-    w.append(sample_row("1"));
-  }
-  {
-    DatasetWriter w(b, DatasetKind::kernel);
-    KernelRow r = sample_row("1");
-    r.gpu_id = "h100-sxm5-80gb";
-    r.time_ms = 0.5;
-    w.append(r);
-  }
+  write_kernels(a, {sample_row("1")});
+  KernelRow r = sample_row("1");
+  r.gpu_id = "h100-sxm5-80gb";
+  r.time_ms = 0.5;
+  write_kernels(b, {r});
   MergeResult res = merge_datasets(t / "o.csv", {a, b});
   EXPECT_EQ(res.rows_out, 2);
   EXPECT_EQ(res.duplicates, 0);
