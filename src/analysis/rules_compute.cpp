@@ -182,6 +182,16 @@ void cost_matmul(RuleContext& ctx, const OpRule&) {
   }
   ctx.cost.flops = 2 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
                    static_cast<double>(k);
+  // An N-D activation times a matrix (B without batch dims of its own) is one GEMM: cuBLAS (and PyTorch's
+  // matmul) fold A's leading dims into M, since A's rows are contiguous. Not with transA, whose rows are not.
+  bool b_batched = false;
+  for (size_t i = 0; i < rb; ++i) b_batched = b_batched || b[i] != 1;
+  if (!b_batched && batch > 1 && !ctx.node.attr_int("transA", 0)) {
+    auto folded = checked_mul(batch, m);
+    if (!folded) ctx.fail("rows of the folded product overflow int64");
+    m = *folded;
+    batch = 1;
+  }
   ctx.cost.gemm = GemmShape{batch, m, n, k};
   const std::array<double, 4> v{static_cast<double>(batch), static_cast<double>(m), static_cast<double>(n),
                                 static_cast<double>(k)};

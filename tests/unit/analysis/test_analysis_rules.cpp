@@ -168,6 +168,32 @@ TEST(MatMulRule, BatchedBroadcast) {
   EXPECT_EQ(c.bytes_written, 144 * 4);
 }
 
+TEST(MatMulRule, NdActivationTimesMatrixIsOneFlatGemm) {
+  // A channels-last MLP ([32,7,7,768] x [768,3072], ConvNeXt/Swin): cuBLAS runs one [1568,768]x[768,3072]
+  // GEMM, not 224 batched [7,768] products (which pad every 7-row tile to a full one).
+  auto a = analyse_text(R"(g (float[32,7,7,768] x, float[768,3072] w) => (float[32,7,7,3072] y) {
+    y = MatMul(x, w)
+  })");
+  const auto& c = a.node("MatMul");
+  ASSERT_TRUE(c.gemm);
+  EXPECT_EQ(c.gemm->batch, 1);
+  EXPECT_EQ(c.gemm->m, 32 * 7 * 7);
+  EXPECT_EQ(c.gemm->n, 3072);
+  EXPECT_EQ(c.gemm->k, 768);
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * 1568 * 3072 * 768);
+  // A B operand with only unit batch dims folds too; a batched B does not.
+  auto u = analyse_text(R"(g (float[4,3,5] x, float[1,5,6] w) => (float[4,3,6] y) {
+    y = MatMul(x, w)
+  })");
+  EXPECT_EQ(u.node("MatMul").gemm->batch, 1);
+  EXPECT_EQ(u.node("MatMul").gemm->m, 12);
+  auto bm = analyse_text(R"(g (float[4,3,5] x, float[4,5,6] w) => (float[4,3,6] y) {
+    y = MatMul(x, w)
+  })");
+  EXPECT_EQ(bm.node("MatMul").gemm->batch, 4);
+  EXPECT_EQ(bm.node("MatMul").gemm->m, 3);
+}
+
 TEST(MatMulRule, VectorOperands) {
   auto a = analyse_text(R"(g (float[5] x, float[5,3] w) => (float[3] y) {
     y = MatMul(x, w)
