@@ -47,6 +47,16 @@ namespace {
 double positive_or(double v, double fallback) { return (std::isfinite(v) && v > 0) ? v : fallback; }
 }  // namespace
 
+double sustained_clock_scale(const GpuSpec& gpu) {
+  if (gpu.segment == "embedded" || !(gpu.tdp_w > 0) || !(gpu.fp32_tflops > 0)) return 1.0;
+  for (const auto& ref : model::k_full_power_w_per_tflop) {
+    if (gpu.compute_capability != ref.compute_capability) continue;
+    const double share = (gpu.tdp_w / gpu.fp32_tflops) / ref.w_per_fp32_tflop;
+    return share >= 1 ? 1.0 : std::pow(share, 1.0 / model::k_power_clock_exponent);
+  }
+  return 1.0;  // a chip family without a full-power reference: its boost clock is taken as sustained
+}
+
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p) {
   GpuRates r;
   double simt = gpu.fp32_tflops * 1e12;
@@ -74,6 +84,12 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p) {
     r.matrix_flops *= model::k_desktop_boost_headroom;
     r.matrix_tf32_flops *= model::k_desktop_boost_headroom;
   }
+  // Math runs at the clock the power limit sustains; DRAM bandwidth does not follow the core clock.
+  r.clock_scale = sustained_clock_scale(gpu);
+  r.simt_fp32_flops *= r.clock_scale;
+  r.vector_flops *= r.clock_scale;
+  r.matrix_flops *= r.clock_scale;
+  r.matrix_tf32_flops *= r.clock_scale;
   r.dram_bps = gpu.mem_bandwidth_gbps * 1e9;
   if (!(r.dram_bps > 0)) throw InputError("GPU '" + gpu.id + "': mem_bandwidth_gbps must be positive");
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;

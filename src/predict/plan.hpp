@@ -77,7 +77,11 @@ struct GpuRates {
   double l2_bytes = 0;
   double sms = 1;
   double launch_floor_s = 0;
+  double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it)
 };
+/// Sustained clock under full load over the rated boost clock, from the card's power per FP32 TFLOP
+/// against its chip family's full-power cards (model_constants.hpp); 1 where power does not limit.
+double sustained_clock_scale(const GpuSpec& gpu);
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
 /// Copy the analytical terms into a kernel record (corrected time starts equal to the analytical one).

@@ -96,6 +96,10 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
 
   Prediction p;
   p.notes = plan.notes;
+  if (rates.clock_scale < 0.995)
+    p.notes.push_back("power-limited (" + std::to_string(static_cast<int>(std::lround(gpu.tdp_w))) +
+                      " W): math at " + std::to_string(static_cast<int>(std::lround(rates.clock_scale * 100))) +
+                      "% of the boost clock under load");
   p.model_bundle = corrector ? corrector->label() : "analytical";
   p.gpu_seen_in_training = corrector ? corrector->gpu_seen(gpu) : false;
   const bool detail_out = opts.detail;

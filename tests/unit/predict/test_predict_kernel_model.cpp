@@ -1,0 +1,117 @@
+// The kernel time model: sustained clocks of power-limited cards, and GEMM shapes as cuBLAS runs them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>  // catalog.hpp holds std::vector<json> and forward-declares json
+
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/predict/predictor.hpp"
+
+namespace perfpred {
+namespace {
+
+const GpuCatalog& catalog() {
+  static GpuCatalog cat(std::filesystem::path(PERFPRED_SOURCE_ROOT) / "data" / "gpus");
+  return cat;
+}
+GpuSpec gpu(const std::string& id) { return catalog().resolve(id); }
+
+KernelEstimate big_gemm(const GpuSpec& g) {
+  KernelEstimate k;
+  k.family = OpFamily::gemm;
+  k.gemm = GemmShape{1, 4096, 4096, 4096};
+  k.flops = 2.0 * 4096 * 4096 * 4096;
+  k.bytes = 4.0 * 3 * 4096 * 4096;
+  estimate_kernel(k, g, PredictOptions{});
+  return k;
+}
+
+KernelEstimate big_copy(const GpuSpec& g) {
+  KernelEstimate k;
+  k.family = OpFamily::elementwise;
+  k.flops = 1e8;
+  k.bytes = 8e8;
+  estimate_kernel(k, g, PredictOptions{});
+  return k;
+}
+
+TEST(SustainedClock, PowerLimitedCardsRunMathBelowBoost) {
+  // The T4 (70 W for 8.1 TFLOPS) and the L4 (72 W for 30.3) get far fewer watts per TFLOP than their
+  // chips' full-power cards: compute-bound work runs at about 3/4 of the boost clock.
+  for (const char* id : {"t4", "l4"}) {
+    const GpuSpec limited = gpu(id);
+    GpuSpec unlimited = limited;
+    unlimited.tdp_w *= 4;
+    const double ratio = big_gemm(unlimited).time_s / big_gemm(limited).time_s;
+    EXPECT_GT(ratio, 0.70) << id;
+    EXPECT_LT(ratio, 0.82) << id;
+    // DRAM bandwidth does not follow the core clock: a streaming kernel is unchanged.
+    EXPECT_NEAR(big_copy(unlimited).time_s / big_copy(limited).time_s, 1.0, 1e-3) << id;
+  }
+  // Full-power cards, the compute chips (A100 PCIe at 250 W) and Jetson boards (clocks set by their power
+  // mode) run at their rated clocks.
+  for (const char* id : {"rtx-2080ti", "rtx-4090", "a100-pcie-40gb", "h100-pcie-80gb", "jetson-agx-orin-64gb"}) {
+    const GpuSpec g = gpu(id);
+    GpuSpec more = g;
+    more.tdp_w *= 4;
+    EXPECT_DOUBLE_EQ(big_gemm(more).time_s, big_gemm(g).time_s) << id;
+  }
+}
+
+TEST(SustainedClock, LessPowerIsNeverFasterAndPredictSaysWhy) {
+  GpuSpec g = gpu("l4");
+  double prev = 0;
+  for (double tdp : {300.0, 150.0, 72.0, 40.0}) {
+    g.tdp_w = tdp;
+    g.idle_power_w = std::min(g.idle_power_w, tdp / 2);
+    const double t = big_gemm(g).time_s;
+    EXPECT_GE(t, prev) << tdp;
+    prev = t;
+  }
+  // predict() names the limit in its notes.
+  GraphCost cost;
+  Graph graph;
+  Tensor x;
+  x.name = "x";
+  x.dtype = DType::f32;
+  x.shape = {64, 1024};
+  x.has_shape = true;
+  x.is_graph_input = true;
+  const int xi = graph.add_tensor(x);
+  graph.inputs.push_back(xi);
+  Tensor w = x;
+  w.name = "w";
+  w.shape = {1024, 1024};
+  w.is_graph_input = false;
+  w.is_initializer = true;
+  const int wi = graph.add_tensor(w);
+  Tensor y = x;
+  y.name = "y";
+  y.is_graph_input = false;
+  y.is_graph_output = true;
+  const int yi = graph.add_tensor(y);
+  graph.outputs.push_back(yi);
+  Node n;
+  n.name = "mm";
+  n.op = "MatMul";
+  n.inputs = {xi, wi};
+  n.outputs = {yi};
+  graph.nodes.push_back(n);
+  NodeCost nc;
+  nc.family = OpFamily::gemm;
+  nc.gemm = GemmShape{1, 64, 1024, 1024};
+  nc.flops = 2.0 * 64 * 1024 * 1024;
+  nc.bytes_read = 4 * (64 * 1024 + 1024 * 1024);
+  nc.bytes_written = 4 * 64 * 1024;
+  cost.nodes.push_back(nc);
+  const Prediction p = predict(graph, cost, gpu("t4"), PredictOptions{});
+  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(),
+                          [](const std::string& s) { return s.find("power-limited (70 W)") != std::string::npos; }));
+  const Prediction q = predict(graph, cost, gpu("rtx-2080ti"), PredictOptions{});
+  EXPECT_FALSE(std::any_of(q.notes.begin(), q.notes.end(),
+                           [](const std::string& s) { return s.find("power-limited") != std::string::npos; }));
+}
+
+}  // namespace
+}  // namespace perfpred
