@@ -3,6 +3,7 @@
 // roofline terms blended with partial overlap. Constants: model_constants.hpp.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "model_constants.hpp"
@@ -30,6 +31,7 @@ const char* phase_name(Phase p) {
     case Phase::backward: return "backward";
     case Phase::loss: return "loss";
     case Phase::optimizer: return "optimizer";
+    case Phase::gradients: return "gradients";
   }
   return "forward";
 }
@@ -90,6 +92,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p) {
   r.vector_flops *= r.clock_scale;
   r.matrix_flops *= r.clock_scale;
   r.matrix_tf32_flops *= r.clock_scale;
+  r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
   r.dram_bps = gpu.mem_bandwidth_gbps * 1e9;
   if (!(r.dram_bps > 0)) throw InputError("GPU '" + gpu.id + "': mem_bandwidth_gbps must be positive");
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;
@@ -107,7 +110,11 @@ struct TileResult {
 };
 
 /// Fastest tile/split-K of a (batched) GEMM on `sms` SMs at `rate` FLOP/s with base efficiency `eff`.
-TileResult best_tile(const GemmShape& s, double rate, double eff, double sms, double dram_bps) {
+/// `clock_scale` < 1: a power-limited card, whose clock rises for a kernel that keeps only part of its SMs
+/// busy: power goes with the busy SMs (on average blocks / (waves x slots) of them), so the clock that
+/// share sustains applies, up to boost. This also keeps a wider chip under the same power limit never
+/// slower on a kernel that cannot use the extra SMs.
+TileResult best_tile(const GemmShape& s, double rate, double eff, double sms, double dram_bps, double clock_scale) {
   TileResult best;
   const double m = std::max<int64_t>(1, s.m), n = std::max<int64_t>(1, s.n), k = std::max<int64_t>(1, s.k);
   const double b = std::max<int64_t>(1, s.batch);
@@ -122,6 +129,9 @@ TileResult best_tile(const GemmShape& s, double rate, double eff, double sms, do
       const double k_eff = kb / (kb + model::k_k_loop_overhead);
       const double block_rate = rate / slots * eff * t.efficiency * k_eff;
       double time = waves * (2.0 * t.m * t.n * kb) / block_rate;
+      const double busy = blocks / (waves * slots);
+      if (clock_scale < 1 && busy < 1)
+        time /= std::min(1.0 / clock_scale, std::pow(busy, -1.0 / model::k_power_clock_exponent));
       if (split > 1) time += (split + 1.0) * b * m * n * 4.0 / (dram_bps * model::k_mem_eff_stream);  // reduce partials
       if (time < best.time_s) {
         best.time_s = time;
@@ -171,8 +181,12 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
                       : (tensor ? model::k_gemm_tensor_eff : model::k_gemm_simt_eff);
     if (k.winograd && !tensor) eff *= model::k_winograd_gain;
+    if (conv && !k.winograd && (!tensor || !r.fast_tensor_gradients)) {
+      if (k.phase == Phase::backward_data) eff /= model::k_conv_bwd_data_slowdown;
+      if (k.phase == Phase::backward_weight) eff /= model::k_conv_bwd_weight_slowdown;
+    }
     if (k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0) {
-      TileResult t = best_tile(k.gemm, rate, eff, r.sms, r.dram_bps);
+      TileResult t = best_tile(k.gemm, rate, eff, r.sms, r.dram_bps, r.clock_scale);
       compute = t.time_s * steps;
       out.waves = t.waves;
       out.wave_efficiency = t.wave_efficiency;
@@ -238,6 +252,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
   else if (k.phase == "backward") d.phase = Phase::backward;
   else if (k.phase == "loss") d.phase = Phase::loss;
   else if (k.phase == "optimizer") d.phase = Phase::optimizer;
+  else if (k.phase == "gradients") d.phase = Phase::gradients;
   const bool matrix_family = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose ||
                              k.family == OpFamily::gemm || k.family == OpFamily::rnn;
   if (matrix_family && k.gemm) {

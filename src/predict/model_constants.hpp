@@ -58,6 +58,17 @@ inline constexpr PowerReference k_full_power_w_per_tflop[] = {
     {"8.9", 450 / 82.58, "GeForce RTX 4090, 450 W / 82.58 TFLOPS"},
 };
 inline constexpr double k_power_clock_exponent = 3.0;
+/// Convolution gradients that do not run Winograd (1x1, strided, grouped) are slower than the forward at
+/// equal FLOPs: DeepBench's training convolutions (cuDNN 7, square 1x1 filters, 8 FP32 GPU groups from
+/// Maxwell to Turing) put backward-data at a median 1.28x and backward-weight at 1.6x the forward's
+/// measured/analytical ratio (tools/conv_phase_ratios.py, docs/accuracy.md). 3x3 stride-1 layers are left
+/// at 1: DeepBench's Pascal 3x3 filter gradients are 1.8x slower, but cudnn.benchmark picks faster ones in
+/// the networks (VGG trains in 3.0x its inference time on the GTX 1080 Ti, ryujaehun), and Volta/Turing
+/// 3x3 gradients are within 1.0-1.35x in DeepBench too. On sm_80+ tensor cores (TF32, FP16) neither
+/// applies: NVIDIA's ResNet-50 training on A100/H100/RTX 30/40 (Lambda, cuDNN 8) is already matched or
+/// predicted too slow without them, while Volta/Turing FP16 (DeepBench cuDNN 7: 1.3-1.6x) keep them.
+inline constexpr double k_conv_bwd_data_slowdown = 1.28;
+inline constexpr double k_conv_bwd_weight_slowdown = 1.6;
 /// Non-GEMM ops (elementwise math, norms, pools) share of the non-tensor peak. Prior.
 inline constexpr double k_vector_compute_eff = 0.50;
 
@@ -95,6 +106,14 @@ inline constexpr double k_mem_eff_depthwise = 0.50;
 /// t = max(compute, memory) + alpha * min(compute, memory): partial overlap. Fitted on ryujaehun.
 inline constexpr double k_roofline_alpha = 0.15;
 
+// ---- Training-mode BatchNorm ------------------------------------------------------------------
+/// DRAM passes over the activation of BatchNorm in training, in units of one tensor read or write
+/// (inference: 2, read x and write y). Forward: the batch statistics read x once more (3). Backward:
+/// reductions of dy and dy * x_hat read dy and x, then the input gradient reads them again and writes dx
+/// (5). Prior (cuDNN and ATen's batch_norm_backward kernels).
+inline constexpr double k_bn_train_forward_passes = 3.0;
+inline constexpr double k_bn_train_backward_passes = 5.0;
+
 // ---- Launch and host costs -----------------------------------------------------------------------
 /// GPU-side floor of one kernel on a discrete GPU (launch latency + ramp), seconds. Prior: empty
 /// kernels take 2-3 us back to back on discrete GPUs.
@@ -122,6 +141,9 @@ inline constexpr double k_pytorch_inner_kernel_host_s = 6e-6;
 /// Autograd engine (C++ thread) CPU time per backward kernel. Prior (backward is 1.5-2x cheaper
 /// per op on the host than Python forward dispatch); checked on ryujaehun training rows.
 inline constexpr double k_pytorch_backward_host_s = 14e-6;
+/// zero_grad(): the Python loop over parameters (p.grad.detach_(); p.grad.zero_()), CPU time per tensor.
+/// Prior (a Python attribute walk and one ATen call, ~10 us).
+inline constexpr double k_pytorch_zero_grad_host_s = 10e-6;
 /// torch.optim (for-each-parameter Python loop in torch 1.x) CPU time per update kernel. Prior.
 inline constexpr double k_pytorch_optimizer_host_s = 9e-6;
 /// onnxruntime CUDA EP: CPU time per node. Prior (ORT per-node overhead ~5-10 us).

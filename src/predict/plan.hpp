@@ -11,14 +11,15 @@
 
 namespace perfpred::detail {
 
-enum class Phase : uint8_t { forward, backward_data, backward_weight, backward, loss, optimizer };
+/// gradients: parameter-gradient bookkeeping of a training step (AccumulateGrad, zero_grad), no graph node.
+enum class Phase : uint8_t { forward, backward_data, backward_weight, backward, loss, optimizer, gradients };
 const char* phase_name(Phase p);
 /// Suffix of KernelEstimate::op for a phase: "", ".bwd_data", ".bwd_weight", ".bwd".
 const char* phase_suffix(Phase p);
 
 /// Facts of one kernel the model times. Everything the timing needs, nothing it does not.
 struct KernelDraft {
-  int node_index = -1;    ///< first graph node, -1 for loss/optimizer kernels
+  int node_index = -1;    ///< first graph node, -1 for loss/optimizer/gradients kernels
   int group_begin = 0;    ///< range into Plan::group_nodes: the fused nodes (op label)
   int group_end = 0;
   OpFamily family = OpFamily::unknown;
@@ -78,6 +79,7 @@ struct GpuRates {
   double sms = 1;
   double launch_floor_s = 0;
   double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it)
+  bool fast_tensor_gradients = false;  ///< sm_80+: tensor-core conv gradients as fast as the forward
 };
 /// Sustained clock under full load over the rated boost clock, from the card's power per FP32 TFLOP
 /// against its chip family's full-power cards (model_constants.hpp); 1 where power does not limit.

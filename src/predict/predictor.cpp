@@ -17,6 +17,14 @@ namespace {
 using detail::KernelDraft;
 using detail::Phase;
 
+/// Layer name and op of the kernels that belong to no graph node.
+const char* nodeless_name(Phase p) {
+  return p == Phase::loss ? "loss" : p == Phase::gradients ? "gradients" : "optimizer";
+}
+const char* nodeless_op(Phase p) {
+  return p == Phase::loss ? "CrossEntropyLoss" : p == Phase::gradients ? "AccumulateGrad+ZeroGrad" : "OptimizerStep";
+}
+
 /// Fill the descriptive fields of a KernelEstimate from a draft (strings: only when needed).
 void describe(const Graph& g, const GraphCost& cost, const detail::Plan& plan, const KernelDraft& d,
               KernelEstimate& k, bool with_attrs) {
@@ -29,8 +37,8 @@ void describe(const Graph& g, const GraphCost& cost, const detail::Plan& plan, c
   else k.gemm.reset();
   k.attrs.clear();
   if (d.node_index < 0) {
-    k.name = d.phase == Phase::loss ? "loss" : "optimizer";
-    k.op = d.phase == Phase::loss ? "CrossEntropyLoss" : "OptimizerStep";
+    k.name = nodeless_name(d.phase);
+    k.op = nodeless_op(d.phase);
     if (d.phase == Phase::loss && d.launches == 1) k.op += ".bwd";
     return;
   }
@@ -83,123 +91,105 @@ std::vector<KernelEstimate> plan_kernels(const Graph& g, const GraphCost& cost, 
   return out;
 }
 
-Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& opts,
-                   const KernelCorrector* corrector) {
-  if (opts.batch < 1) throw InputError("batch must be >= 1 (got " + std::to_string(opts.batch) + ")");
-  if (opts.mode == Mode::training && opts.precision == Precision::int8)
-    throw InputError("--precision int8 is inference only (frameworks do not train in int8); use --mode inference, "
-                     "or fp16/bf16 for training");
-  // Reused across calls on one thread: sweeps predict thousands of graphs without reallocating.
-  thread_local detail::Plan plan;
-  detail::build_plan(g, cost, gpu, opts, plan);
-  const auto rates = detail::gpu_rates(gpu, opts.precision);
+namespace {
 
-  Prediction p;
-  p.notes = plan.notes;
-  if (rates.clock_scale < 0.995)
-    p.notes.push_back("power-limited (" + std::to_string(static_cast<int>(std::lround(gpu.tdp_w))) +
-                      " W): math at " + std::to_string(static_cast<int>(std::lround(rates.clock_scale * 100))) +
-                      "% of the boost clock under load");
-  p.model_bundle = corrector ? corrector->label() : "analytical";
-  p.gpu_seen_in_training = corrector ? corrector->gpu_seen(gpu) : false;
-  const bool detail_out = opts.detail;
-  if (detail_out) p.kernels.resize(plan.kernels.size());
-
-  // Host dispatch total and its correction.
+/// Host dispatch correction of a bundle: the factor on every host cost (1 without one).
+double host_scale_of(const detail::Plan& plan, const GpuSpec& gpu, const PredictOptions& opts,
+                     const KernelCorrector* corrector) {
   double host_total = plan.host_pre_s + plan.host_post_s;
   for (const auto& d : plan.kernels) host_total += d.host_s;
-  double host_scale = 1.0;
-  if (corrector && host_total > 0) {
-    const double corrected = corrector->host_overhead_s(host_total, gpu, opts);
-    if (std::isfinite(corrected) && corrected >= 0) host_scale = corrected / host_total;
+  if (!corrector || host_total <= 0) return 1.0;
+  const double corrected = corrector->host_overhead_s(host_total, gpu, opts);
+  return std::isfinite(corrected) && corrected >= 0 ? corrected / host_total : 1.0;
+}
+
+double io_bytes(const Graph& g, const std::vector<int>& tensors) {
+  double bytes = 0;
+  for (int t : tensors) {
+    auto b = g.tensors[t].bytes();
+    if (b) bytes += static_cast<double>(*b);
   }
+  return bytes;
+}
 
-  const double idle = gpu.idle_power_w > 0 ? gpu.idle_power_w : 0.1 * gpu.tdp_w;
-  const double gap_power = idle + std::max(0.0, gpu_budget_w(gpu) - idle) * model::k_power_gap_fraction;
-  double energy_j = 0;
-
-  // ---- copies in ---------------------------------------------------------------------------------
-  double host_t = 0, gpu_t = 0;
-  const bool copies = opts.include_copies && !gpu.unified_memory;
-  if (copies) {
-    double in_bytes = 0;
-    for (int t : g.inputs) {
-      auto b = g.tensors[t].bytes();
-      if (b) in_bytes += static_cast<double>(*b);
-    }
-    p.h2d_ms = copy_time(in_bytes, gpu) * 1e3;
-    host_t = gpu_t = p.h2d_ms * 1e-3;  // pageable cudaMemcpy: the host waits for it
-    energy_j += gap_power * gpu_t;
-  }
-
-  // ---- kernel terms, descriptions and the corrector (one factors() call per graph) ---------------
-  thread_local std::vector<detail::KernelTerms> terms;
+/// Analytical terms of every kernel and, when needed, their records with the corrector's factors applied.
+/// Returns the records (p.kernels with detail output, a scratch vector otherwise) or null when neither.
+std::vector<KernelEstimate>* time_kernels(const Graph& g, const GraphCost& cost, const detail::Plan& plan,
+                                          const detail::GpuRates& rates, const GpuSpec& gpu, const PredictOptions& opts,
+                                          const KernelCorrector* corrector, std::vector<detail::KernelTerms>& terms,
+                                          Prediction& p) {
   thread_local std::vector<KernelEstimate> scratch_kernels;
   thread_local std::vector<double> factors;
   const size_t nk = plan.kernels.size();
   terms.resize(nk);
   for (size_t i = 0; i < nk; ++i) terms[i] = detail::time_kernel(plan.kernels[i], rates);
-  std::vector<KernelEstimate>* ks = nullptr;
-  if (detail_out || corrector) {
-    ks = detail_out ? &p.kernels : &scratch_kernels;
-    ks->resize(nk);
-    for (size_t i = 0; i < nk; ++i) {
-      KernelEstimate& k = (*ks)[i];
-      const auto& t = terms[i];
-      describe(g, cost, plan, plan.kernels[i], k, corrector != nullptr);
-      k.compute_s = t.compute_s;
-      k.memory_s = t.memory_s;
-      k.launch_s = t.launch_s;
-      k.waves = t.waves;
-      k.wave_efficiency = t.wave_efficiency;
-      k.time_s = t.time_s;
-      k.corrected_time_s = t.time_s;
-      k.bound = t.bound;
-    }
-    if (corrector) {
-      factors.clear();
-      corrector->factors(*ks, gpu, opts, factors);
-      if (factors.size() != nk)
-        throw InternalError("corrector '" + corrector->label() + "' returned " + std::to_string(factors.size()) +
-                            " factors for " + std::to_string(nk) + " kernels");
-      for (size_t i = 0; i < nk; ++i)
-        if (std::isfinite(factors[i]) && factors[i] > 0) (*ks)[i].corrected_time_s = terms[i].time_s * factors[i];
-    }
+  if (!opts.detail && !corrector) return nullptr;
+  std::vector<KernelEstimate>* ks = opts.detail ? &p.kernels : &scratch_kernels;
+  ks->resize(nk);
+  for (size_t i = 0; i < nk; ++i) {
+    KernelEstimate& k = (*ks)[i];
+    describe(g, cost, plan, plan.kernels[i], k, corrector != nullptr);
+    detail::apply_terms(terms[i], k);
   }
+  if (corrector) {
+    factors.clear();
+    corrector->factors(*ks, gpu, opts, factors);
+    if (factors.size() != nk)
+      throw InternalError("corrector '" + corrector->label() + "' returned " + std::to_string(factors.size()) +
+                          " factors for " + std::to_string(nk) + " kernels");
+    for (size_t i = 0; i < nk; ++i)
+      if (std::isfinite(factors[i]) && factors[i] > 0) (*ks)[i].corrected_time_s = terms[i].time_s * factors[i];
+  }
+  return ks;
+}
 
-  // ---- timeline ----------------------------------------------------------------------------------
+/// Power state of the timeline walk.
+struct PowerModel {
+  const GpuSpec& gpu;
+  double idle = 0;
+  double gap = 0;  ///< while the GPU waits on the host or a copy
+};
+
+/// The host/GPU timeline: each kernel starts when the host has issued it and the GPU is free; power is
+/// integrated over kernels and gaps. Sets latency, kernel, optimizer and copy times and energy in p.
+void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<detail::KernelTerms>& terms,
+                  const std::vector<KernelEstimate>* ks, double host_scale, const GpuSpec& gpu,
+                  const PredictOptions& opts, Prediction& p) {
+  PowerModel pw{gpu};
+  pw.idle = gpu.idle_power_w > 0 ? gpu.idle_power_w : 0.1 * gpu.tdp_w;
+  pw.gap = pw.idle + std::max(0.0, gpu_budget_w(gpu) - pw.idle) * model::k_power_gap_fraction;
+  double energy_j = 0;
+  double host_t = 0, gpu_t = 0;
+  const bool copies = opts.include_copies && !gpu.unified_memory;
+  if (copies) {
+    p.h2d_ms = copy_time(io_bytes(g, g.inputs), gpu) * 1e3;
+    host_t = gpu_t = p.h2d_ms * 1e-3;  // pageable cudaMemcpy: the host waits for it
+    energy_j += pw.gap * gpu_t;
+  }
   host_t += plan.host_pre_s * host_scale;
   double kernels_s = 0, optimizer_s = 0;
-  for (size_t i = 0; i < nk; ++i) {
-    const KernelDraft& d = plan.kernels[i];
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    const detail::KernelDraft& d = plan.kernels[i];
     const auto& t = terms[i];
     const double time_s = ks ? (*ks)[i].corrected_time_s : t.time_s;
     host_t += d.host_s * host_scale;
     const double start = std::max(host_t, gpu_t);
-    energy_j += gap_power * (start - gpu_t);
+    energy_j += pw.gap * (start - gpu_t);
     gpu_t = start + time_s;
     // Power from the achieved utilisation of the analytical estimate, stretched over the corrected time.
     const double util = time_s > 0 ? t.utilisation * std::min(1.0, t.time_s / time_s) : 0;
-    energy_j += kernel_power(gpu, idle, util) * time_s;
+    energy_j += kernel_power(gpu, pw.idle, util) * time_s;
     kernels_s += time_s;
     if (d.phase == Phase::optimizer) optimizer_s += time_s;
   }
   host_t += plan.host_post_s * host_scale;
   double end = std::max(host_t, gpu_t);
-  energy_j += gap_power * (end - gpu_t);
-
-  // ---- copies out --------------------------------------------------------------------------------
+  energy_j += pw.gap * (end - gpu_t);
   if (copies) {
-    double out_bytes = 0;
-    for (int t : g.outputs) {
-      auto b = g.tensors[t].bytes();
-      if (b) out_bytes += static_cast<double>(*b);
-    }
-    p.d2h_ms = copy_time(out_bytes, gpu) * 1e3;
+    p.d2h_ms = copy_time(io_bytes(g, g.outputs), gpu) * 1e3;
     end += p.d2h_ms * 1e-3;
-    energy_j += gap_power * p.d2h_ms * 1e-3;
+    energy_j += pw.gap * p.d2h_ms * 1e-3;
   }
-
   p.latency_ms = end * 1e3;
   p.kernels_ms = kernels_s * 1e3;
   p.optimizer_ms = optimizer_s * 1e3;
@@ -211,45 +201,51 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
   } else {
     p.notes.push_back("the GPU spec gives no tdp_w: energy and power not predicted (0)");
   }
+}
 
-  // ---- layers ------------------------------------------------------------------------------------
-  if (detail_out) {
-    std::vector<int> layer_of_group(plan.group_nodes.size() + 1, -1);
-    int loss_layer = -1, opt_layer = -1;
-    std::vector<double> best_time;
-    for (size_t i = 0; i < plan.kernels.size(); ++i) {
-      const KernelDraft& d = plan.kernels[i];
-      const KernelEstimate& k = p.kernels[i];
-      int* slot = d.node_index < 0 ? (d.phase == Phase::loss ? &loss_layer : &opt_layer) : &layer_of_group[d.group_begin];
-      if (*slot < 0) {
-        *slot = static_cast<int>(p.layers.size());
-        LayerPrediction l;
-        if (d.node_index < 0) {
-          l.name = d.phase == Phase::loss ? "loss" : "optimizer";
-          l.op = d.phase == Phase::loss ? "CrossEntropyLoss" : "OptimizerStep";
-        } else {
-          l.name = k.name;
-          for (int q = d.group_begin; q < d.group_end; ++q) {
-            if (q > d.group_begin) l.op += '+';
-            l.op += g.nodes[plan.group_nodes[q]].op;
-          }
+/// Per-layer records: the kernels of one fused group (forward and backward), the loss, the gradient
+/// bookkeeping and the optimizer; a layer's bound is its slowest kernel's.
+void build_layers(const Graph& g, const detail::Plan& plan, Prediction& p) {
+  std::vector<int> layer_of_group(plan.group_nodes.size() + 1, -1);
+  int nodeless_layer[3] = {-1, -1, -1};  // loss, gradients, optimizer
+  std::vector<double> best_time;
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    const KernelDraft& d = plan.kernels[i];
+    const KernelEstimate& k = p.kernels[i];
+    int* slot = &layer_of_group[d.group_begin];
+    if (d.node_index < 0)
+      slot = &nodeless_layer[d.phase == Phase::loss ? 0 : d.phase == Phase::gradients ? 1 : 2];
+    if (*slot < 0) {
+      *slot = static_cast<int>(p.layers.size());
+      LayerPrediction l;
+      if (d.node_index < 0) {
+        l.name = nodeless_name(d.phase);
+        l.op = nodeless_op(d.phase);
+      } else {
+        l.name = k.name;
+        for (int q = d.group_begin; q < d.group_end; ++q) {
+          if (q > d.group_begin) l.op += '+';
+          l.op += g.nodes[plan.group_nodes[q]].op;
         }
-        p.layers.push_back(std::move(l));
-        best_time.push_back(-1);
       }
-      LayerPrediction& l = p.layers[*slot];
-      l.kernels += d.launches;
-      l.time_ms += k.corrected_time_s * 1e3;
-      l.flops += d.flops;
-      l.bytes += d.bytes;
-      if (k.corrected_time_s > best_time[*slot]) {
-        best_time[*slot] = k.corrected_time_s;
-        l.bound = k.bound;
-      }
+      p.layers.push_back(std::move(l));
+      best_time.push_back(-1);
+    }
+    LayerPrediction& l = p.layers[*slot];
+    l.kernels += d.launches;
+    l.time_ms += k.corrected_time_s * 1e3;
+    l.flops += d.flops;
+    l.bytes += d.bytes;
+    if (k.corrected_time_s > best_time[*slot]) {
+      best_time[*slot] = k.corrected_time_s;
+      l.bound = k.bound;
     }
   }
+}
 
-  // ---- memory ------------------------------------------------------------------------------------
+/// Peak memory and whether it fits, with the notes that go with the device.
+void size_memory(const Graph& g, const GraphCost& cost, const detail::Plan& plan, const GpuSpec& gpu,
+                 const PredictOptions& opts, Prediction& p) {
   p.memory = detail::estimate_memory(g, cost, plan, gpu, opts);
   p.peak_memory_bytes = p.memory.weights_bytes + p.memory.activations_bytes + p.memory.optimizer_state_bytes +
                         p.memory.workspace_bytes + p.memory.context_bytes;
@@ -262,6 +258,36 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
   if (gpu.unified_memory) p.notes.push_back("unified memory: no host<->device copies");
   if (gpu.segment == "embedded" && gpu.tdp_w > 0)
     p.notes.push_back("power and energy are the GPU's share of the module budget (GPU rail), not the whole module");
+}
+
+}  // namespace
+
+Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& opts,
+                   const KernelCorrector* corrector) {
+  if (opts.batch < 1) throw InputError("batch must be >= 1 (got " + std::to_string(opts.batch) + ")");
+  if (opts.mode == Mode::training && opts.precision == Precision::int8)
+    throw InputError("--precision int8 is inference only (frameworks do not train in int8); use --mode inference, "
+                     "or fp16/bf16 for training");
+  // Reused across calls on one thread: sweeps predict thousands of graphs without reallocating.
+  thread_local detail::Plan plan;
+  thread_local std::vector<detail::KernelTerms> terms;
+  detail::build_plan(g, cost, gpu, opts, plan);
+  const auto rates = detail::gpu_rates(gpu, opts.precision);
+
+  Prediction p;
+  p.notes = plan.notes;
+  if (rates.clock_scale < 0.995)
+    p.notes.push_back("power-limited (" + std::to_string(static_cast<int>(std::lround(gpu.tdp_w))) +
+                      " W): math at " + std::to_string(static_cast<int>(std::lround(rates.clock_scale * 100))) +
+                      "% of the boost clock under load");
+  p.model_bundle = corrector ? corrector->label() : "analytical";
+  p.gpu_seen_in_training = corrector ? corrector->gpu_seen(gpu) : false;
+
+  const double host_scale = host_scale_of(plan, gpu, opts, corrector);
+  const std::vector<KernelEstimate>* ks = time_kernels(g, cost, plan, rates, gpu, opts, corrector, terms, p);
+  run_timeline(g, plan, terms, ks, host_scale, gpu, opts, p);
+  if (opts.detail) build_layers(g, plan, p);
+  size_memory(g, cost, plan, gpu, opts, p);
   return p;
 }
 

@@ -1,0 +1,118 @@
+// The kernel plan of a training step: what PyTorch eager runs besides forward and backward GEMMs.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>  // catalog.hpp holds std::vector<json> and forward-declares json
+
+#include "net_builder.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/predict/predictor.hpp"
+
+namespace perfpred {
+namespace {
+
+const GpuCatalog& catalog() {
+  static GpuCatalog cat(std::filesystem::path(PERFPRED_SOURCE_ROOT) / "data" / "gpus");
+  return cat;
+}
+GpuSpec gpu(const std::string& id) { return catalog().resolve(id); }
+
+PredictOptions training(int64_t batch) {
+  PredictOptions o;
+  o.batch = batch;
+  o.mode = Mode::training;
+  o.optimizer = Optimizer::none;
+  return o;
+}
+
+TEST(TrainingPlan, BatchNormComputesStatisticsAndItsBackwardReadsTwice) {
+  test::NetBuilder b;
+  int x = b.input("x", {16, 64, 28, 28});
+  int y = b.relu(b.bn(b.conv(x, 64, 3)));
+  b.output(y);
+  PredictOptions inf;
+  inf.batch = 16;
+  double bn_inf = 0, bn_fwd = 0, bn_bwd = 0;
+  for (const auto& k : plan_kernels(b.g, b.c, gpu("gtx-1080ti"), inf))
+    if (k.op == "BatchNormalization") bn_inf = k.bytes;
+  for (const auto& k : plan_kernels(b.g, b.c, gpu("gtx-1080ti"), training(16))) {
+    if (k.op == "BatchNormalization") bn_fwd = k.bytes;
+    if (k.op == "BatchNormalization.bwd") bn_bwd = k.bytes;
+  }
+  ASSERT_GT(bn_inf, 0);
+  EXPECT_DOUBLE_EQ(bn_fwd, 1.5 * bn_inf);  // read x for the statistics, read x, write y
+  EXPECT_DOUBLE_EQ(bn_bwd, 2.5 * bn_inf);  // read dy and x twice, write dx
+}
+
+TEST(TrainingPlan, ParameterGradientsAreAccumulatedAndZeroed) {
+  auto net = test::resnet_like(8);
+  // Parameters: weights in weight slots; a BatchNorm's running mean and variance are buffers, not parameters.
+  int params = 0;
+  double param_elems = 0;
+  for (const auto& n : net.g.nodes)
+    for (size_t s = 1; s < n.inputs.size() && (n.op != "BatchNormalization" || s < 3); ++s)
+      if (net.g.tensors[n.inputs[s]].is_initializer) {
+        ++params;
+        param_elems += static_cast<double>(*net.g.tensors[n.inputs[s]].numel());
+      }
+  int launches = 0;
+  double bytes = 0;
+  for (const auto& k : plan_kernels(net.g, net.c, gpu("rtx-2080ti"), training(8)))
+    if (k.phase == "gradients") {
+      EXPECT_EQ(k.name, "gradients");
+      bytes += k.bytes;
+      ++launches;
+    }
+  // One record per parameter tensor (AccumulateGrad's add, then zero_grad's memset): 4 passes of fp32.
+  EXPECT_EQ(launches, params);
+  EXPECT_DOUBLE_EQ(bytes, 4 * 4.0 * param_elems);
+  PredictOptions o = training(8);
+  o.detail = true;
+  const Prediction p = predict(net.g, net.c, gpu("rtx-2080ti"), o);
+  bool layer = false;
+  for (const auto& l : p.layers) layer = layer || (l.name == "gradients" && l.kernels == 2 * params);
+  EXPECT_TRUE(layer);
+}
+
+double per_flop(const std::vector<KernelEstimate>& ks, const std::string& op) {
+  for (const auto& k : ks)
+    if (k.op == op) return k.time_s / k.flops;
+  ADD_FAILURE() << "no kernel " << op;
+  return 0;
+}
+
+TEST(TrainingPlan, ConvGradientsAsCudnnRunsThem) {
+  // 3x3 stride-1: Winograd for the data and the filter gradient too (WINOGRAD_NONFUSED), so a VGG layer's
+  // gradients cost what its forward does per FLOP.
+  test::NetBuilder w;
+  int wx = w.input("x", {16, 128, 56, 56});
+  w.output(w.conv(w.conv(wx, 128, 3), 128, 3));
+  const auto vgg = plan_kernels(w.g, w.c, gpu("gtx-1080ti"), training(16));
+  EXPECT_LT(per_flop(vgg, "Conv.bwd_weight") / per_flop(vgg, "Conv"), 1.3);  // without Winograd: 1.8x
+  // 1x1: no Winograd; on SIMT paths the gradients are slower than the forward (DeepBench: 1.3x data,
+  // 1.6x filter), on sm_80+ tensor cores they are not.
+  test::NetBuilder p;
+  int px = p.input("x", {16, 256, 28, 28});
+  p.output(p.conv(p.conv(px, 256, 1), 256, 1));
+  const auto pascal = plan_kernels(p.g, p.c, gpu("gtx-1080ti"), training(16));
+  EXPECT_GT(per_flop(pascal, "Conv.bwd_weight") / per_flop(pascal, "Conv"), 1.4);
+  EXPECT_GT(per_flop(pascal, "Conv.bwd_data") / per_flop(pascal, "Conv"), 1.15);
+  const auto ampere = plan_kernels(p.g, p.c, gpu("a100-sxm4-40gb"), training(16));
+  EXPECT_LT(per_flop(ampere, "Conv.bwd_data") / per_flop(ampere, "Conv"), 1.15);
+}
+
+TEST(TrainingPlan, ResNetTrainingStepIsAboutThreeAndAHalfInferences) {
+  // Measured (ryujaehun, batch 12, GTX 1080 Ti fp32): ResNet-18 3.5x, ResNet-50 3.4x, DenseNet-121 3.3x.
+  auto net = test::resnet_like(12);
+  PredictOptions inf;
+  inf.batch = 12;
+  const double a = predict(net.g, net.c, gpu("gtx-1080ti"), inf).kernels_ms;
+  const double t = predict(net.g, net.c, gpu("gtx-1080ti"), training(12)).kernels_ms;
+  EXPECT_GT(t / a, 3.1);
+  EXPECT_LT(t / a, 4.2);
+}
+
+}  // namespace
+}  // namespace perfpred
