@@ -138,9 +138,12 @@ inline constexpr double k_pytorch_conv_extra_host_s = 18e-6;
 inline constexpr double k_pytorch_view_host_s = 8e-6;
 /// CPU time of an extra kernel inside one op (conv bias add, a second kernel of an op). Prior.
 inline constexpr double k_pytorch_inner_kernel_host_s = 6e-6;
-/// Autograd engine (C++ thread) CPU time per backward kernel. Prior (backward is 1.5-2x cheaper
-/// per op on the host than Python forward dispatch); checked on ryujaehun training rows.
-inline constexpr double k_pytorch_backward_host_s = 14e-6;
+/// Autograd engine (C++ thread) CPU time per backward node (its gradient kernel, and each AccumulateGrad);
+/// conv/GEMM gradients add k_pytorch_conv_extra_host_s per cuDNN/cuBLAS call, as their forwards do.
+/// Fitted on the ryujaehun torchvision calibration rows (resnet18/50, vgg16, densenet121 training on
+/// the GTX 1080 Ti and RTX 2080 Ti): 14 us 18.1%, 30 us 14.8%, 45 us 18.1% mean APE. Host speed differs
+/// by machine: the Titan V rows want less (15.7% at 14 us, 21.3% at 30), the RTX 2080 Ti and Titan Xp more.
+inline constexpr double k_pytorch_backward_host_s = 30e-6;
 /// zero_grad(): the Python loop over parameters (p.grad.detach_(); p.grad.zero_()), CPU time per tensor.
 /// Prior (a Python attribute walk and one ATen call, ~10 us).
 inline constexpr double k_pytorch_zero_grad_host_s = 10e-6;

@@ -405,6 +405,7 @@ void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f
     dd.phase = Phase::backward_data;
     dd.gemm = GemmShape{s.batch, s.m, s.k, s.n};
     dd.winograd = f.winograd;
+    if (c.eager) dd.host_s += c.host.matrix_extra;  // cuDNN descriptors and algorithm lookup, as in the forward
     c.plan.kernels.push_back(dd);
   }
   const bool has_weight_grad = f.family != OpFamily::gemm || node.inputs.size() < 2 || node.inputs[1] < 0 ||
@@ -414,7 +415,7 @@ void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f
     dw.phase = Phase::backward_weight;
     dw.gemm = GemmShape{s.batch, s.n, s.k, s.m};
     dw.winograd = f.winograd;  // cuDNN's WINOGRAD_NONFUSED computes 3x3 stride-1 filter gradients too
-    dw.host_s = c.eager ? c.host.inner : c.host.kernel;
+    dw.host_s = c.eager ? c.host.inner + c.host.matrix_extra : c.host.kernel;
     c.plan.kernels.push_back(dw);
   }
 }

@@ -114,5 +114,19 @@ TEST(TrainingPlan, ResNetTrainingStepIsAboutThreeAndAHalfInferences) {
   EXPECT_LT(t / a, 4.2);
 }
 
+TEST(TrainingPlan, HostBoundTrainingStepPaysTheAutogradEnginePerNode) {
+  // A small net at batch 1 on a big GPU is host-bound in eager PyTorch. Its backward pass costs the host
+  // more than its forward: one autograd node per op plus AccumulateGrad and zero_grad per parameter,
+  // with the cuDNN calls of each conv gradient (the ryujaehun ResNet-18 rows train in 3.3-5x their
+  // inference time where the host bounds them).
+  auto net = test::resnet_like(1, 16, 2, 32);
+  PredictOptions inf;
+  inf.batch = 1;
+  const Prediction a = predict(net.g, net.c, gpu("a100-sxm4-40gb"), inf);
+  const Prediction t = predict(net.g, net.c, gpu("a100-sxm4-40gb"), training(1));
+  EXPECT_GT(a.host_overhead_ms, a.kernels_ms);  // host-bound
+  EXPECT_GT(t.latency_ms / a.latency_ms, 2.5);  // 14 us per backward kernel and no AccumulateGrad: 1.8
+}
+
 }  // namespace
 }  // namespace perfpred
