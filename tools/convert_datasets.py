@@ -905,15 +905,87 @@ def convert_deepbench(ctx):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# mlperf-inference-jetson
+
+MLPERF_SOURCE = {"name": "mlperf-inference", "repository": "https://github.com/mlcommons/inference_results_v*",
+                 "commit": "per row (source_commit)", "licence": "Apache-2.0"}
+# System names -> catalog ids. The AGX Orin developer kit of these rounds is mapped to the 64 GB module, the only
+# AGX Orin in data/gpus (the 32 GB module has 14 of its 16 SMs); every row says so in its notes.
+MLPERF_GPUS = {"NVIDIA Jetson AGX Xavier": "jetson-agx-xavier", "NVIDIA Jetson AGX Xavier 32GB (TensorRT)":
+               "jetson-agx-xavier", "NVIDIA Jetson AGX Xavier 32GB (TensorRT, Triton)": "jetson-agx-xavier",
+               "NVIDIA Jetson Xavier NX (TensorRT)": "jetson-xavier-nx",
+               "NVIDIA Jetson Xavier NX (TensorRT, Triton)": "jetson-xavier-nx",
+               "NVIDIA Orin (TensorRT)": "jetson-agx-orin-64gb", "NVIDIA Jetson AGX Orin (TensorRT)":
+               "jetson-agx-orin-64gb", "NVIDIA Orin NX (TensorRT)": "jetson-orin-nx-16gb"}
+MLPERF_MODELS = {"resnet": "resnet50", "resnet50": "resnet50"}
+
+
+def mlperf_skip_reason(r):
+    """Why an MLPerf row is not a GPU-only TensorRT latency at full clocks, or '' when it is one."""
+    if r["benchmark"] not in MLPERF_MODELS:
+        return f"benchmark {r['benchmark']} has no rebuilt network"
+    if r["scenario"] not in ("SingleStream", "MultiStream"):
+        return f"{r['scenario']}: a throughput run (GPU and both DLAs on Jetson)"
+    if r["cfg_uses_dla"] != "no":
+        return "runs on the DLAs too, or the harness config is unknown"
+    if r["power_avg_W_derived"] or "MaxQ" in r["system_name"]:
+        return "MaxQ power run: GPU clock capped by the harness (cfg_soc_gpu_freq), not a catalogued power mode"
+    if r["scenario"] == "MultiStream" and r["samples_per_query"] != "8":
+        return "v0.5-v1.1 MultiStream: the metric is a stream count, not a latency"
+    if r["system_name"] not in MLPERF_GPUS:
+        return f"system {r['system_name']!r} not in data/gpus"
+    if r["input_data_types"] != "int8":
+        return f"precision {r['input_data_types']}"
+    if not r["mean_latency_ns"]:
+        return "no mean latency in the summary"
+    return ""
+
+
+def convert_mlperf_jetson(ctx):
+    src = os.path.join(ctx.shared, "mlperf-inference-jetson", "mlperf_jetson_results.csv")
+    path = os.path.join(ctx.out, "datasets", "mlperf-inference-jetson", "mlperf_jetson.csv")
+    rows = read_csv(src)[: ctx.limit]
+    w = Writer("network", path)
+    skipped = {}
+    for i, r in enumerate(rows):
+        reason = mlperf_skip_reason(r)
+        if reason:
+            skipped[reason.split(":")[0]] = skipped.get(reason.split(":")[0], 0) + 1
+            continue
+        name = MLPERF_MODELS[r["benchmark"]]
+        mp = ctx.exporter.ensure("torchvision", name, name)
+        batch = int(r["samples_per_query"])
+        gpu = MLPERF_GPUS[r["system_name"]]
+        w.add(id=f"mlperf-{r['mlperf_version']}-{safe_name(r['system_name'])}-{r['scenario']}-{i}",
+              source="mlperf-inference", gpu_id=gpu, runtime="tensorrt", runtime_version=r["framework"][:80],
+              precision="int8", model=rel(mp, path), model_family="torchvision", recipe=f"mlperf:{r['benchmark']}",
+              mode="inference", batch=batch, includes_h2d=1, latency_ms=float(r["mean_latency_ns"]) / 1e6,
+              notes=f"MLPerf {r['mlperf_version']} {r['division']} {r['submitter']}, {r['system_name']}, "
+                    f"{r['scenario']} ({batch} sample(s) per query), GPU only, mean query latency (p90 "
+                    f"{r['p90_latency_ns']} ns); TensorRT INT8 ResNet-50 v1.5 from resnet50_v1.onnx"
+                    + ("; AGX Orin devkit mapped to the 64 GB module" if gpu == "jetson-agx-orin-64gb" else ""))
+    n = w.write({"sources": [MLPERF_SOURCE], "licence": "Apache-2.0",
+                 "environment": {"runtime": "TensorRT (NVIDIA's LWIS harness), INT8, GPU only, MaxN clocks"},
+                 "notes": ["mlperf_jetson_results.csv: ResNet-50 SingleStream (batch 1) and v2.0+ MultiStream (8 "
+                           "samples per query) runs with cfg_uses_dla=no; latency_ms = mean_latency_ns / 1e6 (query "
+                           "issue to completion, input already preprocessed, copy included; Jetson memory is unified)",
+                           "skipped: " + ", ".join(f"{v} {k}" for k, v in sorted(skipped.items())),
+                           "model: torchvision resnet50 (= MLPerf's ResNet-50 v1.5) exported parameter-free"]})
+    return {path: n}
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # driver
 
 SETS = {"help-nas-latency": convert_help, "pytorch-gpu-benchmark-ryujaehun": convert_ryujaehun,
         "jetson-nano-trt-energy-icas": convert_icas, "gpumemnet-a100-memory": convert_gpumemnet,
         "zeus-gpu-power-traces": convert_zeus, "lambda-dl-benchmark": convert_lambda,
-        "neusight-gpu-kernels": convert_neusight, "deepbench-kernels": convert_deepbench}
+        "neusight-gpu-kernels": convert_neusight, "deepbench-kernels": convert_deepbench,
+        "mlperf-inference-jetson": convert_mlperf_jetson}
 FAMILIES = {"help-nas-latency": ["nasbench201", "fbnet"], "pytorch-gpu-benchmark-ryujaehun": ["torchvision"],
             "jetson-nano-trt-energy-icas": ["icas-convnet"], "gpumemnet-a100-memory": ["gpumemnet-mlp", "torchvision"],
-            "zeus-gpu-power-traces": ["torchvision"], "lambda-dl-benchmark": ["torchvision"]}
+            "zeus-gpu-power-traces": ["torchvision"], "lambda-dl-benchmark": ["torchvision"],
+            "mlperf-inference-jetson": ["torchvision"]}
 
 
 class Ctx:
