@@ -183,11 +183,38 @@ void init_context(PlanContext& c) {
   c.plan.host_post_s = model::k_sync_s * c.embedded;
 }
 
-/// Fusion (TensorRT, onnxruntime): absorb the single-consumer chain after node i into its kernel: a conv/GEMM
-/// takes BatchNorm (folded at build time), activations, constant arithmetic and one residual Add; an elementwise
-/// op takes the elementwise ops after it. Adjusts the draft's bytes and FLOPs.
+/// onnxruntime's CUDA EP has no general pointwise fusion: an elementwise chain becomes one kernel only where
+/// a graph optimizer recognises it (GeluFusion / FastGeluFusion: the chain computes erf or tanh of the
+/// same value, as GELU does). True when the chain that starts at node i is such a pattern.
+bool ort_fuses_elementwise_chain(const PlanContext& c, int i) {
+  const Graph& g = c.g;
+  int cur = i;
+  bool tanh = false, pow = false;
+  for (int steps = 0; steps < 8 && cur >= 0; ++steps) {
+    const Node& n = g.nodes[cur];
+    if (n.op == "Erf") return true;  // x * 0.5 * (1 + erf(x / sqrt 2))
+    tanh = tanh || n.op == "Tanh";
+    pow = pow || n.op == "Pow";
+    if (tanh && pow) return true;  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    const int out = first_output(n);
+    if (out < 0 || out >= c.n_tensors || c.consumer_count[out] != 1) return false;
+    cur = c.single_consumer[out];
+    if (cur <= i || c.cost.nodes[cur].family != OpFamily::elementwise) return false;
+  }
+  return false;
+}
+
+/// Fusion (TensorRT, onnxruntime): absorb the single-consumer chain after node i into its kernel. TensorRT:
+/// a conv/GEMM takes BatchNorm (folded at build time), activations, constant arithmetic and one residual Add;
+/// an elementwise op takes the elementwise ops after it (pointwise fusion). onnxruntime (CUDA EP, default
+/// graph optimizations, no transformer optimizer): a conv takes BatchNorm, its activation and a residual Add
+/// (FusedConv with Z), a MatMul/Gemm takes only a constant bias (MatMulAddFusion), and elementwise chains fuse
+/// only as GELU. Adjusts the draft's bytes and FLOPs.
 void fuse_chain(PlanContext& c, int i, KernelDraft& d, double& bytes, bool matrix_family) {
   const Graph& g = c.g;
+  const bool ort = c.opts.runtime == Runtime::onnxruntime;
+  if (ort && !matrix_family && !ort_fuses_elementwise_chain(c, i)) return;
+  const bool ort_gemm = ort && d.family == OpFamily::gemm;
   bool residual_used = false;
   int cur = first_output(g.nodes[i]);
   while (cur >= 0 && cur < c.n_tensors && !g.tensors[cur].is_graph_output && c.consumer_count[cur] == 1) {
@@ -201,6 +228,14 @@ void fuse_chain(PlanContext& c, int i, KernelDraft& d, double& bytes, bool matri
       if (nj.op == "BatchNormalization") {  // folded into the weights at build time
         bytes += -inter + static_cast<double>(cj.bytes_written);
         take = true;
+      } else if (ort_gemm) {
+        // MatMul + constant bias only (Gemm / FusedMatMul); no activation or residual epilogue.
+        const int other = nj.inputs.size() < 2 ? -1 : (nj.inputs[0] == cur ? nj.inputs[1] : nj.inputs[0]);
+        if (nj.op == "Add" && nj.inputs.size() == 2 && is_weight(g, other)) {
+          bytes += static_cast<double>(cj.bytes_read + cj.bytes_written) - 2 * inter;
+          d.flops += cj.flops;
+          take = true;
+        }
       } else if (is_activation(nj.op) ||
                  ((nj.op == "Add" || nj.op == "Mul" || nj.op == "Sub" || nj.op == "Div") && nj.inputs.size() == 2)) {
         // An activation has one input: only a binary op has an `other` operand.

@@ -128,5 +128,38 @@ TEST(TrainingPlan, HostBoundTrainingStepPaysTheAutogradEnginePerNode) {
   EXPECT_GT(t.latency_ms / a.latency_ms, 2.5);  // 14 us per backward kernel and no AccumulateGrad: 1.8
 }
 
+size_t kernel_count(const test::NetBuilder& b, Runtime rt) {
+  PredictOptions o;
+  o.batch = 8;
+  o.runtime = rt;
+  return plan_kernels(b.g, b.c, gpu("a100-sxm4-80gb"), o).size();
+}
+
+TEST(RuntimePlan, OnnxRuntimeFusesOnlyThePatternsItsOptimizersKnow) {
+  // A pointwise chain: TensorRT's pointwise fusion makes one kernel; onnxruntime's CUDA EP runs each node.
+  test::NetBuilder chain;
+  int x = chain.input("x", {8, 1024});
+  chain.output(chain.unary("Tanh", chain.unary("Sigmoid", chain.unary("Exp", x))));  // not GELU: no Pow
+  EXPECT_EQ(kernel_count(chain, Runtime::tensorrt), 1u);
+  EXPECT_EQ(kernel_count(chain, Runtime::onnxruntime), 3u);
+  // GELU as exported (x * 0.5 * (1 + erf(x / sqrt 2)) shape: a chain through Erf): GeluFusion makes one kernel.
+  test::NetBuilder gelu;
+  int gx = gelu.input("x", {8, 1024});
+  gelu.output(gelu.unary("Mul", gelu.unary("Add", gelu.unary("Erf", gelu.unary("Div", gx)))));
+  EXPECT_EQ(kernel_count(gelu, Runtime::onnxruntime), 1u);
+  // A GEMM keeps its activation as a separate kernel in onnxruntime, not in TensorRT.
+  test::NetBuilder mlp;
+  int mx = mlp.input("x", {8, 512});
+  mlp.output(mlp.relu(mlp.gemm(mx, 512)));
+  EXPECT_EQ(kernel_count(mlp, Runtime::tensorrt), 1u);
+  EXPECT_EQ(kernel_count(mlp, Runtime::onnxruntime), 2u);
+  // A conv with BatchNorm and ReLU is one FusedConv in both.
+  test::NetBuilder cnn;
+  int cx = cnn.input("x", {8, 64, 28, 28});
+  cnn.output(cnn.relu(cnn.bn(cnn.conv(cx, 64, 3))));
+  EXPECT_EQ(kernel_count(cnn, Runtime::tensorrt), 1u);
+  EXPECT_EQ(kernel_count(cnn, Runtime::onnxruntime), 1u);
+}
+
 }  // namespace
 }  // namespace perfpred
