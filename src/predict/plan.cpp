@@ -142,6 +142,13 @@ struct PlanContext {
   int n_tensors = 0;
   std::vector<int> consumer_count, single_consumer;
   std::vector<char> done;
+  /// Activations written as several nodes (find_activation_patterns): for a pattern's first node the index
+  /// of its last node, -1 elsewhere; members lists each pattern's nodes in order.
+  std::vector<int> pattern_last;
+  std::vector<std::vector<int>> pattern_members;
+  std::vector<int> pattern_of;  ///< node -> index into pattern_members, -1 when in none
+  std::vector<int> pattern_on;  ///< tensor -> the pattern that computes x * f(x) of it, -1 when none
+  std::vector<int> pattern_input;  ///< pattern -> its input tensor x
   double pending_host = 0;  ///< host time of view ops, charged to the next kernel
   bool noted_tf32 = false, noted_bias = false;
 
@@ -154,6 +161,8 @@ struct PlanContext {
     noted_tf32 = true;
   }
 };
+
+void find_activation_patterns(PlanContext& c);
 
 void init_context(PlanContext& c) {
   const Graph& g = c.g;
@@ -179,29 +188,100 @@ void init_context(PlanContext& c) {
         else c.single_consumer[t] = -1;
       }
   c.done.assign(c.n_nodes, 0);
+  find_activation_patterns(c);
   if (c.opts.runtime == Runtime::tensorrt) c.plan.host_pre_s = model::k_tensorrt_enqueue_s * c.embedded;
   c.plan.host_post_s = model::k_sync_s * c.embedded;
 }
 
-/// onnxruntime's CUDA EP has no general pointwise fusion: an elementwise chain becomes one kernel only where
-/// a graph optimizer recognises it (GeluFusion / FastGeluFusion: the chain computes erf or tanh of the
-/// same value, as GELU does). True when the chain that starts at node i is such a pattern.
-bool ort_fuses_elementwise_chain(const PlanContext& c, int i) {
+bool is_constant_operand(const Graph& g, int t) {
+  return t >= 0 && (g.tensors[t].is_initializer || g.tensors[t].int_values.has_value() ||
+                    g.tensors[t].float_values.has_value());
+}
+
+/// Activations that exporters write as several nodes and every runtime runs as one kernel: x * f(x), where
+/// f is a chain of up to 5 elementwise nodes of x and constants (SiLU/Swish: Sigmoid, Mul; HardSwish:
+/// HardSigmoid, Mul; GELU as torch exports it: Div, Erf, Add, Mul(x, .), then Mul by 0.5). PyTorch eager runs
+/// nn.SiLU / F.gelu as one op and kernel, TensorRT fuses them into the producer, onnxruntime's optimizers
+/// (QuickGelu, Gelu fusion) make one kernel.
+void find_activation_patterns(PlanContext& c) {
   const Graph& g = c.g;
-  int cur = i;
-  bool tanh = false, pow = false;
-  for (int steps = 0; steps < 8 && cur >= 0; ++steps) {
-    const Node& n = g.nodes[cur];
-    if (n.op == "Erf") return true;  // x * 0.5 * (1 + erf(x / sqrt 2))
-    tanh = tanh || n.op == "Tanh";
-    pow = pow || n.op == "Pow";
-    if (tanh && pow) return true;  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-    const int out = first_output(n);
-    if (out < 0 || out >= c.n_tensors || c.consumer_count[out] != 1) return false;
-    cur = c.single_consumer[out];
-    if (cur <= i || c.cost.nodes[cur].family != OpFamily::elementwise) return false;
+  c.pattern_last.assign(c.n_nodes, -1);
+  c.pattern_of.assign(c.n_nodes, -1);
+  c.pattern_on.assign(c.n_tensors, -1);
+  c.pattern_members.clear();
+  c.pattern_input.clear();
+  std::vector<int> producer(c.n_tensors, -1);
+  for (int j = 0; j < c.n_nodes; ++j)
+    for (int t : g.nodes[j].outputs)
+      if (t >= 0 && t < c.n_tensors) producer[t] = j;
+  auto elementwise = [&](int j) { return j >= 0 && c.cost.nodes[j].family == OpFamily::elementwise; };
+  for (int b = 0; b < c.n_nodes; ++b) {
+    const Node& mul = g.nodes[b];
+    if (mul.op != "Mul" || mul.inputs.size() != 2 || c.pattern_of[b] >= 0) continue;
+    for (int side = 0; side < 2; ++side) {
+      const int x = mul.inputs[side], u = mul.inputs[1 - side];
+      if (x < 0 || u < 0 || x >= c.n_tensors || u >= c.n_tensors || c.consumer_count[x] != 2 ||
+          c.consumer_count[u] != 1)
+        continue;
+      // Walk back from u to a node that reads x, through single-consumer elementwise nodes of constants.
+      std::vector<int> chain;
+      int cur = producer[u];
+      bool ok = false;
+      while (elementwise(cur) && chain.size() < 5 && c.pattern_of[cur] < 0) {
+        chain.push_back(cur);
+        const Node& n = g.nodes[cur];
+        int data = -1, data_inputs = 0;
+        for (int t : n.inputs)
+          if (!is_constant_operand(g, t)) {
+            data = t;
+            ++data_inputs;
+          }
+        if (data_inputs != 1) break;
+        if (data == x) {
+          ok = true;
+          break;
+        }
+        if (data < 0 || c.consumer_count[data] != 1) break;
+        cur = producer[data];
+      }
+      if (!ok) continue;
+      std::vector<int> members(chain.rbegin(), chain.rend());
+      members.push_back(b);
+      bool erf = false;
+      for (int m : members) erf = erf || g.nodes[m].op == "Erf";
+      // GELU's trailing "* 0.5".
+      const int out = first_output(mul);
+      if (erf && out >= 0 && c.consumer_count[out] == 1) {
+        const int k = c.single_consumer[out];
+        const Node& nk = g.nodes[k];
+        if (k > b && (nk.op == "Mul" || nk.op == "Div") && nk.inputs.size() == 2 &&
+            is_constant_operand(g, nk.inputs[0] == out ? nk.inputs[1] : nk.inputs[0]))
+          members.push_back(k);
+      }
+      const int id = static_cast<int>(c.pattern_members.size());
+      for (int m : members) c.pattern_of[m] = id;
+      c.pattern_on[x] = id;
+      c.pattern_input.push_back(x);
+      c.pattern_last[members.front()] = members.back();
+      c.pattern_members.push_back(std::move(members));
+      break;
+    }
   }
-  return false;
+}
+
+/// Absorb activation pattern `id` (its input being the tensor `in` of `inter` bytes) into a kernel: its
+/// intermediates are neither written nor read. Returns its output tensor.
+int absorb_pattern(PlanContext& c, int id, double inter, KernelDraft& d, double& bytes) {
+  const auto& members = c.pattern_members[id];
+  const Graph& g = c.g;
+  for (int m : members) {
+    d.flops += c.cost.nodes[m].flops;
+    c.done[m] = 1;
+    c.plan.group_nodes.push_back(m);
+  }
+  const int out = first_output(g.nodes[members.back()]);
+  bytes += tensor_bytes(g, out) - inter;
+  return out;
 }
 
 /// Fusion (TensorRT, onnxruntime): absorb the single-consumer chain after node i into its kernel. TensorRT:
@@ -210,14 +290,21 @@ bool ort_fuses_elementwise_chain(const PlanContext& c, int i) {
 /// graph optimizations, no transformer optimizer): a conv takes BatchNorm, its activation and a residual Add
 /// (FusedConv with Z), a MatMul/Gemm takes only a constant bias (MatMulAddFusion), and elementwise chains fuse
 /// only as GELU. Adjusts the draft's bytes and FLOPs.
-void fuse_chain(PlanContext& c, int i, KernelDraft& d, double& bytes, bool matrix_family) {
+void fuse_chain(PlanContext& c, int i, int last, KernelDraft& d, double& bytes, bool matrix_family) {
   const Graph& g = c.g;
   const bool ort = c.opts.runtime == Runtime::onnxruntime;
-  if (ort && !matrix_family && !ort_fuses_elementwise_chain(c, i)) return;
+  if (ort && !matrix_family) return;  // no pointwise fusion beyond the activation patterns
   const bool ort_gemm = ort && d.family == OpFamily::gemm;
   bool residual_used = false;
-  int cur = first_output(g.nodes[i]);
-  while (cur >= 0 && cur < c.n_tensors && !g.tensors[cur].is_graph_output && c.consumer_count[cur] == 1) {
+  int cur = first_output(g.nodes[last]);
+  while (cur >= 0 && cur < c.n_tensors && !g.tensors[cur].is_graph_output) {
+    if (c.consumer_count[cur] == 2 && !ort) {  // an activation pattern x * f(x) reading this output
+      const int id = c.pattern_on[cur];
+      if (id < 0 || c.pattern_members[id].front() <= i || c.done[c.pattern_members[id].front()]) break;
+      cur = absorb_pattern(c, id, tensor_bytes(g, cur), d, bytes);
+      continue;
+    }
+    if (c.consumer_count[cur] != 1) break;
     int j = c.single_consumer[cur];
     if (j <= i || c.done[j]) break;
     const Node& nj = g.nodes[j];
@@ -359,9 +446,20 @@ void plan_forward(PlanContext& c) {
     d.flops = nc.flops;
     double bytes = static_cast<double>(nc.bytes_read + nc.bytes_written);
     const bool matrix_family = fam == OpFamily::conv || fam == OpFamily::conv_transpose || fam == OpFamily::gemm;
+    int last = i;  // the node whose output the kernel writes
+    const bool pattern = c.pattern_last[i] >= 0;
+    if (pattern) {  // one kernel for x * f(x): read x, write the result
+      const int id = c.pattern_of[i];
+      const double in = tensor_bytes(g, c.pattern_input[id]);
+      plan.group_nodes.pop_back();  // absorb_pattern pushes every member, this node first
+      d.flops = 0;
+      bytes = 2 * in;  // read x; absorb_pattern adds the output and takes one x back
+      last = c.pattern_members[id].back();
+      absorb_pattern(c, id, in, d, bytes);
+    }
 
     if (c.fuse && (matrix_family || fam == OpFamily::elementwise)) {
-      fuse_chain(c, i, d, bytes, matrix_family);
+      fuse_chain(c, i, last, d, bytes, matrix_family);
       if (c.opts.runtime == Runtime::onnxruntime) d.host_s = c.host.op;  // one fused node
     }
     // BatchNorm in training mode computes the batch statistics first: one more read of its input.
@@ -382,7 +480,7 @@ void plan_forward(PlanContext& c) {
 
     if (!c.fuse || c.opts.runtime != Runtime::onnxruntime) {
       if (c.opts.runtime == Runtime::pytorch)
-        d.host_s = is_arith(node.op) ? c.host.arith : c.host.op + (matrix_family ? c.host.matrix_extra : 0);
+        d.host_s = is_arith(node.op) && !pattern ? c.host.arith : c.host.op + (matrix_family ? c.host.matrix_extra : 0);
       else
         d.host_s = c.host.kernel;
     }

@@ -142,11 +142,6 @@ TEST(RuntimePlan, OnnxRuntimeFusesOnlyThePatternsItsOptimizersKnow) {
   chain.output(chain.unary("Tanh", chain.unary("Sigmoid", chain.unary("Exp", x))));  // not GELU: no Pow
   EXPECT_EQ(kernel_count(chain, Runtime::tensorrt), 1u);
   EXPECT_EQ(kernel_count(chain, Runtime::onnxruntime), 3u);
-  // GELU as exported (x * 0.5 * (1 + erf(x / sqrt 2)) shape: a chain through Erf): GeluFusion makes one kernel.
-  test::NetBuilder gelu;
-  int gx = gelu.input("x", {8, 1024});
-  gelu.output(gelu.unary("Mul", gelu.unary("Add", gelu.unary("Erf", gelu.unary("Div", gx)))));
-  EXPECT_EQ(kernel_count(gelu, Runtime::onnxruntime), 1u);
   // A GEMM keeps its activation as a separate kernel in onnxruntime, not in TensorRT.
   test::NetBuilder mlp;
   int mx = mlp.input("x", {8, 512});
@@ -159,6 +154,51 @@ TEST(RuntimePlan, OnnxRuntimeFusesOnlyThePatternsItsOptimizersKnow) {
   cnn.output(cnn.relu(cnn.bn(cnn.conv(cx, 64, 3))));
   EXPECT_EQ(kernel_count(cnn, Runtime::tensorrt), 1u);
   EXPECT_EQ(kernel_count(cnn, Runtime::onnxruntime), 1u);
+}
+
+/// A binary node of `a` and `b` named `op` (the builder's Add, renamed).
+int binary(test::NetBuilder& b, const std::string& op, int x, int y) {
+  const int out = b.add(x, y);
+  b.g.nodes.back().op = op;
+  return out;
+}
+
+size_t kernels_of(const test::NetBuilder& b, Runtime rt, std::string* first_op = nullptr) {
+  PredictOptions o;
+  o.batch = 8;
+  o.runtime = rt;
+  const auto ks = plan_kernels(b.g, b.c, gpu("a100-sxm4-80gb"), o);
+  if (first_op && !ks.empty()) *first_op = ks.front().op;
+  return ks.size();
+}
+
+TEST(ActivationPatterns, GeluAndSiluAsExportedAreOneKernelEverywhere) {
+  // torch exports F.gelu as x / sqrt2 -> Erf -> + 1 -> x * . -> * 0.5, and SiLU as x * Sigmoid(x): eager
+  // PyTorch runs one op, TensorRT and onnxruntime one kernel.
+  test::NetBuilder gelu;
+  int x = gelu.input("x", {8, 1024});
+  int c = gelu.weight({1});
+  int e = gelu.unary("Erf", binary(gelu, "Div", x, c));
+  gelu.output(binary(gelu, "Mul", binary(gelu, "Mul", x, binary(gelu, "Add", e, c)), c));
+  std::string op;
+  for (Runtime rt : {Runtime::pytorch, Runtime::tensorrt, Runtime::onnxruntime}) {
+    EXPECT_EQ(kernels_of(gelu, rt, &op), 1u) << to_string(rt);
+    EXPECT_EQ(op, "Div+Erf+Add+Mul+Mul") << to_string(rt);
+  }
+  test::NetBuilder silu;
+  int sx = silu.input("x", {8, 64, 32, 32});
+  int y = silu.conv(sx, 64, 3);
+  silu.output(binary(silu, "Mul", y, silu.unary("Sigmoid", y)));
+  EXPECT_EQ(kernels_of(silu, Runtime::tensorrt, &op), 1u);  // fused into the conv
+  EXPECT_EQ(op, "Conv+Sigmoid+Mul");
+  EXPECT_EQ(kernels_of(silu, Runtime::onnxruntime), 2u);  // FusedConv takes no SiLU
+  EXPECT_EQ(kernels_of(silu, Runtime::pytorch), 2u);
+  // The fused kernel moves the conv's input, weights and one output, no intermediate.
+  PredictOptions o;
+  o.batch = 8;
+  o.runtime = Runtime::tensorrt;
+  const auto k = plan_kernels(silu.g, silu.c, gpu("a100-sxm4-80gb"), o).front();
+  EXPECT_DOUBLE_EQ(k.bytes, static_cast<double>(silu.c.nodes[0].bytes_read + silu.c.nodes[0].bytes_written));
 }
 
 }  // namespace
