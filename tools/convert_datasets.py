@@ -49,7 +49,7 @@ NETWORK_COLUMNS = ["id", "status", "reason", "source", "synthetic", "gpu_id", "r
 LATENCY_LESS_STATUS = "ok"
 
 DEFAULT_SAMPLE = {"nasbench201": 600, "fbnet": 300, "icas-convnet": 600, "gpumemnet-mlp": 200,
-                  "torchvision": None}
+                  "torchvision": None, "yolov8": None}
 
 # Devices that are not in data/gpus: rows name them `spec:<name>` and the sidecar describes them with the
 # essentials of NVIDIA's published datasheets (a perfpred spec file may give only these, the rest is derived).
@@ -975,17 +975,66 @@ def convert_mlperf_jetson(ctx):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# trtutils-yolo-jetson
+
+TRTUTILS_GPUS = {"OrinAGX-64GB": "jetson-agx-orin-64gb", "OrinNX-16GB": "jetson-orin-nx-16gb",
+                 "OrinNano-8GB": "jetson-orin-nano-8gb", "XavierNX-8GB": "jetson-xavier-nx", "3090": "rtx-3090"}
+
+
+def convert_trtutils(ctx):
+    src = os.path.join(ctx.shared, "trtutils-yolo-jetson", "trtutils_yolo_latency.csv")
+    path = os.path.join(ctx.out, "datasets", "trtutils-yolo-jetson", "trtutils_yolo.csv")
+    import dataset_models as dm
+    keep, skipped = [], {}
+    for r in read_csv(src):
+        why = ("end-to-end mode (pre/post-processing, copies)" if r["framework_mode"] != "tensorrt" else
+               "device not in data/gpus" if r["device"] not in TRTUTILS_GPUS else
+               "no rebuilt network (only YOLOv8 is written out)" if not r["model"].startswith("yolov8") else "")
+        if why:
+            skipped[why] = skipped.get(why, 0) + 1
+            continue
+        keep.append(r)
+    keep = keep[: ctx.limit]
+    recipes = [f"{r['model']}@{r['input_size']}" for r in keep]
+    chosen = ctx.exporter.choose("yolov8", recipes)
+    w = Writer("network", path)
+    for i, (r, recipe) in enumerate(zip(keep, recipes)):
+        dm.parse_yolov8(recipe)
+        name = safe_name(recipe)
+        mp = ctx.exporter.ensure("yolov8", name, recipe) if recipe in chosen else ctx.exporter.existing("yolov8", name)
+        w.add(id=f"trtutils-{safe_name(r['device'])}-{name}-{i}", source="trtutils", gpu_id=TRTUTILS_GPUS[r["device"]],
+              runtime="tensorrt", runtime_version="not recorded", precision="fp16", model=rel(mp, path),
+              model_family="yolov8", recipe=recipe, mode="inference", batch=1, includes_h2d=0,
+              latency_ms=num(r["mean_ms"]),
+              notes=f"{r['device']} {r['device_note']}; TRTEngine.raw_exec on device-resident inputs + stream sync, "
+                    f"mean of 1,000 iterations after 100 warm-up (median {r['median_ms']}, min {r['min_ms']}); "
+                    "FP16 engine, optimization_level=1, EfficientNMS plugin appended (not in the rebuilt graph); "
+                    "Jetson power mode not recorded (MAXN assumed)")
+    n = w.write({"sources": [{"name": "trtutils", "repository": "https://github.com/justincdavis/trtutils",
+                              "commit": "471d1e925fd7ea41469d3a692bf5ac6c479206ca", "licence": "MIT"}],
+                 "licence": "MIT",
+                 "environment": {"runtime": "TensorRT FP16 (version not recorded), batch 1"},
+                 "notes": ["trtutils_yolo_latency.csv, framework_mode 'tensorrt' (raw engine execution, no copies, no "
+                           "pre/post-processing); latency_ms = mean_ms",
+                           "models: YOLOv8 n/s/m written out in tools/dataset_models.py (ultralytics yolov8.yaml, 80 "
+                           "classes, DFL decode), parameter counts equal to ultralytics' (3,157,200 / 11,166,560 / "
+                           "25,902,640), exported parameter-free at each input size",
+                           "skipped: " + ", ".join(f"{v} {k}" for k, v in sorted(skipped.items()))]})
+    return {path: n}
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # driver
 
 SETS = {"help-nas-latency": convert_help, "pytorch-gpu-benchmark-ryujaehun": convert_ryujaehun,
         "jetson-nano-trt-energy-icas": convert_icas, "gpumemnet-a100-memory": convert_gpumemnet,
         "zeus-gpu-power-traces": convert_zeus, "lambda-dl-benchmark": convert_lambda,
         "neusight-gpu-kernels": convert_neusight, "deepbench-kernels": convert_deepbench,
-        "mlperf-inference-jetson": convert_mlperf_jetson}
+        "mlperf-inference-jetson": convert_mlperf_jetson, "trtutils-yolo-jetson": convert_trtutils}
 FAMILIES = {"help-nas-latency": ["nasbench201", "fbnet"], "pytorch-gpu-benchmark-ryujaehun": ["torchvision"],
             "jetson-nano-trt-energy-icas": ["icas-convnet"], "gpumemnet-a100-memory": ["gpumemnet-mlp", "torchvision"],
             "zeus-gpu-power-traces": ["torchvision"], "lambda-dl-benchmark": ["torchvision"],
-            "mlperf-inference-jetson": ["torchvision"]}
+            "mlperf-inference-jetson": ["torchvision"], "trtutils-yolo-jetson": ["yolov8"]}
 
 
 class Ctx:

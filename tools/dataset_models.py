@@ -4,6 +4,7 @@ Each builder follows the rebuild recipe in the data set's PROVENANCE.md; the doc
 Used by tools/convert_datasets.py; importable on its own for tests.
 """
 import ast
+import math
 import os
 import re
 import tempfile
@@ -309,6 +310,143 @@ class GpuMemNetMLP(nn.Module):
 # ---------------------------------------------------------------------------------------------------------------
 # export
 
+# ---------------------------------------------------------------------------------------------------------------
+# YOLOv8 detect (trtutils-yolo-jetson/PROVENANCE.md; ultralytics yolov8.yaml, scales n/s/m, 80 classes), written
+# out here because ultralytics is not a Debian package. Checked against ultralytics' published parameter counts.
+
+YOLOV8_SCALES = {"n": (0.33, 0.25, 1024), "s": (0.33, 0.50, 1024), "m": (0.67, 0.75, 768)}
+YOLOV8_PARAMS = {"n": 3157200, "s": 11166560, "m": 25902640}  # ultralytics model.info(), unfused
+
+
+class YConv(nn.Module):
+    """ultralytics Conv: Conv2d without bias, BatchNorm (eps 1e-3), SiLU."""
+
+    def __init__(self, c1, c2, k=1, s=1):
+        super().__init__()
+        self.conv = nn.Conv2d(c1, c2, k, s, k // 2, bias=False)
+        self.bn = nn.BatchNorm2d(c2, eps=0.001, momentum=0.03)
+        self.act = nn.SiLU()
+
+    def forward(self, x):
+        return self.act(self.bn(self.conv(x)))
+
+
+class YBottleneck(nn.Module):
+    def __init__(self, c1, c2, shortcut=True):
+        super().__init__()
+        self.cv1 = YConv(c1, c2, 3)
+        self.cv2 = YConv(c2, c2, 3)
+        self.add = shortcut and c1 == c2
+
+    def forward(self, x):
+        y = self.cv2(self.cv1(x))
+        return x + y if self.add else y
+
+
+class C2f(nn.Module):
+    def __init__(self, c1, c2, n=1, shortcut=False):
+        super().__init__()
+        self.c = int(c2 * 0.5)
+        self.cv1 = YConv(c1, 2 * self.c, 1)
+        self.cv2 = YConv((2 + n) * self.c, c2, 1)
+        self.m = nn.ModuleList(YBottleneck(self.c, self.c, shortcut) for _ in range(n))
+
+    def forward(self, x):
+        y = list(self.cv1(x).chunk(2, 1))
+        for m in self.m:
+            y.append(m(y[-1]))
+        return self.cv2(torch.cat(y, 1))
+
+
+class SPPF(nn.Module):
+    def __init__(self, c1, c2, k=5):
+        super().__init__()
+        c_ = c1 // 2
+        self.cv1 = YConv(c1, c_, 1)
+        self.cv2 = YConv(c_ * 4, c2, 1)
+        self.m = nn.MaxPool2d(k, 1, k // 2)
+
+    def forward(self, x):
+        x = self.cv1(x)
+        y1 = self.m(x)
+        y2 = self.m(y1)
+        return self.cv2(torch.cat((x, y1, y2, self.m(y2)), 1))
+
+
+class YDetect(nn.Module):
+    """Detect head with DFL box decoding (exported graph: boxes and class scores per anchor)."""
+
+    def __init__(self, ch, nc=80, reg_max=16):
+        super().__init__()
+        self.nc, self.reg_max = nc, reg_max
+        c2, c3 = max(16, ch[0] // 4, reg_max * 4), max(ch[0], min(nc, 100))
+        self.cv2 = nn.ModuleList(nn.Sequential(YConv(x, c2, 3), YConv(c2, c2, 3), nn.Conv2d(c2, 4 * reg_max, 1))
+                                 for x in ch)
+        self.cv3 = nn.ModuleList(nn.Sequential(YConv(x, c3, 3), YConv(c3, c3, 3), nn.Conv2d(c3, nc, 1)) for x in ch)
+        self.dfl = nn.Conv2d(reg_max, 1, 1, bias=False)
+
+    def forward(self, xs):
+        b = xs[0].shape[0]
+        outs, anchors, strides = [], [], []
+        for i, x in enumerate(xs):
+            h, w = x.shape[2], x.shape[3]
+            outs.append(torch.cat((self.cv2[i](x), self.cv3[i](x)), 1).view(b, 4 * self.reg_max + self.nc, -1))
+            sy, sx = torch.meshgrid(torch.arange(h) + 0.5, torch.arange(w) + 0.5, indexing="ij")
+            anchors.append(torch.stack((sx, sy), -1).view(-1, 2))
+            strides.append(torch.full((h * w, 1), 8.0 * 2 ** i))
+        y = torch.cat(outs, 2)
+        box, cls = y.split((4 * self.reg_max, self.nc), 1)
+        a = box.shape[2]
+        dist = self.dfl(box.view(b, 4, self.reg_max, a).transpose(2, 1).softmax(1)).view(b, 4, a)
+        anc = torch.cat(anchors).transpose(0, 1).unsqueeze(0)
+        lt, rb = dist.chunk(2, 1)
+        x1y1, x2y2 = anc - lt, anc + rb
+        dbox = torch.cat(((x1y1 + x2y2) / 2, x2y2 - x1y1), 1) * torch.cat(strides).transpose(0, 1)
+        return torch.cat((dbox, cls.sigmoid()), 1)
+
+
+class YOLOv8(nn.Module):
+    def __init__(self, scale):
+        super().__init__()
+        if scale not in YOLOV8_SCALES:
+            raise ValueError(f"unknown YOLOv8 scale {scale!r}; known: {', '.join(YOLOV8_SCALES)}")
+        d, wd, mc = YOLOV8_SCALES[scale]
+        ch = lambda c: int(math.ceil(min(c, mc) * wd / 8) * 8)  # noqa: E731 - ultralytics make_divisible
+        n = lambda k: max(round(k * d), 1)  # noqa: E731
+        self.b = nn.ModuleList([YConv(3, ch(64), 3, 2), YConv(ch(64), ch(128), 3, 2), C2f(ch(128), ch(128), n(3), True),
+                                YConv(ch(128), ch(256), 3, 2), C2f(ch(256), ch(256), n(6), True),
+                                YConv(ch(256), ch(512), 3, 2), C2f(ch(512), ch(512), n(6), True),
+                                YConv(ch(512), ch(1024), 3, 2), C2f(ch(1024), ch(1024), n(3), True),
+                                SPPF(ch(1024), ch(1024))])
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.h12 = C2f(ch(1024) + ch(512), ch(512), n(3))
+        self.h15 = C2f(ch(512) + ch(256), ch(256), n(3))
+        self.h16 = YConv(ch(256), ch(256), 3, 2)
+        self.h18 = C2f(ch(256) + ch(512), ch(512), n(3))
+        self.h19 = YConv(ch(512), ch(512), 3, 2)
+        self.h21 = C2f(ch(512) + ch(1024), ch(1024), n(3))
+        self.detect = YDetect((ch(256), ch(512), ch(1024)))
+
+    def forward(self, x):
+        feats = []
+        for i, m in enumerate(self.b):
+            x = m(x)
+            feats.append(x)
+        p4 = self.h12(torch.cat((self.up(feats[9]), feats[6]), 1))
+        p3 = self.h15(torch.cat((self.up(p4), feats[4]), 1))
+        p4 = self.h18(torch.cat((self.h16(p3), p4), 1))
+        p5 = self.h21(torch.cat((self.h19(p4), feats[9]), 1))
+        return self.detect([p3, p4, p5])
+
+
+def parse_yolov8(recipe):
+    """'yolov8n@640' -> ('n', 640); raises ValueError."""
+    m = re.fullmatch(r"yolov8([nsm])@(\d+)", recipe)
+    if not m:
+        raise ValueError(f"want yolov8<n|s|m>@<size>, got {recipe!r}")
+    return m.group(1), int(m.group(2))
+
+
 def make_distinct(model):
     """Small positive random perturbation of every float parameter/buffer, so torch's exporter does not merge
     equal-valued weights into one graph input (it de-duplicates by value even with export_params=False)."""
@@ -387,6 +525,9 @@ def build(family, recipe):
     if family == "gpumemnet-mlp":
         in_f, layers = parse_mlp(*recipe.split("|", 1))
         return GpuMemNetMLP(in_f, layers), torch.randn(2, in_f)
+    if family == "yolov8":
+        scale, size = parse_yolov8(recipe)
+        return YOLOv8(scale), torch.randn(1, 3, size, size)
     if family == "torchvision":
         import torchvision.models as tvm
         name, _, size = recipe.partition("@")

@@ -15,13 +15,40 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 # torchvision networks take tens of seconds each to export: not in this test (the zoo script covers them)
-args=(--all --limit 4 --sample torchvision=0,gpumemnet-mlp=1 --out "$tmp/out" --shared "$shared")
+args=(--all --limit 4 --sample torchvision=0,gpumemnet-mlp=1,yolov8=1 --out "$tmp/out" --shared "$shared")
 "$py" "$repo/tools/convert_datasets.py" "${args[@]}" >"$tmp/run1.out" 2>"$tmp/run1.err" || {
   echo "FAIL: first conversion exited $?"; tail -20 "$tmp/run1.err"; exit 1; }
 # the second run must find everything up to date
 "$py" "$repo/tools/convert_datasets.py" "${args[@]}" >"$tmp/run2.out" 2>"$tmp/run2.err"
 skipped=$(grep -c "up to date, skipped" "$tmp/run2.err" || true)
-if [[ "$skipped" != 8 ]]; then echo "FAIL: second run skipped $skipped of 8 sets"; cat "$tmp/run2.err"; exit 1; fi
+nsets=$("$py" "$repo/tools/convert_datasets.py" --list | wc -l)
+if [[ "$skipped" != "$nsets" ]]; then echo "FAIL: second run skipped $skipped of $nsets sets"; cat "$tmp/run2.err"; exit 1; fi
+# MLPerf Jetson: every GPU-only MaxN ResNet-50 latency run, nothing else (no export needed: torchvision=0)
+"$py" "$repo/tools/convert_datasets.py" mlperf-inference-jetson --sample torchvision=0 --out "$tmp/ml" \
+  --shared "$shared" 2>"$tmp/ml.err" || { echo "FAIL: mlperf conversion"; cat "$tmp/ml.err"; exit 1; }
+"$py" - "$tmp/ml/datasets/mlperf-inference-jetson/mlperf_jetson.csv" "$shared/mlperf-inference-jetson/mlperf_jetson_results.csv" <<'PY' || exit 1
+import csv, sys
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+src = list(csv.DictReader(open(sys.argv[2])))
+want = [r for r in src if r["benchmark"] in ("resnet", "resnet50") and r["scenario"] in ("SingleStream", "MultiStream")
+        and r["cfg_uses_dla"] == "no" and not r["power_avg_W_derived"] and "MaxQ" not in r["system_name"]
+        and r["samples_per_query"] in ("1", "8") and r["input_data_types"] == "int8"]
+assert len(rows) == len(want) > 10, (len(rows), len(want))
+assert all(r["runtime"] == "tensorrt" and r["precision"] == "int8" and r["batch"] in ("1", "8") for r in rows)
+assert {r["gpu_id"] for r in rows} == {"jetson-agx-xavier", "jetson-xavier-nx", "jetson-agx-orin-64gb", "jetson-orin-nx-16gb"}
+got = sorted(float(r["latency_ms"]) for r in rows)
+exp = sorted(float(r["mean_latency_ns"]) / 1e6 for r in want)
+assert all(abs(a - b) < 1e-6 for a, b in zip(got, exp)), "latency_ms is mean_latency_ns / 1e6"
+PY
+# YOLOv8 as written out has ultralytics' parameter counts
+"$py" - "$repo/tools" <<'PY' || { echo "FAIL: YOLOv8 parameter counts"; exit 1; }
+import sys
+sys.path.insert(0, sys.argv[1])
+import dataset_models as dm
+for scale, want in dm.YOLOV8_PARAMS.items():
+    got = sum(p.numel() for p in dm.YOLOv8(scale).parameters())
+    assert got == want, (scale, got, want)
+PY
 # bad input: unknown set and bad --sample are exit 2 with a message
 if "$py" "$repo/tools/convert_datasets.py" no-such-set --out "$tmp/x" 2>"$tmp/bad.err"; then
   echo "FAIL: unknown set accepted"; exit 1; fi
@@ -45,7 +72,7 @@ PREC = {"fp32", "tf32", "fp16", "bf16", "int8"}
 gpus = {os.path.basename(p)[:-5] for p in glob.glob(os.path.join(repo, "data", "gpus", "*.json"))}
 tables = {}
 files = sorted(glob.glob(os.path.join(out, "datasets", "*", "*.csv")))
-check(len(files) == 29, f"{len(files)} CSV files, want 29 (3 help, 1 ryujaehun, 1 icas, 3 gpumemnet, 1 zeus, 1 lambda, 16 neusight, 3 deepbench)")
+check(len(files) == 31, f"{len(files)} CSV files, want 31 (3 help, 1 ryujaehun, 1 icas, 3 gpumemnet, 1 zeus, 1 lambda, 16 neusight, 3 deepbench, 1 mlperf, 1 trtutils)")
 for f in files:
     name = os.path.relpath(f, out)
     with open(f, encoding="utf-8", newline="") as fh:
