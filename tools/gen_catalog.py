@@ -173,6 +173,9 @@ def base_entry(r, cid):
         "bf16_tflops": 0,
         "fp64_tflops": r.get("fp64_tflops") or 0,
         "tensor_fp16_tflops": r.get("tensor_fp16_dense_tflops") or 0,
+        # GeForce tensor cores run FP16 accumulation at twice the FP32-accumulate rate (0 = no faster rate)
+        "tensor_fp16_fp16acc_tflops": (r.get("tensor_fp16_fp16acc_dense_tflops") or 0)
+        if (r.get("tensor_fp16_fp16acc_dense_tflops") or 0) > (r.get("tensor_fp16_dense_tflops") or 0) else 0,
         "tensor_bf16_tflops": r.get("tensor_bf16_dense_tflops") or 0,
         "tensor_tf32_tflops": r.get("tensor_tf32_dense_tflops") or 0,
         "tensor_int8_tops": 0,

@@ -26,7 +26,7 @@ const std::vector<FieldInfo>& fields() {
       {"int8_tops", Kind::real},           {"tensor_cores", Kind::integer},      {"memory_gb", Kind::real},
       {"mem_bandwidth_gbps", Kind::real},  {"l2_cache_mb", Kind::real},          {"shared_mem_per_sm_kb", Kind::real},
       {"registers_per_sm", Kind::integer}, {"max_threads_per_sm", Kind::integer}, {"tdp_w", Kind::real},
-      {"idle_power_w", Kind::real},        {"host_link_gbps", Kind::real}};
+      {"idle_power_w", Kind::real},        {"host_link_gbps", Kind::real},       {"tensor_fp16_fp16acc_tflops", Kind::real}};
   return f;
 }
 
@@ -43,6 +43,7 @@ void scale_rates(GpuSpec& g, double all, double vector_only) {
   g.fp64_tflops *= all * vector_only;
   g.int8_tops *= all * vector_only;
   g.tensor_fp16_tflops *= all;
+  g.tensor_fp16_fp16acc_tflops *= all;
   g.tensor_bf16_tflops *= all;
   g.tensor_tf32_tflops *= all;
   g.tensor_int8_tops *= all;
@@ -58,6 +59,7 @@ void set_field(GpuSpec& g, const std::string& f, double v) {
   else if (f == "bf16_tflops") g.bf16_tflops = v;
   else if (f == "fp64_tflops") g.fp64_tflops = v;
   else if (f == "tensor_fp16_tflops") g.tensor_fp16_tflops = v;
+  else if (f == "tensor_fp16_fp16acc_tflops") g.tensor_fp16_fp16acc_tflops = v;
   else if (f == "tensor_bf16_tflops") g.tensor_bf16_tflops = v;
   else if (f == "tensor_tf32_tflops") g.tensor_tf32_tflops = v;
   else if (f == "tensor_int8_tops") g.tensor_int8_tops = v;

@@ -189,7 +189,8 @@ GpuSpec make_mig_slice(const GpuSpec& parent, const nlohmann::json& p, int mig_s
   s.sm_count = sms;
   s.sm_fraction = f;
   for (double GpuSpec::*m : {&GpuSpec::fp32_tflops, &GpuSpec::fp16_tflops, &GpuSpec::bf16_tflops,
-                             &GpuSpec::fp64_tflops, &GpuSpec::tensor_fp16_tflops, &GpuSpec::tensor_bf16_tflops,
+                             &GpuSpec::fp64_tflops, &GpuSpec::tensor_fp16_tflops, &GpuSpec::tensor_fp16_fp16acc_tflops,
+                             &GpuSpec::tensor_bf16_tflops,
                              &GpuSpec::tensor_tf32_tflops, &GpuSpec::tensor_int8_tops, &GpuSpec::int8_tops})
     s.*m = parent.*m * f;
   s.tensor_cores = static_cast<int>(std::lround(parent.tensor_cores * f));
@@ -242,7 +243,8 @@ GpuSpec make_power_mode(const GpuSpec& parent, const nlohmann::json& m) {
   s.boost_clock_mhz = clock;
   if (s.base_clock_mhz > clock) s.base_clock_mhz = clock;
   for (double GpuSpec::*f : {&GpuSpec::fp32_tflops, &GpuSpec::fp16_tflops, &GpuSpec::bf16_tflops,
-                             &GpuSpec::fp64_tflops, &GpuSpec::tensor_fp16_tflops, &GpuSpec::tensor_bf16_tflops,
+                             &GpuSpec::fp64_tflops, &GpuSpec::tensor_fp16_tflops, &GpuSpec::tensor_fp16_fp16acc_tflops,
+                             &GpuSpec::tensor_bf16_tflops,
                              &GpuSpec::tensor_tf32_tflops, &GpuSpec::tensor_int8_tops, &GpuSpec::int8_tops})
     s.*f = parent.*f * fc * fs;
   s.tensor_cores = static_cast<int>(std::lround(parent.tensor_cores * fs));

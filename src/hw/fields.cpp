@@ -60,6 +60,7 @@ const std::vector<Field>& fields() {
       number("bf16_tflops", &GpuSpec::bf16_tflops, Rule::non_negative),
       number("fp64_tflops", &GpuSpec::fp64_tflops, Rule::non_negative),
       number("tensor_fp16_tflops", &GpuSpec::tensor_fp16_tflops, Rule::non_negative),
+      number("tensor_fp16_fp16acc_tflops", &GpuSpec::tensor_fp16_fp16acc_tflops, Rule::non_negative),
       number("tensor_bf16_tflops", &GpuSpec::tensor_bf16_tflops, Rule::non_negative),
       number("tensor_tf32_tflops", &GpuSpec::tensor_tf32_tflops, Rule::non_negative),
       number("tensor_int8_tops", &GpuSpec::tensor_int8_tops, Rule::non_negative),

@@ -180,6 +180,7 @@ GpuSpec from_base(const nlohmann::json& base_json, const Given& g, const std::st
                         ? (double(s.tensor_cores) * s.boost_clock_mhz) / (double(b.tensor_cores) * b.boost_clock_mhz)
                         : 0.0;
   for (auto [key, m] : {std::pair{"tensor_fp16_tflops", &GpuSpec::tensor_fp16_tflops},
+                        {"tensor_fp16_fp16acc_tflops", &GpuSpec::tensor_fp16_fp16acc_tflops},
                         {"tensor_bf16_tflops", &GpuSpec::tensor_bf16_tflops},
                         {"tensor_tf32_tflops", &GpuSpec::tensor_tf32_tflops},
                         {"tensor_int8_tops", &GpuSpec::tensor_int8_tops}}) {

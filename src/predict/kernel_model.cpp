@@ -59,7 +59,7 @@ double sustained_clock_scale(const GpuSpec& gpu) {
   return 1.0;  // a chip family without a full-power reference: its boost clock is taken as sustained
 }
 
-GpuRates gpu_rates(const GpuSpec& gpu, Precision p) {
+GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   GpuRates r;
   double simt = gpu.fp32_tflops * 1e12;
   if (!(simt > 0)) simt = 2.0 * gpu.sm_count * gpu.fp32_lanes_per_sm * gpu.boost_clock_mhz * 1e6;
@@ -74,6 +74,8 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p) {
   if (p != Precision::fp32 && gpu.uses_tensor_cores(p)) {
     r.tensor = true;
     r.matrix_flops = positive_or(gpu.peak_flops(p), simt);
+    if (p == Precision::fp16 && rt == Runtime::tensorrt)
+      r.matrix_flops = std::max(r.matrix_flops, gpu.tensor_fp16_fp16acc_tflops * 1e12);
   } else if (p == Precision::fp16 || p == Precision::bf16 || p == Precision::int8) {
     // No tensor path: packed FP16 (P100, Jetson: 2x) or dp4a INT8 where the device has it; Pascal
     // consumer FP16 runs at FP32 speed in cuDNN (FP32 math on FP16 storage), never slower.
@@ -270,7 +272,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     d.conv_tf32 = opts.precision == Precision::fp32;
   }
   if (k.family == OpFamily::rnn) d.serial_steps = static_cast<int>(std::max(1.0, attr_or(k, "seq_len", 1)));
-  const auto rates = detail::gpu_rates(gpu, opts.precision);
+  const auto rates = detail::gpu_rates(gpu, opts.precision, opts.runtime);
   detail::apply_terms(detail::time_kernel(d, rates), k);
 }
 

@@ -84,7 +84,8 @@ struct GpuRates {
 /// Sustained clock under full load over the rated boost clock, from the card's power per FP32 TFLOP
 /// against its chip family's full-power cards (model_constants.hpp); 1 where power does not limit.
 double sustained_clock_scale(const GpuSpec& gpu);
-GpuRates gpu_rates(const GpuSpec& gpu, Precision p);
+/// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
+GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
 /// Copy the analytical terms into a kernel record (corrected time starts equal to the analytical one).
 void apply_terms(const KernelTerms& t, KernelEstimate& k);

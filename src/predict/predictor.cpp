@@ -80,7 +80,7 @@ std::vector<KernelEstimate> plan_kernels(const Graph& g, const GraphCost& cost, 
                                          const PredictOptions& opts) {
   detail::Plan plan;
   detail::build_plan(g, cost, gpu, opts, plan);
-  const auto rates = detail::gpu_rates(gpu, opts.precision);
+  const auto rates = detail::gpu_rates(gpu, opts.precision, opts.runtime);
   std::vector<KernelEstimate> out(plan.kernels.size());
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
     const auto& d = plan.kernels[i];
@@ -272,7 +272,7 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
   thread_local detail::Plan plan;
   thread_local std::vector<detail::KernelTerms> terms;
   detail::build_plan(g, cost, gpu, opts, plan);
-  const auto rates = detail::gpu_rates(gpu, opts.precision);
+  const auto rates = detail::gpu_rates(gpu, opts.precision, opts.runtime);
 
   Prediction p;
   p.notes = plan.notes;

@@ -27,6 +27,7 @@ struct GpuSpec {
   double bf16_tflops = 0;          ///< non-tensor BF16
   double fp64_tflops = 0;
   double tensor_fp16_tflops = 0;   ///< FP16 inputs, FP32 accumulate
+  double tensor_fp16_fp16acc_tflops = 0;  ///< FP16 inputs and accumulate where faster (GeForce: 2x); 0 = same
   double tensor_bf16_tflops = 0;
   double tensor_tf32_tflops = 0;
   double tensor_int8_tops = 0;

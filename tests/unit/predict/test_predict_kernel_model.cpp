@@ -113,5 +113,24 @@ TEST(SustainedClock, LessPowerIsNeverFasterAndPredictSaysWhy) {
                            [](const std::string& s) { return s.find("power-limited") != std::string::npos; }));
 }
 
+TEST(TensorRtFp16, GeForceFp16AccumulateKernelsRunAtTwiceTheFrameworkRate) {
+  // TensorRT's FP16 engines pick FP16-accumulate kernels; GeForce tensor cores run those at twice the
+  // FP32-accumulate rate that cuDNN/cuBLAS use under PyTorch. Datacenter parts run both at one rate.
+  auto gemm_time = [](const GpuSpec& g, Runtime rt) {
+    KernelEstimate k = big_gemm(g);
+    PredictOptions o;
+    o.precision = Precision::fp16;
+    o.runtime = rt;
+    estimate_kernel(k, g, o);
+    return k.time_s;
+  };
+  const GpuSpec rtx = gpu("rtx-3090");
+  EXPECT_GT(rtx.tensor_fp16_fp16acc_tflops, 1.9 * rtx.tensor_fp16_tflops);
+  EXPECT_NEAR(gemm_time(rtx, Runtime::pytorch) / gemm_time(rtx, Runtime::tensorrt), 2.0, 0.15);
+  const GpuSpec a100 = gpu("a100-sxm4-80gb");
+  EXPECT_EQ(a100.tensor_fp16_fp16acc_tflops, 0);
+  EXPECT_DOUBLE_EQ(gemm_time(a100, Runtime::pytorch), gemm_time(a100, Runtime::tensorrt));
+}
+
 }  // namespace
 }  // namespace perfpred

@@ -27,7 +27,8 @@ Prediction run(const test::NetBuilder& b, const GpuSpec& g, PredictOptions o = {
 GpuSpec scaled(GpuSpec s, double f) {
   s.id += "-x" + std::to_string(f);
   s.sm_count = static_cast<int>(std::lround(s.sm_count * f));
-  for (double* v : {&s.fp32_tflops, &s.fp16_tflops, &s.bf16_tflops, &s.tensor_fp16_tflops, &s.tensor_bf16_tflops,
+  for (double* v : {&s.fp32_tflops, &s.fp16_tflops, &s.bf16_tflops, &s.tensor_fp16_tflops,
+                    &s.tensor_fp16_fp16acc_tflops, &s.tensor_bf16_tflops,
                     &s.tensor_tf32_tflops, &s.tensor_int8_tops, &s.int8_tops, &s.mem_bandwidth_gbps,
                     &s.memory_gb, &s.l2_cache_mb, &s.host_link_gbps})
     *v *= f;
@@ -56,7 +57,8 @@ TEST(PredictSanity, MoreOfEverythingIsNeverSlower) {
   // A higher clock alone (every rate up, same SMs) is never slower either.
   GpuSpec base = gpu("rtx-2080ti"), fast = base;
   fast.boost_clock_mhz *= 1.3;
-  for (double* v : {&fast.fp32_tflops, &fast.fp16_tflops, &fast.tensor_fp16_tflops, &fast.int8_tops, &fast.tensor_int8_tops})
+  for (double* v : {&fast.fp32_tflops, &fast.fp16_tflops, &fast.tensor_fp16_tflops, &fast.tensor_fp16_fp16acc_tflops,
+                    &fast.int8_tops, &fast.tensor_int8_tops})
     *v *= 1.3;
   auto net = test::resnet_like(32);
   PredictOptions o;
