@@ -12,4 +12,4 @@ bin=$build/src/cli/perfpred
 /usr/bin/python3 "$root/tools/convert_datasets.py" --all --out "$root/cache" >&2
 [ -x "$bin" ] || "$root/scripts/build.sh" >&2
 exec /usr/bin/python3 "$root/tools/eval_analytical.py" --perfpred "$bin" --per-group 20 \
-  --out "$root/cache/eval/analytical" --markdown "$@"
+  --out "$root/cache/eval/analytical" --doc "$root/docs/accuracy.md" --markdown "$@"
