@@ -138,7 +138,7 @@ int run_inspect(const InspectOptions& opts) {
   Graph g = onnx_import::import_file(opts.model, io);
   AnalyzeOptions ao;
   ao.allow_unknown = opts.allow_unknown;
-  GraphCost cost = analyze_model(g, ao, opts.model);
+  GraphCost cost = analyze_model(g, ao, opts.model, true);
   if (opts.json)
     print_json(to_json(g, cost));
   else

@@ -177,11 +177,11 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   ao.allow_unknown = o.allow_unknown;
   GraphCost cost;
   if (fixed.empty()) {
-    cost = analyze_model(g, ao, o.model);
+    cost = analyze_model(g, ao, o.model, o.allow_partial);
   } else {
     try {
       g = onnx_import::import_file(o.model, io);
-      cost = analyze_model(g, ao, o.model);
+      cost = analyze_model(g, ao, o.model, o.allow_partial);
     } catch (const InputError& e) {
       throw InputError(o.model + ": exported with a fixed batch (" + join(fixed, ", ") + ") that --batch " +
                        std::to_string(o.batch) + " cannot replace (" + e.what() +

@@ -31,6 +31,7 @@ struct PredictCmdOptions {
   bool layers = false;
   bool json = false;
   bool allow_unknown = false;
+  bool allow_partial = false;  ///< predict even when working nodes have unknown shapes ("complete": false)
   bool no_meta = false;
   bool no_copies = false;  ///< leave host<->device copies out of the latency
 };

@@ -132,6 +132,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--layers", predict_opts.layers, "Per-layer breakdown (table, or layers[] with --json)");
     sub->add_flag("--json", predict_opts.json, "Print one JSON object");
     sub->add_flag("--allow-unknown", predict_opts.allow_unknown, "Cost unknown ops as bytes-only estimates");
+    sub->add_flag("--allow-partial", predict_opts.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
     sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the analytical model");
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
     sub->add_option("--optimizer", p.optimizer, "Training optimizer: none, sgd, momentum or adam");
     sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
     sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
+    sub->add_flag("--allow-partial", p.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
   };
@@ -220,6 +222,7 @@ int main(int argc, char** argv) {
     check->add_flag("--no-meta", budget_opts.no_meta, "Leave out the run metadata (timestamp, version)");
     check->add_option("--bundle", budget_opts.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone (the default)");
+    check->add_flag("--allow-partial", budget_opts.allow_partial, "Check even models whose working nodes have unknown shapes");
     check->callback([&] { action = [&] { return perfpred::cli::run_budget_check(budget_opts); }; });
   }
 

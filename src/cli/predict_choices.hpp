@@ -14,6 +14,7 @@ struct PredictChoices {
   std::string optimizer;                  ///< empty: the predictor's default
   std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
   bool allow_unknown = false;
+  bool allow_partial = false;             ///< predict even when working nodes have unknown shapes
   std::string bundle;                     ///< learned latency bundle (`default`: the shipped one); empty: none
   bool analytical = false;
 };

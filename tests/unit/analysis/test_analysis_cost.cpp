@@ -61,6 +61,34 @@ TEST(Analyze, KnownOpInUnknownDomainIsUnknown) {
   EXPECT_THROW(analyze(b.build()), UnsupportedOpError);
 }
 
+TEST(Analyze, UnshapedWorkingNodesAreListedWithWhereShapesAreLost) {
+  GraphBuilder b;
+  b.f32("x", {2, 3}, 'x').unshaped("a").f32("v", {k_unknown_dim, 3}).f32("y", {k_unknown_dim, 3});
+  b.node("NonZero", {"x"}, {"a"}).node("Reshape", {"a"}, {"v"}).node("Sigmoid", {"v"}, {"y"});
+  Graph g = b.build();
+  GraphCost c = analyze(g);
+  EXPECT_FALSE(c.complete());
+  // The view (Reshape) does no work and is not listed; NonZero and Sigmoid are.
+  ASSERT_EQ(c.unshaped_nodes.size(), 2u);
+  EXPECT_EQ(c.unshaped_nodes[0], 0);
+  EXPECT_EQ(c.unshaped_nodes[1], 2);
+  std::string msg = unshaped_summary(g, c);
+  EXPECT_NE(msg.find("2 node(s)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Sigmoid_2 (Sigmoid) output 'y' [?, 3]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("lost at NonZero_0 (NonZero), whose output size depends on the values"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("input 'x' [2, 3]"), std::string::npos) << msg;
+}
+
+TEST(Analyze, FullyShapedGraphIsComplete) {
+  GraphBuilder b;
+  b.f32("x", {2, 3}, 'x').f32("y", {2, 3});
+  b.node("Relu", {"x"}, {"y"});
+  Graph g = b.build();
+  GraphCost c = analyze(g);
+  EXPECT_TRUE(c.complete());
+  EXPECT_EQ(unshaped_summary(g, c), "");
+}
+
 TEST(Analyze, UnknownShapeWarnsAndCountsKnownBytes) {
   GraphBuilder b;
   b.f32("x", {2, 3}, 'x').unshaped("a").f32("y", {k_unknown_dim, 3});
