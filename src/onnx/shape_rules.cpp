@@ -879,7 +879,31 @@ bool infer_node(Graph& g, Node& n) {
       if (p < 0 || p >= static_cast<int64_t>(r)) return ch;
       s.push_back(x->shape[static_cast<size_t>(p)]);
     }
-    return ch | set_shape(*o, s);
+    ch |= set_shape(*o, s);
+    // Shape arithmetic transposes small tensors too (F.pad's pads: Reshape [n,2] -> reverse -> Transpose).
+    if (has_values(x) && x->shape_known() && known(s)) {
+      std::vector<int64_t> src(static_cast<size_t>(*numel_of(s)));
+      std::vector<int64_t> st(r, 1);
+      for (size_t d = r; d-- > 1;) st[d - 1] = st[d] * x->shape[d];
+      for (size_t f = 0; f < src.size(); ++f) {
+        int64_t rem = static_cast<int64_t>(f), off = 0;
+        for (size_t d = r; d-- > 0;) {
+          off += (rem % s[d]) * st[static_cast<size_t>(perm[d])];
+          rem /= s[d];
+        }
+        src[f] = off;
+      }
+      if (x->int_values) {
+        std::vector<int64_t> v;
+        for (int64_t i : src) v.push_back((*x->int_values)[static_cast<size_t>(i)]);
+        ch |= set_int_values(*o, s, v);
+      } else {
+        std::vector<double> v;
+        for (int64_t i : src) v.push_back((*x->float_values)[static_cast<size_t>(i)]);
+        ch |= set_double_values(*o, s, v);
+      }
+    }
+    return ch;
   }
   if (op == "MatMul" || op == "MatMulInteger" || op == "FusedMatMul") {
     const Tensor* a = shaped(x);
