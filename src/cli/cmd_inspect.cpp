@@ -135,6 +135,7 @@ int run_inspect(const InspectOptions& opts) {
   onnx_import::ImportOptions io;
   io.batch = opts.batch;
   io.input_shapes = parse_input_shapes(opts.input_shapes);
+  parse_control_flow(opts.branches, opts.loop_trips, io);
   Graph g = onnx_import::import_file(opts.model, io);
   AnalyzeOptions ao;
   ao.allow_unknown = opts.allow_unknown;

@@ -30,6 +30,27 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
   return out;
 }
 
+void parse_control_flow(const std::vector<std::string>& branches, const std::vector<std::string>& loop_trips,
+                        onnx_import::ImportOptions& io) {
+  auto split_eq = [](const std::string& s, const std::string& opt, const std::string& form) {
+    auto eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      throw InputError(opt + " '" + s + "': expected " + form);
+    return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
+  };
+  for (const auto& b : branches) {
+    auto [name, v] = split_eq(b, "--branch", "NAME=then or NAME=else");
+    if (v != "then" && v != "else") throw InputError("--branch " + name + "=" + v + ": the branch is 'then' or 'else'");
+    io.branches[name] = v;
+  }
+  for (const auto& t : loop_trips) {
+    auto [name, v] = split_eq(t, "--loop-trips", "NAME=N (iterations, >= 0)");
+    int64_t n = parse_int64(v, "--loop-trips " + name);
+    if (n < 0) throw InputError("--loop-trips " + name + "=" + v + ": iterations must be >= 0");
+    io.loop_trips[name] = n;
+  }
+}
+
 int64_t model_batch(const Graph& g, int64_t requested) {
   for (int t : g.inputs) {
     const Tensor& in = g.tensors[t];

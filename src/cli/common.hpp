@@ -9,11 +9,17 @@
 
 #include "perfpred/analysis/cost.hpp"
 #include "perfpred/core/graph.hpp"
+#include "perfpred/onnx/importer.hpp"
 
 namespace perfpred::cli {
 
 /// Parse repeated "--input-shape NAME=D0,D1,..." values; throws InputError naming the bad value.
 std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector<std::string>& specs);
+
+/// Parse repeated "--branch NAME=then|else" and "--loop-trips NAME=N" into `io`; throws InputError naming
+/// the bad value.
+void parse_control_flow(const std::vector<std::string>& branches, const std::vector<std::string>& loop_trips,
+                        onnx_import::ImportOptions& io);
 
 /// The batch a model runs at, for throughput: the leading dimension of its first runtime input of rank
 /// >= 2 once shapes are known (a symbolic one took `requested`; a fixed export or an --input-shape keeps
