@@ -11,6 +11,7 @@ the shape of each (tests/cli/ort_shapes.js). NAME.inputs lists the shapes the te
 """
 import argparse
 import json
+import subprocess
 import os
 import sys
 
@@ -67,6 +68,55 @@ class DecoderStep(nn.Module):
         return self.head(x), k, v
 
 
+class TinyEncoder(nn.Module):
+    """Two post-norm nn.TransformerEncoder layers (d=64, GELU) on token ids: exported with its weights,
+    ONNX Runtime's optimizer turns it into FusedMatMul, SkipLayerNormalization and Gelu."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 64)
+        layer = nn.TransformerEncoderLayer(64, 4, 256, dropout=0.0, activation="gelu", batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    def forward(self, ids):
+        return self.enc(self.emb(ids))
+
+
+def contrib_ops():
+    """com.microsoft ops as ONNX Runtime's transformer optimizer writes them: Attention with a KV cache
+    (past/present), FastGelu, BiasGelu and SkipLayerNormalization, plus opset-18 GroupNormalization on a
+    conv feature map. Built with onnx.helper, weights as initializers."""
+    import numpy as np
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    rng = np.random.default_rng(0)
+
+    def w(name, *shape):
+        return nh.from_array(rng.standard_normal(shape).astype(np.float32) * 0.1, name)
+    ms = "com.microsoft"
+    nodes = [
+        h.make_node("Attention", ["x", "qkv_w", "qkv_b", "", "past"], ["att", "present"], domain=ms,
+                    num_heads=4, unidirectional=1, name="attention"),
+        h.make_node("FastGelu", ["att", "fg_b"], ["fg"], domain=ms, name="fast_gelu"),
+        h.make_node("MatMul", ["fg", "ff_w"], ["ff"], name="ff"),
+        h.make_node("BiasGelu", ["ff", "bg_b"], ["bg"], domain=ms, name="bias_gelu"),
+        h.make_node("MatMul", ["bg", "out_w"], ["proj"], name="proj"),
+        h.make_node("SkipLayerNormalization", ["proj", "x", "ln_g", "ln_b", "ln_bias"], ["y"], domain=ms,
+                    epsilon=1e-5, name="skip_ln"),
+        h.make_node("Conv", ["img", "conv_w"], ["feat"], pads=[1, 1, 1, 1], name="conv"),
+        h.make_node("GroupNormalization", ["feat", "gn_s", "gn_b"], ["gn"], num_groups=4, epsilon=1e-5, name="group_norm"),
+    ]
+    inits = [w("qkv_w", 64, 192), w("qkv_b", 192), w("fg_b", 64), w("ff_w", 64, 256), w("bg_b", 256),
+             w("out_w", 256, 64), w("ln_g", 64), w("ln_b", 64), w("ln_bias", 64), w("conv_w", 16, 3, 3, 3),
+             w("gn_s", 4), w("gn_b", 4)]
+    g = h.make_graph(nodes, "contrib_ops",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["batch", "seq", 64]),
+                      h.make_tensor_value_info("past", T.FLOAT, [2, "batch", 4, "past", 16]),
+                      h.make_tensor_value_info("img", T.FLOAT, ["batch", 3, 32, 32])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None), h.make_tensor_value_info("present", T.FLOAT, None),
+                      h.make_tensor_value_info("gn", T.FLOAT, None)], inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid(ms, 1)], ir_version=8)
+
+
 def tv(name, **kw):
     import torchvision.models as m
     return lambda: getattr(m, name)(**kw)
@@ -78,21 +128,27 @@ def deeplab():
 
 
 IMG = [("x", (1, 3, 224, 224), torch.float32)]
-# name -> (builder, [(input, shape, dtype)], dynamic axes per input, scripted)
+# name -> (builder, [(input, shape, dtype)], dynamic axes per input, how): how is "script"
+# (torch.jit.script first), "fused" (exported with weights, then ONNX Runtime's optimizer rewrites it:
+# needs node and ORT_NODE_PATH), "helper" (the builder returns a ModelProto) or "" (traced, no weights)
 MODELS = {
-    "swin_t": (tv("swin_t"), IMG, {"x": {0: "batch"}}, False),
-    "maxvit_t": (tv("maxvit_t"), IMG, {"x": {0: "batch"}}, False),
-    "convnext_tiny": (tv("convnext_tiny"), IMG, {"x": {0: "batch"}}, False),
-    "vit_b_16": (tv("vit_b_16"), IMG, {"x": {0: "batch"}}, False),
-    "efficientnet_v2_s": (tv("efficientnet_v2_s"), IMG, {"x": {0: "batch"}}, False),
-    "regnet_y_400mf": (tv("regnet_y_400mf"), IMG, {"x": {0: "batch"}}, False),
-    "mobilenet_v3_small": (tv("mobilenet_v3_small"), IMG, {"x": {0: "batch"}}, False),
-    "deeplabv3_mobilenet": (deeplab, [("x", (1, 3, 256, 256), torch.float32)], {"x": {0: "batch"}}, False),
-    "scripted_loop_if": (ScriptedLoopIf, [("x", (3, 64), torch.float32)], {"x": {0: "rows"}}, True),
+    "swin_t": (tv("swin_t"), IMG, {"x": {0: "batch"}}, ""),
+    "maxvit_t": (tv("maxvit_t"), IMG, {"x": {0: "batch"}}, ""),
+    "convnext_tiny": (tv("convnext_tiny"), IMG, {"x": {0: "batch"}}, ""),
+    "vit_b_16": (tv("vit_b_16"), IMG, {"x": {0: "batch"}}, ""),
+    "efficientnet_v2_s": (tv("efficientnet_v2_s"), IMG, {"x": {0: "batch"}}, ""),
+    "regnet_y_400mf": (tv("regnet_y_400mf"), IMG, {"x": {0: "batch"}}, ""),
+    "mobilenet_v3_small": (tv("mobilenet_v3_small"), IMG, {"x": {0: "batch"}}, ""),
+    "deeplabv3_mobilenet": (deeplab, [("x", (1, 3, 256, 256), torch.float32)], {"x": {0: "batch"}}, ""),
+    "scripted_loop_if": (ScriptedLoopIf, [("x", (3, 64), torch.float32)], {"x": {0: "rows"}}, "script"),
     "decoder_step": (DecoderStep, [("ids", (1, 1), torch.int64), ("past_k", (1, 4, 7, 64), torch.float32),
                                    ("past_v", (1, 4, 7, 64), torch.float32)],
                      {"ids": {0: "batch"}, "past_k": {0: "batch", 2: "past"}, "past_v": {0: "batch", 2: "past"}},
-                     False),
+                     ""),
+    "encoder_ort_fused": (TinyEncoder, [("ids", (1, 16), torch.int64)], {"ids": {0: "batch", 1: "seq"}}, "fused"),
+    "mobilenet_v3_ort_fused": (tv("mobilenet_v3_small"), IMG, {"x": {0: "batch"}}, "fused"),
+    "contrib_ops": (contrib_ops, [("x", (2, 5, 64), torch.float32), ("past", (2, 2, 4, 3, 16), torch.float32),
+                                  ("img", (2, 3, 32, 32), torch.float32)], {}, "helper"),
 }
 
 
@@ -104,20 +160,30 @@ def example(shape, dtype):
 
 def export(name, out):
     import onnx
-    build, ins, dyn, scripted = MODELS[name]
+    build, ins, dyn, how = MODELS[name]
     torch.manual_seed(0)
-    model = build().eval()
-    inputs = tuple(example(s, d) for _, s, d in ins)
     path = os.path.join(out, name + ".onnx")
-    if scripted:
-        model = torch.jit.script(model)
-    with torch.no_grad():
-        outs = model(*inputs)
-    n_out = len(outs) if isinstance(outs, tuple) else 1
-    out_names = [f"out{i}" for i in range(n_out)]
-    torch.onnx.export(model, inputs, path, export_params=False, opset_version=17,
-                      input_names=[n for n, _, _ in ins], output_names=out_names, dynamic_axes=dyn,
-                      do_constant_folding=False)
+    if how == "helper":
+        onnx.save(build(), path)
+    else:
+        model = build().eval()
+        inputs = tuple(example(s, d) for _, s, d in ins)
+        if how == "script":
+            model = torch.jit.script(model)
+        with torch.no_grad():
+            outs = model(*inputs)
+        n_out = len(outs) if isinstance(outs, tuple) else 1
+        out_names = [f"out{i}" for i in range(n_out)]
+        raw = path + ".raw" if how == "fused" else path
+        with torch.enable_grad():  # torch 1.13 traces TransformerEncoder only outside its no-grad fast path
+            torch.onnx.export(model, inputs, raw, export_params=how == "fused", opset_version=17,
+                              input_names=[n for n, _, _ in ins], output_names=out_names, dynamic_axes=dyn,
+                              do_constant_folding=how == "fused")
+        if how == "fused":
+            js = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "cli", "oracle", "ort_optimize.js")
+            env = dict(os.environ, NODE_PATH=os.environ["ORT_NODE_PATH"])
+            subprocess.run(["node", js, raw, path], check=True, env=env)
+            os.remove(raw)
     m = onnx.load(path)
     with open(os.path.join(out, name + ".inputs"), "w") as f:
         for n, s, _ in ins:
@@ -125,7 +191,10 @@ def export(name, out):
     # Every graph input (data at the shapes above, weights at their exported shapes) for ONNX Runtime.
     given = {n: list(s) for n, s, _ in ins}
     feeds = []
+    inits = {t.name for t in m.graph.initializer}
     for vi in m.graph.input:
+        if vi.name in inits:
+            continue
         t = vi.type.tensor_type
         shape = given.get(vi.name, [d.dim_value for d in t.shape.dim])
         feeds.append({"name": vi.name, "elem_type": t.elem_type, "shape": shape})

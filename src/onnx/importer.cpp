@@ -225,7 +225,8 @@ AttrValue convert_attr(const onnx::AttributeProto& a) {
 
 // Which input slots of an op hold weights (for export_params=False models whose weights are graph inputs).
 bool is_weight_slot(const std::string& op, size_t slot) {
-  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "LayerNormalization" ||
+  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "LayerNormalization" || op == "FusedConv" ||
+      op == "Attention" ||
       op == "InstanceNormalization" || op == "GroupNormalization")
     return slot == 1 || slot == 2;
   if (op == "BatchNormalization") return slot >= 1 && slot <= 4;

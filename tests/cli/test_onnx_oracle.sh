@@ -23,7 +23,7 @@ OUT="$ROOT/cache/oracle"
 models=("$@")
 [ ${#models[@]} -gt 0 ] || mapfile -t models < <("$PY" "$ROOT/tools/export_oracle_models.py" --out "$OUT" --list)
 list=$(IFS=,; echo "${models[*]}")
-"$PY" "$ROOT/tools/export_oracle_models.py" --out "$OUT" --only "$list" >"$OUT.export.log" 2>&1 ||
+ORT_NODE_PATH="$NODE_DIR/node_modules" "$PY" "$ROOT/tools/export_oracle_models.py" --out "$OUT" --only "$list" >"$OUT.export.log" 2>&1 ||
   { echo "FAIL: export failed, see $OUT.export.log"; tail -5 "$OUT.export.log"; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
