@@ -305,7 +305,15 @@ class Importer {
     return 0;
   }
 
+  // Import a working copy to read values (conditions, trip counts, shapes). Control-flow nodes left in
+  // it become opaque ops of a private domain, so neither ONNX's inference nor perfpred's rules look
+  // into bodies not yet decided (ONNX 1.12 is not robust against malformed subgraphs).
   Graph probe_import(onnx::ModelProto& copy) const {
+    for (auto& n : *copy.mutable_graph()->mutable_node())
+      if (is_control_flow(n)) {
+        n.set_domain("perfpred.unexpanded");
+        n.clear_attribute();
+      }
     Importer imp(copy, m_label, m_opts, true);
     imp.steps(m_model.graph().name());
     return std::move(imp.m_g);
