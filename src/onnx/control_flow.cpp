@@ -66,17 +66,22 @@ void rename_nested(onnx::GraphProto& g, Names m) {
   for (auto& o : *g.mutable_output()) o.set_name(mapped(m, o.name()));
 }
 
-// Append one copy of `body` to `out` (and its initializers to `top`): local names get `prefix`,
-// `bound` maps body inputs to outer values. Returns the map of every local name to its copy's name.
-Names copy_body(const onnx::GraphProto& body, const std::string& prefix, const Names& bound, Nodes& out,
-                onnx::GraphProto& top) {
+// Append one copy of `body` to `out`: local names get `prefix`, `bound` maps body inputs to outer
+// values. The body's initializers are the same in every copy: they move to `top` once, named with
+// `init_prefix`. Returns the map of every local name to its copy's name.
+Names copy_body(const onnx::GraphProto& body, const std::string& prefix, const std::string& init_prefix,
+                const Names& bound, Nodes& out, onnx::GraphProto& top) {
   Names m = bound;
   for (const auto& s : local_names(body))
     if (!m.count(s)) m[s] = prefix + s;
+  std::unordered_set<std::string> present;
+  for (const auto& t : top.initializer()) present.insert(t.name());
   for (const auto& t : body.initializer()) {
+    m[t.name()] = init_prefix + t.name();
+    if (present.count(init_prefix + t.name())) continue;
     auto* c = top.add_initializer();
     *c = t;
-    c->set_name(m[t.name()]);
+    c->set_name(init_prefix + t.name());
   }
   int idx = 0;
   for (const auto& n : body.node()) {
@@ -205,7 +210,7 @@ void inline_if(onnx::GraphProto& g, int idx, bool then_branch, int64_t /*opset*/
                      std::to_string(br->output_size()) + " outputs, the If has " + std::to_string(node.output_size()));
   const std::string prefix = node.name() + (then_branch ? "/then/" : "/else/");
   replace_node(g, idx, [&](Nodes& out) {
-    Names m = copy_body(*br, prefix, {}, out, g);
+    Names m = copy_body(*br, prefix, prefix, {}, out, g);
     for (int k = 0; k < node.output_size(); ++k)
       if (!node.output(k).empty())
         add_identity(out, prefix + "output" + std::to_string(k), mapped(m, br->output(k).name()), node.output(k));
@@ -236,7 +241,7 @@ void unroll_loop(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset) {
       bound[body->input(0).name()] = p + "iteration";
       bound[body->input(1).name()] = p + "cond";
       for (int j = 0; j < carried; ++j) bound[body->input(2 + j).name()] = state[static_cast<size_t>(j)];
-      Names m = copy_body(*body, p, bound, out, g);
+      Names m = copy_body(*body, p, node.name() + "/", bound, out, g);
       for (int j = 0; j < carried; ++j) state[static_cast<size_t>(j)] = mapped(m, body->output(1 + j).name());
       for (int k = 0; k < scans; ++k) scan_parts[static_cast<size_t>(k)].push_back(mapped(m, body->output(1 + carried + k).name()));
     }
@@ -287,7 +292,7 @@ void unroll_scan(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset) {
         a->set_i(ku < in_axes.size() ? in_axes[ku] : 0);
         bound[body->input(states + k).name()] = gn->name();
       }
-      Names m = copy_body(*body, p, bound, out, g);
+      Names m = copy_body(*body, p, node.name() + "/", bound, out, g);
       for (int j = 0; j < states; ++j) state[static_cast<size_t>(j)] = mapped(m, body->output(j).name());
       for (int k = 0; k < k_out; ++k) parts[static_cast<size_t>(k)].push_back(mapped(m, body->output(states + k).name()));
     }
