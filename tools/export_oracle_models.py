@@ -7,7 +7,8 @@ For every model two files are written: NAME.onnx (what a user brings: weights as
 without data, a symbolic "batch" dim on the inputs, and for the decoder a symbolic "past" length) and
 NAME.all.onnx, the same graph with every node output added as a graph output, so ONNX Runtime reports
 the shape of each (tests/cli/ort_shapes.js). NAME.inputs lists the shapes the test runs both tools at
-(one `name=d0,d1,...` a line). Files already present are kept (delete them to re-export).
+(one `name=d0,d1,...` a line) and NAME.feeds.json every graph input for ONNX Runtime; NAME.b2.inputs
+and NAME.b2.feeds.json are the same at batch 2 for models with a symbolic "batch". Files already present are kept (delete them to re-export).
 """
 import argparse
 import json
@@ -189,17 +190,28 @@ def export(name, out):
         for n, s, _ in ins:
             f.write(f"{n}={','.join(map(str, s))}\n")
     # Every graph input (data at the shapes above, weights at their exported shapes) for ONNX Runtime.
-    given = {n: list(s) for n, s, _ in ins}
-    feeds = []
+    # NAME.b2.*: the same at batch 2 where dim 0 is the symbolic "batch", so a symbolic batch is checked too.
     inits = {t.name for t in m.graph.initializer}
-    for vi in m.graph.input:
-        if vi.name in inits:
-            continue
-        t = vi.type.tensor_type
-        shape = given.get(vi.name, [d.dim_value for d in t.shape.dim])
-        feeds.append({"name": vi.name, "elem_type": t.elem_type, "shape": shape})
-    with open(os.path.join(out, name + ".feeds.json"), "w") as f:
-        json.dump(feeds, f)
+    for suffix, batch in (("", None), (".b2", 2)):
+        given = {n: list(s) for n, s, _ in ins}
+        if batch:
+            if not any(dyn.get(n, {}).get(0) == "batch" for n, _, _ in ins):
+                continue
+            for n, _, _ in ins:
+                if dyn.get(n, {}).get(0) == "batch":
+                    given[n][0] = batch
+            with open(os.path.join(out, name + suffix + ".inputs"), "w") as f:
+                for n, s in given.items():
+                    f.write(f"{n}={','.join(map(str, s))}\n")
+        feeds = []
+        for vi in m.graph.input:
+            if vi.name in inits:
+                continue
+            t = vi.type.tensor_type
+            shape = given.get(vi.name, [d.dim_value for d in t.shape.dim])
+            feeds.append({"name": vi.name, "elem_type": t.elem_type, "shape": shape})
+        with open(os.path.join(out, name + suffix + ".feeds.json"), "w") as f:
+            json.dump(feeds, f)
     seen = {o.name for o in m.graph.output}
     for node in m.graph.node:
         for o in node.output:

@@ -3,7 +3,10 @@
 # torchvision swin_t, maxvit_t, convnext_tiny, vit_b_16, efficientnet_v2_s, regnet, mobilenet_v3,
 # deeplabv3, a torch.jit.script model with Loop + If, a decoder step with a KV cache) are run in ONNX
 # Runtime (npm onnxruntime-node, installed into <repo>/cache/node) with every node output made a graph
-# output; perfpred's `inspect --json` must give every node output the same shape, and predict must run.
+# output; perfpred's `inspect --json` must give every node output the same shape, and predict must run
+# (at the exported shapes, and at batch 2 where the batch is symbolic). Also ONNX Runtime-optimized graphs
+# (com.microsoft FusedConv, FusedMatMul, SkipLayerNormalization, Gelu) and a contrib-op graph (Attention
+# with a KV cache, FastGelu, BiasGelu, opset-18 GroupNormalization).
 # Exports and the npm package are cached under <repo>/cache (git-ignored).
 # Usage: bash test_onnx_oracle.sh PERFPRED_BINARY REPO_ROOT [MODEL...]   (exit 0 pass, 77 skip, else fail)
 set -u
@@ -29,18 +32,22 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail=0
 for m in "${models[@]}"; do
-  shapes=()
-  while IFS= read -r line; do [ -n "$line" ] && shapes+=(--input-shape "$line"); done <"$OUT/$m.inputs"
-  if ! NODE_PATH="$NODE_DIR/node_modules" node "$ROOT/tests/cli/oracle/ort_shapes.js" "$OUT/$m.all.onnx" "$OUT/$m.feeds.json" \
-      >"$TMP/$m.ort.json" 2>"$TMP/err"; then
-    echo "FAIL: $m: onnxruntime: $(cat "$TMP/err")"; fail=1; continue
-  fi
-  if ! "$BIN" inspect "$OUT/$m.onnx" "${shapes[@]}" --json >"$TMP/$m.pp.json" 2>"$TMP/err"; then
-    echo "FAIL: $m: perfpred inspect: $(cat "$TMP/err")"; fail=1; continue
-  fi
-  "$PY" "$ROOT/tests/cli/oracle/compare.py" "$TMP/$m.pp.json" "$TMP/$m.ort.json" "$m" || fail=1
-  if ! "$BIN" predict "$OUT/$m.onnx" "${shapes[@]}" --gpu a100-sxm4-40gb --json >"$TMP/$m.pred.json" 2>"$TMP/err"; then
-    echo "FAIL: $m: perfpred predict: $(cat "$TMP/err")"; fail=1
-  fi
+  for v in "" .b2; do
+    [ -f "$OUT/$m$v.inputs" ] || continue
+    label="$m${v:+ (batch 2)}"
+    shapes=()
+    while IFS= read -r line; do [ -n "$line" ] && shapes+=(--input-shape "$line"); done <"$OUT/$m$v.inputs"
+    if ! NODE_PATH="$NODE_DIR/node_modules" node "$ROOT/tests/cli/oracle/ort_shapes.js" "$OUT/$m.all.onnx" \
+        "$OUT/$m$v.feeds.json" >"$TMP/ort.json" 2>"$TMP/err"; then
+      echo "FAIL: $label: onnxruntime: $(cat "$TMP/err")"; fail=1; continue
+    fi
+    if ! "$BIN" inspect "$OUT/$m.onnx" "${shapes[@]}" --json >"$TMP/pp.json" 2>"$TMP/err"; then
+      echo "FAIL: $label: perfpred inspect: $(cat "$TMP/err")"; fail=1; continue
+    fi
+    "$PY" "$ROOT/tests/cli/oracle/compare.py" "$TMP/pp.json" "$TMP/ort.json" "$label" || fail=1
+    if ! "$BIN" predict "$OUT/$m.onnx" "${shapes[@]}" --gpu a100-sxm4-40gb --json >"$TMP/pred.json" 2>"$TMP/err"; then
+      echo "FAIL: $label: perfpred predict: $(cat "$TMP/err")"; fail=1
+    fi
+  done
 done
 exit $fail
