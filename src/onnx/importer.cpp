@@ -377,13 +377,34 @@ class Importer {
     return x->shape[static_cast<size_t>(axis)];
   }
 
+  // The graphs and attributes an If, Loop or Scan needs before anything reads its inputs.
+  static void check_control_flow_node(const onnx::NodeProto& n) {
+    auto has_graph = [&](const char* key) {
+      return std::any_of(n.attribute().begin(), n.attribute().end(),
+                         [&](const onnx::AttributeProto& a) { return a.name() == key && a.has_g(); });
+    };
+    const std::string where = "node '" + n.name() + "' (" + n.op_type() + "): ";
+    if (n.op_type() == "If") {
+      for (const char* key : {"then_branch", "else_branch"})
+        if (!has_graph(key)) throw InputError(where + "has no " + key + " graph");
+      if (n.input_size() < 1 || n.input(0).empty()) throw InputError(where + "has no condition input");
+      return;
+    }
+    if (!has_graph("body")) throw InputError(where + "has no body graph");
+    if (n.op_type() == "Scan") {
+      int64_t k = 0;
+      for (const auto& a : n.attribute())
+        if (a.name() == "num_scan_inputs") k = a.i();
+      if (k < 1 || k > n.input_size())
+        throw InputError(where + "num_scan_inputs is " + std::to_string(k) + "; it must be between 1 and the " +
+                         std::to_string(n.input_size()) + " inputs");
+    } else if (n.input_size() < 2) {
+      throw InputError(where + "needs inputs M and cond (either may be empty) before the loop-carried values");
+    }
+  }
+
   // An If whose condition did not fold: both branches are imported, and the more expensive one is kept.
   void take_costlier_branch(const std::string& name, int64_t opset) {
-    const onnx::NodeProto& node = graph().node(find_node(graph(), name));
-    for (const char* key : {"then_branch", "else_branch"})
-      if (std::none_of(node.attribute().begin(), node.attribute().end(),
-                       [&](const onnx::AttributeProto& a) { return a.name() == key && a.has_g(); }))
-        throw InputError("node '" + name + "' (If): has no " + key + " graph");
     double work[2];
     for (int b = 0; b < 2; ++b) {
       onnx::ModelProto copy = m_model;
@@ -418,6 +439,7 @@ class Importer {
       for (const auto& name : names) {
         const int idx = find_node(g, name);
         const onnx::NodeProto& n = g.node(idx);
+        check_control_flow_node(n);
         if (n.op_type() == "If") {
           ifs.insert(name);
           auto opt = m_opts.branches.find(name);

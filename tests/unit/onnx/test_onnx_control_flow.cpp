@@ -187,3 +187,26 @@ TEST(OnnxControlFlow, OptionsNamingNoSuchNodeAreErrors) {
   msg = error_of(k_if_shape, o);
   EXPECT_NE(msg.find("--loop-trips nope=2"), std::string::npos) << msg;
 }
+
+// A control-flow node without the graphs it needs is named before anything reads its inputs (a Scan
+// without a body crashed ONNX 1.12's shape inference).
+TEST(OnnxControlFlow, MissingBodiesAndBranchesAreErrorsNamingTheNode) {
+  const char* scan = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N, 3] x) => (float[N, 3] y) {
+  y = Scan <num_scan_inputs = 1> (x)
+}
+)";
+  std::string msg = error_of(scan);
+  EXPECT_NE(msg.find("node 'Scan_0' (Scan): has no body graph"), std::string::npos) << msg;
+  const char* iff = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N, 3] x, bool c) => (float[N, 3] y) {
+  y = If <then_branch = t () => (float[N, 3] ty) { ty = Relu (x) }> (c)
+}
+)";
+  oi::ImportOptions o;
+  o.input_shapes["c"] = {};
+  msg = error_of(iff, o);
+  EXPECT_NE(msg.find("node 'If_0' (If): has no else_branch graph"), std::string::npos) << msg;
+}
