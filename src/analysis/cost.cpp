@@ -115,6 +115,7 @@ class Analyzer {
         c.estimated = true;
         c.warnings.push_back("op " + node_label(node, i) +
                              " is not known to perfpred: bytes-only estimate, FLOPs not counted");
+        if (!all_shapes_known(node)) gc.unshaped_nodes.push_back(c.node_index);
         add_bytes(node, c, -1, gc);
         continue;
       }
@@ -177,6 +178,7 @@ class Analyzer {
     }
 
     RuleContext ctx{m_g, node, c};
+    if (!all_shapes_known(node)) gc.unshaped_nodes.push_back(c.node_index);
     if (shapes_known_for_flops(node, rule.needs_output_shape)) {
       rule.cost(ctx, rule);
     } else {
@@ -184,6 +186,14 @@ class Analyzer {
     }
     add_bytes(node, c, ctx.input0_read_cap, gc);
     add_params(node, rule, c);
+  }
+
+  bool all_shapes_known(const Node& node) const {
+    for (int t : node.inputs)
+      if (t >= 0 && !shape_known(t)) return false;
+    for (int t : node.outputs)
+      if (t >= 0 && !shape_known(t)) return false;
+    return true;
   }
 
   bool shapes_known_for_flops(const Node& node, bool needs_output) const {
@@ -336,6 +346,87 @@ double NodeCost::intensity() const {
 }
 
 GraphCost analyze(const Graph& g, const AnalyzeOptions& opts) { return Analyzer(g, opts).run(); }
+
+namespace {
+
+std::string first_unknown_tensor(const Graph& g, const Node& n) {
+  for (int t : n.outputs)
+    if (t >= 0 && !g.tensors[static_cast<size_t>(t)].shape_known())
+      return "output '" + g.tensors[static_cast<size_t>(t)].name + "' " + shape_to_string(g.tensors[static_cast<size_t>(t)]);
+  for (int t : n.inputs)
+    if (t >= 0 && !g.tensors[static_cast<size_t>(t)].shape_known())
+      return "input '" + g.tensors[static_cast<size_t>(t)].name + "' " + shape_to_string(g.tensors[static_cast<size_t>(t)]);
+  return "a tensor";
+}
+
+// Where the unknown shapes of node `start` begin: walking producers back while a producer has an input
+// of unknown shape, the first node whose inputs are all shaped but an output is not.
+int unknown_origin(const Graph& g, const std::vector<int>& producer, int start) {
+  int cur = start;
+  for (size_t guard = 0; guard < g.nodes.size(); ++guard) {
+    int next = -1;
+    for (int t : g.nodes[static_cast<size_t>(cur)].inputs)
+      if (t >= 0 && !g.tensors[static_cast<size_t>(t)].shape_known() && producer[static_cast<size_t>(t)] >= 0) {
+        next = producer[static_cast<size_t>(t)];
+        break;
+      }
+    if (next < 0) return cur;
+    cur = next;
+  }
+  return cur;
+}
+
+// Runtime inputs that node `ni` depends on, as "'name' [dims]".
+std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& producer, int ni) {
+  std::vector<char> seen(g.nodes.size(), 0), tseen(g.tensors.size(), 0);
+  std::vector<int> todo{ni};
+  std::vector<std::string> r;
+  while (!todo.empty()) {
+    int cur = todo.back();
+    todo.pop_back();
+    if (seen[static_cast<size_t>(cur)]) continue;
+    seen[static_cast<size_t>(cur)] = 1;
+    for (int t : g.nodes[static_cast<size_t>(cur)].inputs) {
+      if (t < 0 || tseen[static_cast<size_t>(t)]) continue;
+      tseen[static_cast<size_t>(t)] = 1;
+      const Tensor& tt = g.tensors[static_cast<size_t>(t)];
+      if (tt.is_graph_input) r.push_back("'" + tt.name + "' " + shape_to_string(tt));
+      else if (producer[static_cast<size_t>(t)] >= 0) todo.push_back(producer[static_cast<size_t>(t)]);
+    }
+  }
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
+}  // namespace
+
+std::string unshaped_summary(const Graph& g, const GraphCost& c, size_t max_named) {
+  if (c.unshaped_nodes.empty()) return "";
+  std::vector<int> producer(g.tensors.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int o : g.nodes[i].outputs)
+      if (o >= 0) producer[static_cast<size_t>(o)] = static_cast<int>(i);
+  std::string msg = std::to_string(c.unshaped_nodes.size()) + " node(s) that do work have unknown shapes, so their cost is not known: ";
+  for (size_t k = 0; k < c.unshaped_nodes.size() && k < max_named; ++k) {
+    const Node& n = g.nodes[static_cast<size_t>(c.unshaped_nodes[k])];
+    msg += (k ? ", " : "") + node_label(n, static_cast<size_t>(c.unshaped_nodes[k])) + " " + first_unknown_tensor(g, n);
+  }
+  if (c.unshaped_nodes.size() > max_named) msg += ", ...";
+  const int origin = unknown_origin(g, producer, c.unshaped_nodes.front());
+  const Node& o = g.nodes[static_cast<size_t>(origin)];
+  msg += "; shapes are lost at " + node_label(o, static_cast<size_t>(origin));
+  static const char* const data_dependent[] = {"NonZero", "Compress", "Unique", "NonMaxSuppression", "StringSplit"};
+  if (std::find(std::begin(data_dependent), std::end(data_dependent), o.op) != std::end(data_dependent))
+    msg += ", whose output size depends on the values of its input, not on shapes";
+  auto ins = inputs_behind(g, producer, origin);
+  if (!ins.empty()) {
+    msg += ", which depends on input";
+    msg += ins.size() > 1 ? "s " : " ";
+    for (size_t k = 0; k < ins.size() && k < 3; ++k) msg += (k ? ", " : "") + ins[k];
+    msg += " (--input-shape NAME=D0,D1,... sets an input's exact shape)";
+  }
+  return msg;
+}
 
 bool is_known_op(const std::string& op) { return analysis_detail::find_rule_any_domain(op) != nullptr; }
 

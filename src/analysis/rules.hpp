@@ -104,6 +104,8 @@ void cost_conv(RuleContext& ctx, const OpRule& rule);
 void cost_conv_transpose(RuleContext& ctx, const OpRule& rule);
 void cost_gemm(RuleContext& ctx, const OpRule& rule);
 void cost_matmul(RuleContext& ctx, const OpRule& rule);
+/// com.microsoft Attention: QKV projection, Q.K^T over past + new keys, softmax and the product with V.
+void cost_ms_attention(RuleContext& ctx, const OpRule& rule);
 void cost_einsum(RuleContext& ctx, const OpRule& rule);
 void cost_rnn(RuleContext& ctx, const OpRule& rule);
 

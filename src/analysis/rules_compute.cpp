@@ -163,7 +163,13 @@ void cost_matmul(RuleContext& ctx, const OpRule&) {
   if (a.empty() || b.empty()) ctx.fail("MatMul inputs must have rank >= 1");
   if (a.size() == 1) a.insert(a.begin(), 1);
   if (b.size() == 1) b.push_back(1);
-  // com.microsoft FusedMatMul: transA / transB swap the last two dims.
+  // com.microsoft FusedMatMul: transBatchA/B read [M, batch..., K] as [batch..., M, K], then transA / transB
+  // swap the last two dims.
+  auto batch_first = [](std::vector<int64_t>& v) {
+    if (v.size() >= 3) std::rotate(v.begin(), v.begin() + 1, v.end() - 1);
+  };
+  if (ctx.node.attr_int("transBatchA", 0)) batch_first(a);
+  if (ctx.node.attr_int("transBatchB", 0)) batch_first(b);
   if (ctx.node.attr_int("transA", 0)) std::swap(a[a.size() - 1], a[a.size() - 2]);
   if (ctx.node.attr_int("transB", 0)) std::swap(b[b.size() - 1], b[b.size() - 2]);
   int64_t m = a[a.size() - 2], k = a[a.size() - 1], kb = b[b.size() - 2], n = b[b.size() - 1];
@@ -195,6 +201,38 @@ void cost_matmul(RuleContext& ctx, const OpRule&) {
   ctx.cost.gemm = GemmShape{batch, m, n, k};
   const std::array<double, 4> v{static_cast<double>(batch), static_cast<double>(m), static_cast<double>(n),
                                 static_cast<double>(k)};
+  ctx.set_attrs(OpFamily::gemm, v);
+}
+
+// The GEMM view is the projection [B*S, in] x [in, q+k+v] with N widened so that 2*M*N*K equals every
+// FLOP of the node (the attention products are GEMMs of the same kernel family).
+void cost_ms_attention(RuleContext& ctx, const OpRule&) {
+  const std::vector<int64_t>& x = ctx.in_shape(0);
+  const std::vector<int64_t>& w = ctx.in_shape(1);
+  if (x.size() != 3 || w.size() != 2) ctx.fail("Attention needs input [B, S, hidden] and weights [hidden, q+k+v]");
+  const int64_t heads = ctx.node.attr_int("num_heads", 0);
+  if (heads <= 0) ctx.fail("Attention needs num_heads >= 1");
+  std::vector<int64_t> qkv = ctx.node.attr_ints("qkv_hidden_sizes");
+  if (qkv.size() != 3) qkv.assign(3, w[1] / 3);
+  int64_t past = 0;
+  if (ctx.has_input(4)) {
+    const std::vector<int64_t>& p = ctx.in_shape(4);
+    if (p.size() == 5) past = p[3];
+  }
+  const double b = static_cast<double>(x[0]), s = static_cast<double>(x[1]), in = static_cast<double>(x[2]);
+  const double t = static_cast<double>(past) + s;
+  const double qk_head = static_cast<double>(qkv[0]) / static_cast<double>(heads);
+  const double v_head = static_cast<double>(qkv[2]) / static_cast<double>(heads);
+  const double hd = static_cast<double>(heads);
+  const double proj = 2 * b * s * in * static_cast<double>(w[1]) + b * s * static_cast<double>(w[1]);
+  const double scores = 2 * b * hd * s * t * qk_head;
+  const double softmax = 5 * b * hd * s * t;
+  const double mix = 2 * b * hd * s * t * v_head;
+  ctx.cost.flops = proj + scores + softmax + mix;
+  const int64_t m = x[0] * x[1], k = x[2];
+  const int64_t n = m > 0 && k > 0 ? static_cast<int64_t>(ctx.cost.flops / (2.0 * static_cast<double>(m) * static_cast<double>(k)) + 0.5) : 0;
+  ctx.cost.gemm = GemmShape{1, m, n, k};
+  const std::array<double, 4> v{1, static_cast<double>(m), static_cast<double>(n), static_cast<double>(k)};
   ctx.set_attrs(OpFamily::gemm, v);
 }
 

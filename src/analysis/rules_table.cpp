@@ -199,6 +199,7 @@ const Table& microsoft_table() {
   static const Table table{
       {"FusedConv", rule(OpFamily::conv, cost_conv, 0, ParamSlots::listed, slots({1, 2}))},
       {"FusedMatMul", rule(OpFamily::gemm, cost_matmul, 0, ParamSlots::listed, k_all_slots)},
+      {"Attention", rule(OpFamily::gemm, cost_ms_attention, 0, ParamSlots::listed, slots({1, 2}))},
       {"Gelu", ew(8)},
       {"FastGelu", rule(OpFamily::elementwise, cost_elementwise, 8, ParamSlots::listed, slots({1}))},
       {"BiasGelu", rule(OpFamily::elementwise, cost_elementwise, 9, ParamSlots::listed, slots({1}))},

@@ -27,23 +27,29 @@ namespace perfpred::cli::support {
 /// Import and analyse `path` at `batch` (exact input shapes win over batch).
 inline std::shared_ptr<const advise::AnalyzedModel> load_model(const std::filesystem::path& path, int64_t batch,
                                                                const std::map<std::string, std::vector<int64_t>>& shapes,
-                                                               bool allow_unknown) {
+                                                               bool allow_unknown, bool allow_partial = false,
+                                                               const onnx_import::ImportOptions* control_flow = nullptr) {
   if (!std::filesystem::exists(path)) throw InputError(path.string() + ": model file not found");
   onnx_import::ImportOptions io;
   io.batch = batch;
   io.input_shapes = shapes;
+  if (control_flow) {
+    io.branches = control_flow->branches;
+    io.loop_trips = control_flow->loop_trips;
+  }
   auto m = std::make_shared<advise::AnalyzedModel>();
   m->graph = onnx_import::import_file(path, io);
   AnalyzeOptions ao;
   ao.allow_unknown = allow_unknown;
-  m->cost = analyze_model(m->graph, ao, path.string());
+  m->cost = analyze_model(m->graph, ao, path.string(), allow_partial);
   m->batch = model_batch(m->graph, batch);
   return m;
 }
 
 /// A ModelAtBatch over one file that caches every batch it has imported.
 inline advise::ModelAtBatch model_at_batch(const std::filesystem::path& path,
-                                           std::map<std::string, std::vector<int64_t>> shapes, bool allow_unknown) {
+                                           std::map<std::string, std::vector<int64_t>> shapes, bool allow_unknown,
+                                           bool allow_partial = false, onnx_import::ImportOptions control_flow = {}) {
   struct Cache {
     std::mutex mu;
     std::map<int64_t, std::shared_ptr<const advise::AnalyzedModel>> by_batch;
@@ -54,10 +60,17 @@ inline advise::ModelAtBatch model_at_batch(const std::filesystem::path& path,
     auto it = cache->by_batch.find(batch);
     if (it != cache->by_batch.end()) return it->second;
     spdlog::debug("importing {} at batch {}", path.string(), batch);
-    auto m = load_model(path, batch, shapes, allow_unknown);
+    auto m = load_model(path, batch, shapes, allow_unknown, allow_partial, &control_flow);
     cache->by_batch[batch] = m;
     return m;
   };
+}
+
+/// --branch and --loop-trips of a decision command, as ImportOptions (only those two fields set).
+inline onnx_import::ImportOptions control_flow(const PredictChoices& c) {
+  onnx_import::ImportOptions io;
+  parse_control_flow(c.branches, c.loop_trips, io);
+  return io;
 }
 
 /// PredictOptions from the option strings every decision command shares.

@@ -11,6 +11,7 @@ struct BudgetCliOptions {
   bool no_meta = false;  ///< drop the "meta" field (argv-independent, byte-identical output)
   std::string bundle;
   bool analytical = false;
+  bool allow_partial = false;  ///< check models whose working nodes have unknown shapes ("complete": false)
 };
 
 /// 0: every entry within its limits; 1: some limit exceeded; InputError (2) on a bad budget file.

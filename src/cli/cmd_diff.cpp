@@ -35,8 +35,9 @@ int run_diff(const DiffCliOptions& o) {
   GpuSpec gpu = resolve_gpu(o.gpu);
   support::Corrector corr(o.bundle, o.analytical);
   auto shapes = parse_input_shapes(o.input_shapes);
-  auto a = support::load_model(o.old_model, popts.batch, shapes, o.allow_unknown);
-  auto b = support::load_model(o.new_model, popts.batch, shapes, o.allow_unknown);
+  const auto cf = support::control_flow(o);
+  auto a = support::load_model(o.old_model, popts.batch, shapes, o.allow_unknown, o.allow_partial, &cf);
+  auto b = support::load_model(o.new_model, popts.batch, shapes, o.allow_unknown, o.allow_partial, &cf);
   // Each model at its own batch (an --input-shape or a fixed export decides it): throughput compares.
   PredictOptions oa = popts, ob = popts;
   oa.batch = a->batch;

@@ -135,10 +135,11 @@ int run_inspect(const InspectOptions& opts) {
   onnx_import::ImportOptions io;
   io.batch = opts.batch;
   io.input_shapes = parse_input_shapes(opts.input_shapes);
+  parse_control_flow(opts.branches, opts.loop_trips, io);
   Graph g = onnx_import::import_file(opts.model, io);
   AnalyzeOptions ao;
   ao.allow_unknown = opts.allow_unknown;
-  GraphCost cost = analyze_model(g, ao, opts.model);
+  GraphCost cost = analyze_model(g, ao, opts.model, true);
   if (opts.json)
     print_json(to_json(g, cost));
   else

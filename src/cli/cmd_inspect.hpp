@@ -9,6 +9,8 @@ struct InspectOptions {
   std::string model;                     ///< path of the .onnx file
   long long batch = 1;                   ///< value of each runtime input's leading symbolic dim
   std::vector<std::string> input_shapes; ///< repeated NAME=D0,D1,...
+  std::vector<std::string> branches;     ///< --branch NAME=then|else
+  std::vector<std::string> loop_trips;   ///< --loop-trips NAME=N
   bool json = false;                     ///< one JSON object on stdout instead of the table
   bool allow_unknown = false;            ///< unknown ops become flagged bytes-only estimates
 };

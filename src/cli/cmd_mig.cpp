@@ -31,7 +31,7 @@ int run_mig(const MigCliOptions& o) {
   if (mo.slo_ms && !(*mo.slo_ms > 0))
     throw InputError("--slo-ms " + fmt_given(*mo.slo_ms) + ": the latency target must be a positive number of milliseconds");
   support::Corrector corr(o.bundle, o.analytical);
-  auto model = support::model_at_batch(o.model, parse_input_shapes(o.input_shapes), o.allow_unknown);
+  auto model = support::model_at_batch(o.model, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, support::control_flow(o));
   advise::MigAdvice adv = advise::advise_mig(model, o.gpu, popts, mo, corr.get());
 
   if (o.json) {

@@ -153,6 +153,7 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   onnx_import::ImportOptions io;
   io.batch = o.batch;
   io.input_shapes = parse_input_shapes(o.input_shapes);
+  parse_control_flow(o.branches, o.loop_trips, io);
   Graph g = onnx_import::import_file(o.model, io);
   // A model exported with a fixed batch keeps it unless --batch asks for another: then every input of
   // rank >= 2 whose shape was not given explicitly is re-imported with that leading dimension. A graph
@@ -177,11 +178,11 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   ao.allow_unknown = o.allow_unknown;
   GraphCost cost;
   if (fixed.empty()) {
-    cost = analyze_model(g, ao, o.model);
+    cost = analyze_model(g, ao, o.model, o.allow_partial);
   } else {
     try {
       g = onnx_import::import_file(o.model, io);
-      cost = analyze_model(g, ao, o.model);
+      cost = analyze_model(g, ao, o.model, o.allow_partial);
     } catch (const InputError& e) {
       throw InputError(o.model + ": exported with a fixed batch (" + join(fixed, ", ") + ") that --batch " +
                        std::to_string(o.batch) + " cannot replace (" + e.what() +

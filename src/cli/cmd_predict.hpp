@@ -24,6 +24,8 @@ struct PredictCmdOptions {
   int64_t batch = 1;
   bool batch_given = false;               ///< --batch was on the command line (not the default)
   std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
+  std::vector<std::string> branches;      ///< --branch NAME=then|else
+  std::vector<std::string> loop_trips;    ///< --loop-trips NAME=N
   std::string precision = "fp32";
   std::string mode = "inference";
   std::string optimizer = "sgd";
@@ -31,6 +33,7 @@ struct PredictCmdOptions {
   bool layers = false;
   bool json = false;
   bool allow_unknown = false;
+  bool allow_partial = false;  ///< predict even when working nodes have unknown shapes ("complete": false)
   bool no_meta = false;
   bool no_copies = false;  ///< leave host<->device copies out of the latency
 };

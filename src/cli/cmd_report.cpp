@@ -28,7 +28,8 @@ int run_report(const ReportCliOptions& o) {
   if (out.has_parent_path() && !std::filesystem::is_directory(out.parent_path()))
     throw InputError("--out " + o.out + ": directory " + out.parent_path().string() + " does not exist");
   support::Corrector corr(o.bundle, o.analytical);
-  auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown);
+  const auto cf = support::control_flow(o);
+  auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, &cf);
   popts.batch = model->batch;  // an --input-shape or a fixed export decides the batch
   report::ReportInput in;
   in.title = std::filesystem::path(o.model).filename().string();

@@ -80,7 +80,8 @@ int run_select(const SelectCliOptions& o) {
   c.min_memory_headroom = o.min_memory_headroom;
   // Validate constraints and prices before the (slower) import.
   advise::validate_selection(devices, c, objective, prices ? &*prices : nullptr);
-  auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown);
+  const auto cf = support::control_flow(o);
+  auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, &cf);
   popts.batch = model->batch;  // an --input-shape or a fixed export decides the batch
   auto res = advise::select_devices(*model, devices, popts, c, objective, prices ? &*prices : nullptr, corr.get());
 

@@ -25,7 +25,8 @@ int run_sweep(const SweepCliOptions& o) {
   advise::sweep_grid_size(axes, static_cast<size_t>(o.max_points));
   GpuSpec base = resolve_gpu(o.base_gpu);
   support::Corrector corr(o.bundle, o.analytical);
-  auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown);
+  const auto cf = support::control_flow(o);
+  auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, &cf);
   popts.batch = model->batch;  // an --input-shape or a fixed export decides the batch
   auto res = advise::run_sweep(*model, base, axes, popts, corr.get(), static_cast<size_t>(o.max_points));
   const std::string rate = std::to_string(res.points.size()) + " points in " + fmt_fixed(res.elapsed_s, 3) + " s (" +

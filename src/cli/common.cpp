@@ -1,8 +1,11 @@
 #include "common.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+
+#include <spdlog/spdlog.h>
 
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
@@ -27,6 +30,27 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
   return out;
 }
 
+void parse_control_flow(const std::vector<std::string>& branches, const std::vector<std::string>& loop_trips,
+                        onnx_import::ImportOptions& io) {
+  auto split_eq = [](const std::string& s, const std::string& opt, const std::string& form) {
+    auto eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      throw InputError(opt + " '" + s + "': expected " + form);
+    return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
+  };
+  for (const auto& b : branches) {
+    auto [name, v] = split_eq(b, "--branch", "NAME=then or NAME=else");
+    if (v != "then" && v != "else") throw InputError("--branch " + name + "=" + v + ": the branch is 'then' or 'else'");
+    io.branches[name] = v;
+  }
+  for (const auto& t : loop_trips) {
+    auto [name, v] = split_eq(t, "--loop-trips", "NAME=N (iterations, >= 0)");
+    int64_t n = parse_int64(v, "--loop-trips " + name);
+    if (n < 0) throw InputError("--loop-trips " + name + "=" + v + ": iterations must be >= 0");
+    io.loop_trips[name] = n;
+  }
+}
+
 int64_t model_batch(const Graph& g, int64_t requested) {
   for (int t : g.inputs) {
     const Tensor& in = g.tensors[t];
@@ -35,17 +59,48 @@ int64_t model_batch(const Graph& g, int64_t requested) {
   return requested;
 }
 
-GraphCost analyze_model(const Graph& g, const AnalyzeOptions& o, const std::string& model_path) {
+namespace {
+std::vector<std::string>& partial_list() {
+  static std::vector<std::string> list;
+  return list;
+}
+}  // namespace
+
+GraphCost analyze_model(const Graph& g, const AnalyzeOptions& o, const std::string& model_path, bool allow_partial) {
+  GraphCost c;
   try {
-    return analyze(g, o);
+    c = analyze(g, o);
   } catch (const InputError& e) {
     const std::string what = e.what();
     if (what.rfind(model_path, 0) == 0) throw;
     throw InputError(model_path + ": " + what);
   }
+  if (c.complete()) return c;
+  if (!allow_partial)
+    throw InputError(model_path + ": " + unshaped_summary(g, c) +
+                     "; --allow-partial predicts the shaped part only (the JSON then says \"complete\": false)");
+  spdlog::warn("{}: partial prediction (--allow-partial): {}", model_path, unshaped_summary(g, c));
+  auto& list = partial_list();
+  for (int i : c.unshaped_nodes) {
+    const Node& n = g.nodes[static_cast<size_t>(i)];
+    std::string label = model_path + ": " + n.name + " (" + n.op + ")";
+    if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(label);
+  }
+  return c;
 }
 
-void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+const std::vector<std::string>& partial_nodes() { return partial_list(); }
+
+void print_json(const nlohmann::json& j) {
+  if (partial_list().empty() || !j.is_object()) {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  nlohmann::json k = j;
+  k["complete"] = false;
+  k["unshaped_nodes"] = partial_list();
+  std::cout << k.dump(2) << "\n";
+}
 
 void write_text_file(const std::string& path, const std::string& text, const std::string& option) {
   const std::filesystem::path p(path);

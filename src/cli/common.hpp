@@ -9,11 +9,17 @@
 
 #include "perfpred/analysis/cost.hpp"
 #include "perfpred/core/graph.hpp"
+#include "perfpred/onnx/importer.hpp"
 
 namespace perfpred::cli {
 
 /// Parse repeated "--input-shape NAME=D0,D1,..." values; throws InputError naming the bad value.
 std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector<std::string>& specs);
+
+/// Parse repeated "--branch NAME=then|else" and "--loop-trips NAME=N" into `io`; throws InputError naming
+/// the bad value.
+void parse_control_flow(const std::vector<std::string>& branches, const std::vector<std::string>& loop_trips,
+                        onnx_import::ImportOptions& io);
 
 /// The batch a model runs at, for throughput: the leading dimension of its first runtime input of rank
 /// >= 2 once shapes are known (a symbolic one took `requested`; a fixed export or an --input-shape keeps
@@ -21,9 +27,15 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
 int64_t model_batch(const Graph& g, int64_t requested);
 
 /// analyze() with the model's file named in its errors (an unknown op: which of two models in a diff?).
-GraphCost analyze_model(const Graph& g, const AnalyzeOptions& o, const std::string& model_path);
+/// A model with working nodes of unknown shape is an InputError naming them (no silent numbers) unless
+/// `allow_partial`; then it is recorded, and print_json adds `"complete": false` and `unshaped_nodes`.
+GraphCost analyze_model(const Graph& g, const AnalyzeOptions& o, const std::string& model_path, bool allow_partial);
 
-/// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order.
+/// Working nodes of unknown shape ("model: NODE (OP)") of every model analysed with allow_partial so far.
+const std::vector<std::string>& partial_nodes();
+
+/// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order. An
+/// object gains `"complete": false` and `unshaped_nodes` when a partial model was analysed.
 void print_json(const nlohmann::json& j);
 
 /// Write `text` to `path` through `path.tmp` and a rename, so a reader never sees half a file.

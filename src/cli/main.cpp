@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
     sub->add_option("--batch", inspect_opts.batch, "Value of each runtime input's leading symbolic dimension")
         ->default_val(1);
     sub->add_option("--input-shape", inspect_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+    sub->add_option("--branch", inspect_opts.branches, "Branch an If takes: NAME=then|else (repeatable)");
+    sub->add_option("--loop-trips", inspect_opts.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
     sub->add_flag("--json", inspect_opts.json, "Print one JSON object instead of the table");
     sub->add_flag("--allow-unknown", inspect_opts.allow_unknown,
                   "Cost unknown ops as flagged bytes-only estimates instead of failing");
@@ -125,6 +127,8 @@ int main(int argc, char** argv) {
         ->required();
     sub->add_option("--batch", predict_opts.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
     sub->add_option("--input-shape", predict_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+    sub->add_option("--branch", predict_opts.branches, "Branch an If takes: NAME=then|else (repeatable)");
+    sub->add_option("--loop-trips", predict_opts.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
     sub->add_option("--precision", predict_opts.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
     sub->add_option("--mode", predict_opts.mode, "inference|training")->default_val("inference");
     sub->add_option("--optimizer", predict_opts.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
@@ -132,6 +136,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--layers", predict_opts.layers, "Per-layer breakdown (table, or layers[] with --json)");
     sub->add_flag("--json", predict_opts.json, "Print one JSON object");
     sub->add_flag("--allow-unknown", predict_opts.allow_unknown, "Cost unknown ops as bytes-only estimates");
+    sub->add_flag("--allow-partial", predict_opts.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
     sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the analytical model");
@@ -149,7 +154,10 @@ int main(int argc, char** argv) {
     sub->add_option("--runtime", p.runtime, "pytorch, tensorrt, onnxruntime or cudnn")->default_val("pytorch");
     sub->add_option("--optimizer", p.optimizer, "Training optimizer: none, sgd, momentum or adam");
     sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+    sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
+    sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
     sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
+    sub->add_flag("--allow-partial", p.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
   };
@@ -220,6 +228,7 @@ int main(int argc, char** argv) {
     check->add_flag("--no-meta", budget_opts.no_meta, "Leave out the run metadata (timestamp, version)");
     check->add_option("--bundle", budget_opts.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone (the default)");
+    check->add_flag("--allow-partial", budget_opts.allow_partial, "Check even models whose working nodes have unknown shapes");
     check->callback([&] { action = [&] { return perfpred::cli::run_budget_check(budget_opts); }; });
   }
 

@@ -13,7 +13,10 @@ struct PredictChoices {
   std::string runtime = "pytorch";
   std::string optimizer;                  ///< empty: the predictor's default
   std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
+  std::vector<std::string> branches;      ///< --branch NAME=then|else
+  std::vector<std::string> loop_trips;    ///< --loop-trips NAME=N
   bool allow_unknown = false;
+  bool allow_partial = false;             ///< predict even when working nodes have unknown shapes
   std::string bundle;                     ///< learned latency bundle (`default`: the shipped one); empty: none
   bool analytical = false;
 };

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <optional>
 #include <cstring>
 #include <queue>
 #include <set>
@@ -30,6 +32,7 @@
 #include "perfpred/util/checked_math.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
+#include "control_flow.hpp"
 #include "shape_rules.hpp"
 
 namespace perfpred::onnx_import {
@@ -222,7 +225,8 @@ AttrValue convert_attr(const onnx::AttributeProto& a) {
 
 // Which input slots of an op hold weights (for export_params=False models whose weights are graph inputs).
 bool is_weight_slot(const std::string& op, size_t slot) {
-  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "LayerNormalization" ||
+  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "LayerNormalization" || op == "FusedConv" ||
+      op == "Attention" ||
       op == "InstanceNormalization" || op == "GroupNormalization")
     return slot == 1 || slot == 2;
   if (op == "BatchNormalization") return slot >= 1 && slot <= 4;
@@ -250,25 +254,14 @@ bool is_pass_through(const std::string& op) {
 
 class Importer {
  public:
-  Importer(onnx::ModelProto& model, std::string label, const ImportOptions& opts)
-      : m_model(model), m_label(std::move(label)), m_opts(opts) {}
+  Importer(onnx::ModelProto& model, std::string label, const ImportOptions& opts, bool probe = false)
+      : m_model(model), m_label(std::move(label)), m_opts(opts), m_probe(probe) {}
 
   // Messages thrown below name the node, input or field; the model file is prefixed here, once, so
   // every error of an import (including the shape rules' and validate_node's) says which file failed.
   Graph run(const std::string& model_name) {
     try {
-      if (!m_model.has_graph()) throw InputError("not an ONNX model (no graph); is the file an .onnx ModelProto?");
-      read_header(model_name);
-      check_subgraphs();
-      read_initializers();
-      read_inputs();
-      read_nodes();
-      classify_inputs();
-      resolve_inputs();
-      sort_nodes();
-      mark_outputs();
-      infer();
-      finish();
+      steps(model_name);
     } catch (const UnsupportedOpError& e) {
       throw UnsupportedOpError(m_label + ": " + e.what());
     } catch (const InputError& e) {
@@ -281,7 +274,218 @@ class Importer {
   onnx::ModelProto& m_model;
   std::string m_label;
   const ImportOptions& m_opts;
+  const bool m_probe;  // an import of a working copy, run to read values that decide control flow
   Graph m_g;
+
+  void steps(const std::string& model_name) {
+    if (!m_model.has_graph()) throw InputError("not an ONNX model (no graph); is the file an .onnx ModelProto?");
+    if (!m_probe) expand_control_flow();
+    read_header(model_name);
+    if (!m_probe) check_subgraphs();
+    read_initializers();
+    read_inputs();
+    read_nodes();
+    classify_inputs();
+    resolve_inputs();
+    sort_nodes();
+    mark_outputs();
+    infer();
+    finish();
+  }
+
+  // ---- control flow (control_flow.cpp rewrites the proto; the decisions are made here) ----------
+
+  static bool is_control_flow(const onnx::NodeProto& n) {
+    return (n.domain().empty() || n.domain() == "ai.onnx") && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan");
+  }
+
+  int64_t proto_opset() const {
+    for (const auto& o : m_model.opset_import())
+      if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+    return 0;
+  }
+
+  // Import a working copy to read values (conditions, trip counts, shapes). Control-flow nodes left in
+  // it become opaque ops of a private domain, so neither ONNX's inference nor perfpred's rules look
+  // into bodies not yet decided (ONNX 1.12 is not robust against malformed subgraphs).
+  Graph probe_import(onnx::ModelProto& copy) const {
+    for (auto& n : *copy.mutable_graph()->mutable_node())
+      if (is_control_flow(n)) {
+        n.set_domain("perfpred.unexpanded");
+        n.clear_attribute();
+      }
+    Importer imp(copy, m_label, m_opts, true);
+    imp.steps(m_model.graph().name());
+    return std::move(imp.m_g);
+  }
+
+  static int find_node(const onnx::GraphProto& g, const std::string& name) {
+    for (int i = 0; i < g.node_size(); ++i)
+      if (g.node(i).name() == name) return i;
+    return -1;
+  }
+
+  // Rough work of the nodes whose names start with `prefix`: output elements, and 2*M*N*K for products
+  // and convolutions. Only compares two branches of one If, so it need not be the analysis' FLOPs.
+  static double branch_work(const Graph& g, const std::string& prefix) {
+    double w = 0;
+    for (const auto& n : g.nodes) {
+      if (n.name.rfind(prefix, 0) != 0) continue;
+      const Tensor* o = g.output(n, 0);
+      if (!o || !o->shape_known()) continue;
+      const double out = static_cast<double>(o->numel().value_or(0));
+      w += out;
+      const Tensor* a = g.input(n, 0);
+      const Tensor* b = g.input(n, 1);
+      if ((n.op == "MatMul" || n.op == "Gemm" || n.op == "FusedMatMul") && a && a->shape_known() && !a->shape.empty())
+        w += 2 * out * static_cast<double>(n.op == "Gemm" && n.attr_int("transA", 0) ? a->shape[0] : a->shape.back());
+      if ((n.op == "Conv" || n.op == "FusedConv") && b && b->shape_known() && !b->shape.empty() && b->shape[0] > 0)
+        w += 2 * out * static_cast<double>(b->numel().value_or(0) / b->shape[0]);
+    }
+    return w;
+  }
+
+  // Values a probe import found for a tensor (nullptr when it has none).
+  static const Tensor* probe_tensor(const Graph& g, const std::string& name) {
+    int id = name.empty() ? -1 : g.find_tensor(name);
+    return id < 0 ? nullptr : &g.tensors[static_cast<size_t>(id)];
+  }
+
+  std::optional<int64_t> loop_trips(const Graph& probe, const onnx::NodeProto& n) const {
+    auto opt = m_opts.loop_trips.find(n.name());
+    if (opt != m_opts.loop_trips.end()) return opt->second;
+    if (n.op_type() == "Loop") {
+      const Tensor* m = probe_tensor(probe, n.input_size() > 0 ? n.input(0) : "");
+      if (!m || !m->int_values || m->int_values->size() != 1) return std::nullopt;
+      const int64_t v = (*m->int_values)[0];
+      // torch exports a while loop as M = INT64_MAX with a condition: not a trip count.
+      if (v < 0 || v > INT32_MAX) return std::nullopt;
+      return v;
+    }
+    int64_t k_in = 0, axis = 0;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "num_scan_inputs") k_in = a.i();
+      if (a.name() == "scan_input_axes" && a.ints_size() > 0) axis = a.ints(0);
+    }
+    const int first = n.input_size() - static_cast<int>(k_in);
+    if (k_in <= 0 || first < 0) return std::nullopt;
+    const Tensor* x = probe_tensor(probe, n.input(first));
+    if (!x || !x->has_shape) return std::nullopt;
+    const int64_t r = static_cast<int64_t>(x->shape.size());
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r || x->shape[static_cast<size_t>(axis)] < 0) return std::nullopt;
+    return x->shape[static_cast<size_t>(axis)];
+  }
+
+  // The graphs and attributes an If, Loop or Scan needs before anything reads its inputs.
+  static void check_control_flow_node(const onnx::NodeProto& n) {
+    auto has_graph = [&](const char* key) {
+      return std::any_of(n.attribute().begin(), n.attribute().end(),
+                         [&](const onnx::AttributeProto& a) { return a.name() == key && a.has_g(); });
+    };
+    const std::string where = "node '" + n.name() + "' (" + n.op_type() + "): ";
+    if (n.op_type() == "If") {
+      for (const char* key : {"then_branch", "else_branch"})
+        if (!has_graph(key)) throw InputError(where + "has no " + key + " graph");
+      if (n.input_size() < 1 || n.input(0).empty()) throw InputError(where + "has no condition input");
+      return;
+    }
+    if (!has_graph("body")) throw InputError(where + "has no body graph");
+    if (n.op_type() == "Scan") {
+      int64_t k = 0;
+      for (const auto& a : n.attribute())
+        if (a.name() == "num_scan_inputs") k = a.i();
+      if (k < 1 || k > n.input_size())
+        throw InputError(where + "num_scan_inputs is " + std::to_string(k) + "; it must be between 1 and the " +
+                         std::to_string(n.input_size()) + " inputs");
+    } else if (n.input_size() < 2) {
+      throw InputError(where + "needs inputs M and cond (either may be empty) before the loop-carried values");
+    }
+  }
+
+  // An If whose condition did not fold: both branches are imported, and the more expensive one is kept.
+  void take_costlier_branch(const std::string& name, int64_t opset) {
+    double work[2];
+    for (int b = 0; b < 2; ++b) {
+      onnx::ModelProto copy = m_model;
+      detail::inline_if(*copy.mutable_graph(), find_node(copy.graph(), name), b == 0, opset);
+      work[b] = branch_work(probe_import(copy), name + (b == 0 ? "/then/" : "/else/"));
+    }
+    const bool then_branch = work[0] >= work[1];
+    detail::inline_if(graph(), find_node(graph(), name), then_branch, opset);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g vs %.3g", work[then_branch ? 0 : 1], work[then_branch ? 1 : 0]);
+    m_g.warnings.push_back("If '" + name + "': condition not known at import; costed the more expensive branch, " +
+                           (then_branch ? "then" : "else") + " (work " + buf + "); --branch " + name + "=" +
+                           (then_branch ? "else" : "then") + " takes the other");
+  }
+
+  // Decide and expand If/Loop/Scan nodes round by round (a body may hold more control flow, and a
+  // condition may depend on a loop's outputs), each round reading values from a probe import.
+  void expand_control_flow() {
+    auto& g = graph();
+    std::set<std::string> ifs, loops;
+    const int64_t opset = proto_opset();
+    for (int i = 0; i < g.node_size(); ++i)
+      if (is_control_flow(g.node(i)) && g.node(i).name().empty()) g.mutable_node(i)->set_name(detail::node_display_name(g.node(i), i));
+    for (int round = 0; round < 64 && detail::has_control_flow(g); ++round) {
+      onnx::ModelProto copy = m_model;
+      const Graph probe = probe_import(copy);
+      bool progress = false;
+      std::string open_if, open_loop;
+      std::vector<std::string> names;
+      for (const auto& n : g.node())
+        if (is_control_flow(n)) names.push_back(n.name());
+      for (const auto& name : names) {
+        const int idx = find_node(g, name);
+        const onnx::NodeProto& n = g.node(idx);
+        check_control_flow_node(n);
+        if (n.op_type() == "If") {
+          ifs.insert(name);
+          auto opt = m_opts.branches.find(name);
+          const Tensor* c = probe_tensor(probe, n.input_size() > 0 ? n.input(0) : "");
+          std::optional<bool> cond;
+          if (opt != m_opts.branches.end()) cond = opt->second == "then";
+          else if (c && c->int_values && c->int_values->size() == 1) cond = (*c->int_values)[0] != 0;
+          else if (c && c->float_values && c->float_values->size() == 1) cond = (*c->float_values)[0] != 0;
+          if (!cond) {
+            if (open_if.empty()) open_if = name;
+            continue;
+          }
+          detail::inline_if(g, idx, *cond, opset);
+        } else {
+          loops.insert(name);
+          auto trips = loop_trips(probe, n);
+          if (!trips) {
+            if (open_loop.empty()) open_loop = name;
+            continue;
+          }
+          if (n.op_type() == "Loop") detail::unroll_loop(g, idx, *trips, opset);
+          else detail::unroll_scan(g, idx, *trips, opset);
+        }
+        progress = true;
+      }
+      if (progress) continue;
+      if (!open_loop.empty()) {
+        const onnx::NodeProto& n = g.node(find_node(g, open_loop));
+        throw InputError("node '" + open_loop + "' (" + n.op_type() + "): trip count not known at import (" +
+                         (n.op_type() == "Scan" ? "the scanned input's length is not known"
+                                                : n.input_size() == 0 || n.input(0).empty() ? "no M input, only a condition"
+                                                                                            : "M is computed at run time") +
+                         "); pass --loop-trips " + open_loop + "=N");
+      }
+      take_costlier_branch(open_if, opset);
+    }
+    if (detail::has_control_flow(g)) throw InputError("control flow nested more than 64 levels deep");
+    for (const auto& [name, v] : m_opts.branches)
+      if (!ifs.count(name))
+        throw InputError("--branch " + name + "=" + v + ": the model has no If named '" + name + "'" +
+                         (ifs.empty() ? "" : "; Ifs: " + join(std::vector<std::string>(ifs.begin(), ifs.end()), ", ")));
+    for (const auto& [name, v] : m_opts.loop_trips)
+      if (!loops.count(name))
+        throw InputError("--loop-trips " + name + "=" + std::to_string(v) + ": the model has no Loop or Scan named '" + name + "'" +
+                         (loops.empty() ? "" : "; loops: " + join(std::vector<std::string>(loops.begin(), loops.end()), ", ")));
+  }
   std::unordered_map<std::string, TypeShape> m_input_types;  // non-initializer graph inputs
   std::vector<std::string> m_input_order;
   std::unordered_map<std::string, std::vector<std::pair<int, size_t>>> m_consumers;  // tensor -> (node, slot)
@@ -322,8 +526,8 @@ class Importer {
             a.graphs_size() > 0) {
           std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(idx) : n.name();
           throw InputError("node '" + name + "' (" + n.op_type() + "): attribute '" + a.name() +
-                           "' holds a subgraph; control flow (If/Loop/Scan) is not supported, export the model "
-                           "with the branch resolved (e.g. torch.jit.trace instead of script)");
+                           "' holds a subgraph; perfpred expands If, Loop and Scan only, export the model "
+                           "without this op");
         }
       ++idx;
     }

@@ -311,7 +311,7 @@ bool conv_like(Graph& g, Node& n, Tensor& o) {
   size_t sp = xs.size() - 2;
   Shape kernel = n.attr_ints("kernel_shape");
   int64_t out_c = U;
-  const bool is_conv = n.op == "Conv" || n.op == "ConvInteger" || n.op == "QLinearConv";
+  const bool is_conv = n.op == "Conv" || n.op == "ConvInteger" || n.op == "QLinearConv" || n.op == "FusedConv";
   const bool is_tconv = n.op == "ConvTranspose";
   if (is_conv || is_tconv) {
     const Tensor* w = shaped(g.input(n, n.op == "QLinearConv" ? 3 : 1));
@@ -515,6 +515,35 @@ bool infer_rnn(Graph& g, Node& n) {
   return ch;
 }
 
+// com.microsoft Attention: input [B, S, in], weights [in, q + k + v] (qkv_hidden_sizes, else three
+// equal parts), optional past [2, B, heads, P, head]; output [B, S, v], present [2, B, heads, P + S, head].
+bool infer_ms_attention(Graph& g, Node& n) {
+  const Tensor* x = shaped(g.input(n, 0));
+  const Tensor* w = shaped(g.input(n, 1));
+  if (!x || !w || x->shape.size() != 3 || w->shape.size() != 2) return false;
+  const int64_t heads = n.attr_int("num_heads", 0);
+  Shape qkv = n.attr_ints("qkv_hidden_sizes");
+  if (qkv.size() != 3) {
+    if (w->shape[1] < 0) return false;
+    qkv.assign(3, w->shape[1] / 3);
+  }
+  bool ch = false;
+  Tensor* o = out_tensor(g, n, 0);
+  if (o) {
+    ch |= set_dtype(*o, x->dtype);
+    ch |= set_shape(*o, Shape{x->shape[0], x->shape[1], qkv[2]});
+  }
+  Tensor* present = out_tensor(g, n, 1);
+  if (present && heads > 0) {
+    int64_t past = 0;
+    if (const Tensor* p = shaped(g.input(n, 4))) past = p->shape.size() == 5 ? p->shape[3] : U;
+    const int64_t total = past < 0 || x->shape[1] < 0 ? U : past + x->shape[1];
+    ch |= set_dtype(*present, x->dtype);
+    ch |= set_shape(*present, Shape{2, x->shape[0], heads, total, qkv[2] / heads});
+  }
+  return ch;
+}
+
 bool infer_resize(Graph& g, Node& n, Tensor& o) {
   const Tensor* x = shaped(g.input(n, 0));
   if (!x) return false;
@@ -652,6 +681,16 @@ bool infer_node(Graph& g, Node& n) {
         ch |= set_dtype(*m, DType::boolean);
         if (shaped(x)) ch |= set_shape(*m, x->shape);
       }
+    // com.microsoft SkipLayerNormalization: mean and inv_std_var [..., 1], then input + skip (+ bias).
+    if (op == "SkipLayerNormalization" && shaped(x) && !x->shape.empty()) {
+      Shape s = x->shape;
+      s.back() = 1;
+      for (size_t i = 1; i < 4; ++i)
+        if (Tensor* m = out_tensor(g, n, i)) {
+          ch |= set_dtype(*m, i == 3 ? x->dtype : DType::f32);
+          ch |= set_shape(*m, i == 3 ? x->shape : s);
+        }
+    }
     if (op == "LayerNormalization" && shaped(x)) {
       int64_t r = static_cast<int64_t>(x->shape.size());
       int64_t axis = norm_axis(n.attr_int("axis", -1), r);
@@ -879,7 +918,31 @@ bool infer_node(Graph& g, Node& n) {
       if (p < 0 || p >= static_cast<int64_t>(r)) return ch;
       s.push_back(x->shape[static_cast<size_t>(p)]);
     }
-    return ch | set_shape(*o, s);
+    ch |= set_shape(*o, s);
+    // Shape arithmetic transposes small tensors too (F.pad's pads: Reshape [n,2] -> reverse -> Transpose).
+    if (has_values(x) && x->shape_known() && known(s)) {
+      std::vector<int64_t> src(static_cast<size_t>(*numel_of(s)));
+      std::vector<int64_t> st(r, 1);
+      for (size_t d = r; d-- > 1;) st[d - 1] = st[d] * x->shape[d];
+      for (size_t f = 0; f < src.size(); ++f) {
+        int64_t rem = static_cast<int64_t>(f), off = 0;
+        for (size_t d = r; d-- > 0;) {
+          off += (rem % s[d]) * st[static_cast<size_t>(perm[d])];
+          rem /= s[d];
+        }
+        src[f] = off;
+      }
+      if (x->int_values) {
+        std::vector<int64_t> v;
+        for (int64_t i : src) v.push_back((*x->int_values)[static_cast<size_t>(i)]);
+        ch |= set_int_values(*o, s, v);
+      } else {
+        std::vector<double> v;
+        for (int64_t i : src) v.push_back((*x->float_values)[static_cast<size_t>(i)]);
+        ch |= set_double_values(*o, s, v);
+      }
+    }
+    return ch;
   }
   if (op == "MatMul" || op == "MatMulInteger" || op == "FusedMatMul") {
     const Tensor* a = shaped(x);
@@ -889,6 +952,15 @@ bool infer_node(Graph& g, Node& n) {
     bool a1 = as.size() == 1, b1 = bs.size() == 1;
     if (a1) as.insert(as.begin(), 1);
     if (b1) bs.push_back(1);
+    // com.microsoft FusedMatMul: transBatchA/B read [M, batch..., K] as [batch..., M, K], then transA / transB
+    // swap the last two dims.
+    auto batch_first = [](Shape& v) {
+      if (v.size() >= 3) std::rotate(v.begin(), v.begin() + 1, v.end() - 1);
+    };
+    if (op == "FusedMatMul" && n.attr_int("transBatchA", 0)) batch_first(as);
+    if (op == "FusedMatMul" && n.attr_int("transBatchB", 0)) batch_first(bs);
+    if (op == "FusedMatMul" && n.attr_int("transA", 0)) std::swap(as[as.size() - 1], as[as.size() - 2]);
+    if (op == "FusedMatMul" && n.attr_int("transB", 0)) std::swap(bs[bs.size() - 1], bs[bs.size() - 2]);
     auto batch = broadcast({Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2)});
     if (!batch) return ch;
     Shape s = *batch;
@@ -1104,8 +1176,9 @@ bool infer_node(Graph& g, Node& n) {
     }
     return ch | set_shape(*o, s);
   }
+  if (op == "Attention" && n.domain == "com.microsoft") return ch | infer_ms_attention(g, n);
   if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "QLinearConv" || op == "MaxPool" ||
-      op == "AveragePool" || op == "LpPool") {
+      op == "AveragePool" || op == "LpPool" || op == "FusedConv") {
     ch |= conv_like(g, n, *o);
     if (op == "MaxPool")
       if (Tensor* m = out_tensor(g, n, 1)) {

@@ -68,7 +68,16 @@ struct GraphCost {
   int64_t total_bytes_read = 0;
   int64_t total_bytes_written = 0;
   int64_t unknown_shape_tensors = 0;  ///< tensors produced by nodes whose shape is still unknown
+  /// Nodes that do work (not views or folded constants) with an input or output of unknown shape, in
+  /// execution order: their FLOPs or bytes are missing from the totals, so a prediction is partial.
+  std::vector<int> unshaped_nodes;
+  bool complete() const { return unshaped_nodes.empty(); }
 };
+
+/// One line naming the first unshaped working nodes (up to `max_named`), the tensor each lacks a shape
+/// for, and the node where the unknown shapes begin with the runtime inputs it depends on. Empty when
+/// the cost is complete.
+std::string unshaped_summary(const Graph& g, const GraphCost& c, size_t max_named = 3);
 
 struct AnalyzeOptions {
   bool allow_unknown = false;  ///< unknown ops become bytes-only estimates instead of an error

@@ -14,9 +14,15 @@ namespace perfpred::onnx_import {
 struct ImportOptions {
   int64_t batch = 1;  ///< value for the leading symbolic dim of every runtime input
   std::map<std::string, std::vector<int64_t>> input_shapes;  ///< exact shapes by input name (override batch)
+  /// If nodes by name -> "then" or "else": the branch to take whatever the condition (--branch).
+  std::map<std::string, std::string> branches;
+  /// Loop/Scan nodes by name -> iterations to unroll, for trip counts not known at import (--loop-trips).
+  std::map<std::string, int64_t> loop_trips;
 };
 
-/// Load an .onnx file (never opening external-data files), resolve dims, run ONNX shape inference with
+/// Load an .onnx file (never opening external-data files), resolve dims, expand control flow (an If
+/// becomes the nodes of its branch: the one its folded condition picks, else the more expensive one,
+/// noted in Graph::warnings; a Loop or Scan is unrolled by its trip count), run ONNX shape inference with
 /// data propagation, fold shape subgraphs, and return the Graph. Throws InputError naming the file,
 /// node or field on bad input.
 Graph import_file(const std::filesystem::path& path, const ImportOptions& opts = {});

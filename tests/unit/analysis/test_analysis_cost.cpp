@@ -61,6 +61,34 @@ TEST(Analyze, KnownOpInUnknownDomainIsUnknown) {
   EXPECT_THROW(analyze(b.build()), UnsupportedOpError);
 }
 
+TEST(Analyze, UnshapedWorkingNodesAreListedWithWhereShapesAreLost) {
+  GraphBuilder b;
+  b.f32("x", {2, 3}, 'x').unshaped("a").f32("v", {k_unknown_dim, 3}).f32("y", {k_unknown_dim, 3});
+  b.node("NonZero", {"x"}, {"a"}).node("Reshape", {"a"}, {"v"}).node("Sigmoid", {"v"}, {"y"});
+  Graph g = b.build();
+  GraphCost c = analyze(g);
+  EXPECT_FALSE(c.complete());
+  // The view (Reshape) does no work and is not listed; NonZero and Sigmoid are.
+  ASSERT_EQ(c.unshaped_nodes.size(), 2u);
+  EXPECT_EQ(c.unshaped_nodes[0], 0);
+  EXPECT_EQ(c.unshaped_nodes[1], 2);
+  std::string msg = unshaped_summary(g, c);
+  EXPECT_NE(msg.find("2 node(s)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Sigmoid_2 (Sigmoid) output 'y' [?, 3]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("lost at NonZero_0 (NonZero), whose output size depends on the values"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("input 'x' [2, 3]"), std::string::npos) << msg;
+}
+
+TEST(Analyze, FullyShapedGraphIsComplete) {
+  GraphBuilder b;
+  b.f32("x", {2, 3}, 'x').f32("y", {2, 3});
+  b.node("Relu", {"x"}, {"y"});
+  Graph g = b.build();
+  GraphCost c = analyze(g);
+  EXPECT_TRUE(c.complete());
+  EXPECT_EQ(unshaped_summary(g, c), "");
+}
+
 TEST(Analyze, UnknownShapeWarnsAndCountsKnownBytes) {
   GraphBuilder b;
   b.f32("x", {2, 3}, 'x').unshaped("a").f32("y", {k_unknown_dim, 3});
@@ -368,4 +396,38 @@ TEST(NodeCostTest, IntensityIsFlopsPerByte) {
   c.bytes_read = 30;
   c.bytes_written = 20;
   EXPECT_DOUBLE_EQ(c.intensity(), 2);
+}
+
+// com.microsoft Attention with a KV cache: projection, scores over past + new keys, softmax, mix with V.
+TEST(Analyze, MicrosoftAttentionCountsProjectionAndAttentionOverThePast) {
+  GraphBuilder b;
+  b.f32("x", {2, 5, 64}, 'x').f32("w", {64, 192}, 'w').f32("bias", {192}, 'w').f32("past", {2, 2, 4, 3, 16}, 'x');
+  b.f32("y", {2, 5, 64}).f32("present", {2, 2, 4, 8, 16});
+  b.node("Attention", {"x", "w", "bias", "", "past"}, {"y", "present"}, {{"num_heads", int64_t{4}}}, "com.microsoft");
+  GraphCost c = analyze(b.build());
+  const NodeCost& n = c.nodes[0];
+  EXPECT_EQ(n.family, OpFamily::gemm);
+  const double proj = 2.0 * 2 * 5 * 64 * 192 + 2 * 5 * 192;
+  const double t = 3 + 5;  // past + new tokens
+  const double att = 2.0 * 2 * 4 * 5 * t * 16 * 2 + 5.0 * 2 * 4 * 5 * t;
+  EXPECT_DOUBLE_EQ(n.flops, proj + att);
+  EXPECT_EQ(n.params, 64 * 192 + 192);
+  ASSERT_TRUE(n.gemm);
+  EXPECT_EQ(n.gemm->m, 10);
+  EXPECT_EQ(n.gemm->k, 64);
+  EXPECT_NEAR(2.0 * n.gemm->m * n.gemm->n * n.gemm->k, n.flops, 2.0 * 10 * 64);
+  EXPECT_TRUE(c.complete());
+}
+
+// FusedMatMul as ONNX Runtime's MatmulTransposeFusion writes it: transBatchA reads [M, batch, K].
+TEST(Analyze, FusedMatMulTransBatchReadsTheLeadingDimAsM) {
+  GraphBuilder b;
+  b.f32("a", {16, 4, 8}, 'x').f32("b", {4, 8, 16}, 'x').f32("y", {4, 16, 16});
+  b.node("FusedMatMul", {"a", "b"}, {"y"}, {{"transBatchA", int64_t{1}}}, "com.microsoft");
+  GraphCost c = analyze(b.build());
+  ASSERT_TRUE(c.nodes[0].gemm);
+  EXPECT_EQ(c.nodes[0].gemm->batch, 4);
+  EXPECT_EQ(c.nodes[0].gemm->m, 16);
+  EXPECT_EQ(c.nodes[0].gemm->k, 8);
+  EXPECT_EQ(c.nodes[0].gemm->n, 16);
 }

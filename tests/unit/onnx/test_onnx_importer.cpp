@@ -362,14 +362,15 @@ TEST(OnnxImporter, LargeWeightsKeepDimsAndSmallIntegerInitializersKeepValues) {
   EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{5, 32, 32}));
 }
 
-TEST(OnnxImporter, SubgraphsAreAnErrorNamingTheNode) {
+// The condition is a runtime input, so both branches are costed; the missing else branch is the error.
+TEST(OnnxImporter, IfWithoutElseBranchIsAnErrorNamingTheNode) {
   pw::Graph body;
   body.outputs.push_back(pw::value_info("b", 1, {}, false));
   pw::Graph pg;
   pg.inputs.push_back(pw::value_info("c", 9, {}));
   pg.outputs.push_back(pw::value_info("y", 1, {}, false));
   pg.nodes.push_back(pw::node("If", {"c"}, {"y"}, "branch", pw::graph_attr("then_branch", body.bytes("then"))));
-  expect_input_error([&] { oi::import_bytes(pw::model(pg), "if.onnx"); }, {"if.onnx", "node 'branch' (If)", "then_branch"});
+  expect_input_error([&] { oi::import_bytes(pw::model(pg), "if.onnx"); }, {"if.onnx", "node 'branch' (If)", "else_branch"});
 }
 
 TEST(OnnxImporter, UnknownOpImportsWithAWarning) {

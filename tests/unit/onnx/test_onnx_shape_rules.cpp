@@ -297,3 +297,40 @@ TEST(OnnxShapeRules, LstmOutputs) {
   EXPECT_EQ(S(g, "yh"), (V{1, 2, 32}));
   EXPECT_EQ(S(g, "yc"), (V{1, 2, 32}));
 }
+
+// F.pad as torch exports it: pads [n, 2] reversed and transposed before Pad reads them (swin_t windows).
+TEST(OnnxShapeRules, TransposeFoldsSmallConstantsForPad) {
+  Graph g = imp("17", "(float[N, 5, 6] x) => (float[N, 8, 7] y)", R"(
+  p = Constant <value = int64[3, 2] {0, 0, 1, 2, 0, 1}> ()
+  t = Transpose <perm = [1, 0]> (p)
+  f = Reshape (t, flat)
+  flat = Constant <value = int64[1] {-1}> ()
+  y = Pad (x, f)
+)");
+  EXPECT_EQ(I(g, "t"), (V{0, 1, 0, 0, 2, 1}));    // begins 0, 1, 0; ends 0, 2, 1
+  EXPECT_EQ(S(g, "y"), (V{2, 5 + 1 + 2, 6 + 0 + 1}));
+}
+
+TEST(OnnxShapeRules, MicrosoftFusedOps) {
+  std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[N, 16, 4, 8] a, float[N, 4, 8, 16] b, float[N, 3, 8, 8] img, float[4, 3, 3, 3] w,
+   float[N, 6, 32] x, float[32, 96] qkv, float[96] qb, int32[N, 11] mask, float[2, N, 4, 5, 8] past)
+    => (float[4, 16, 16] y) {
+  y = com.microsoft.FusedMatMul <transBatchA = 1, transA = 0> (a2, b2)
+  a2 = Squeeze (a, zero)
+  b2 = Squeeze (b, zero)
+  zero = Constant <value = int64[1] {0}> ()
+  c = com.microsoft.FusedConv <activation = "Relu", pads = [1, 1, 1, 1]> (img, w)
+  att, present = com.microsoft.Attention <num_heads = 4> (x, qkv, qb, mask, past)
+}
+)";
+  oi::ImportOptions o;
+  o.batch = 1;
+  o.input_shapes["past"] = {2, 1, 4, 5, 8};
+  Graph g = oi::import_text(text, o);
+  EXPECT_EQ(S(g, "y"), (V{4, 16, 16}));  // a2 [16, 4, 8] read as [4, 16, 8]
+  EXPECT_EQ(S(g, "c"), (V{1, 4, 8, 8}));
+  EXPECT_EQ(S(g, "att"), (V{1, 6, 32}));
+  EXPECT_EQ(S(g, "present"), (V{2, 1, 4, 5 + 6, 8}));
+}

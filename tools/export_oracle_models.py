@@ -1,0 +1,248 @@
+#!/usr/bin/python3
+"""Export real-world architectures as parameter-free ONNX files for the ONNX Runtime shape oracle test.
+
+    /usr/bin/python3 tools/export_oracle_models.py --out cache/oracle [--only NAME,...] [--list]
+
+For every model two files are written: NAME.onnx (what a user brings: weights as graph inputs
+without data, a symbolic "batch" dim on the inputs, and for the decoder a symbolic "past" length) and
+NAME.all.onnx, the same graph with every node output added as a graph output, so ONNX Runtime reports
+the shape of each (tests/cli/ort_shapes.js). NAME.inputs lists the shapes the test runs both tools at
+(one `name=d0,d1,...` a line) and NAME.feeds.json every graph input for ONNX Runtime; NAME.b2.inputs
+and NAME.b2.feeds.json are the same at batch 2 for models with a symbolic "batch". Files already present are kept (delete them to re-export).
+"""
+import argparse
+import json
+import subprocess
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ScriptedLoopIf(nn.Module):
+    """A torch.jit.script model: a Loop over the batch rows (trip count from the input shape) and an If
+    on a data-dependent condition, as TorchScript exports them."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(64, 64)
+        self.fc2 = nn.Linear(64, 32)
+
+    def forward(self, x):
+        acc = torch.zeros_like(x[0])
+        for i in range(x.size(0)):
+            acc = acc + self.fc(x[i])
+        if bool(acc.sum() > 0):
+            y = self.fc2(torch.relu(acc))
+        else:
+            y = self.fc2(acc)
+        return y
+
+
+class DecoderStep(nn.Module):
+    """One generation step of a GPT-style decoder with a KV cache: the new token attends to the past
+    keys/values concatenated with its own; returns logits and the grown cache."""
+
+    def __init__(self, d=256, heads=4, vocab=1000):
+        super().__init__()
+        self.h, self.hd = heads, d // heads
+        self.emb = nn.Embedding(vocab, d)
+        self.ln = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, ids, past_k, past_v):
+        b, t = ids.shape
+        x = self.emb(ids)
+        q, k, v = self.qkv(self.ln(x)).split(x.size(-1), dim=2)
+        q = q.view(b, t, self.h, self.hd).transpose(1, 2)
+        k = torch.cat([past_k, k.view(b, t, self.h, self.hd).transpose(1, 2)], dim=2)
+        v = torch.cat([past_v, v.view(b, t, self.h, self.hd).transpose(1, 2)], dim=2)
+        att = torch.softmax(q @ k.transpose(-2, -1) / (self.hd ** 0.5), dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, t, -1)
+        x = x + self.proj(y)
+        x = x + self.mlp(x)
+        return self.head(x), k, v
+
+
+class TinyEncoder(nn.Module):
+    """Two post-norm nn.TransformerEncoder layers (d=64, GELU) on token ids: exported with its weights,
+    ONNX Runtime's optimizer turns it into FusedMatMul, SkipLayerNormalization and Gelu."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 64)
+        layer = nn.TransformerEncoderLayer(64, 4, 256, dropout=0.0, activation="gelu", batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    def forward(self, ids):
+        return self.enc(self.emb(ids))
+
+
+def contrib_ops():
+    """com.microsoft ops as ONNX Runtime's transformer optimizer writes them: Attention with a KV cache
+    (past/present), FastGelu, BiasGelu and SkipLayerNormalization, plus opset-18 GroupNormalization on a
+    conv feature map. Built with onnx.helper, weights as initializers."""
+    import numpy as np
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    rng = np.random.default_rng(0)
+
+    def w(name, *shape):
+        return nh.from_array(rng.standard_normal(shape).astype(np.float32) * 0.1, name)
+    ms = "com.microsoft"
+    nodes = [
+        h.make_node("Attention", ["x", "qkv_w", "qkv_b", "", "past"], ["att", "present"], domain=ms,
+                    num_heads=4, unidirectional=1, name="attention"),
+        h.make_node("FastGelu", ["att", "fg_b"], ["fg"], domain=ms, name="fast_gelu"),
+        h.make_node("MatMul", ["fg", "ff_w"], ["ff"], name="ff"),
+        h.make_node("BiasGelu", ["ff", "bg_b"], ["bg"], domain=ms, name="bias_gelu"),
+        h.make_node("MatMul", ["bg", "out_w"], ["proj"], name="proj"),
+        h.make_node("SkipLayerNormalization", ["proj", "x", "ln_g", "ln_b", "ln_bias"], ["y"], domain=ms,
+                    epsilon=1e-5, name="skip_ln"),
+        h.make_node("Conv", ["img", "conv_w"], ["feat"], pads=[1, 1, 1, 1], name="conv"),
+        h.make_node("GroupNormalization", ["feat", "gn_s", "gn_b"], ["gn"], num_groups=4, epsilon=1e-5, name="group_norm"),
+    ]
+    inits = [w("qkv_w", 64, 192), w("qkv_b", 192), w("fg_b", 64), w("ff_w", 64, 256), w("bg_b", 256),
+             w("out_w", 256, 64), w("ln_g", 64), w("ln_b", 64), w("ln_bias", 64), w("conv_w", 16, 3, 3, 3),
+             w("gn_s", 4), w("gn_b", 4)]
+    g = h.make_graph(nodes, "contrib_ops",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["batch", "seq", 64]),
+                      h.make_tensor_value_info("past", T.FLOAT, [2, "batch", 4, "past", 16]),
+                      h.make_tensor_value_info("img", T.FLOAT, ["batch", 3, 32, 32])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None), h.make_tensor_value_info("present", T.FLOAT, None),
+                      h.make_tensor_value_info("gn", T.FLOAT, None)], inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid(ms, 1)], ir_version=8)
+
+
+def tv(name, **kw):
+    import torchvision.models as m
+    return lambda: getattr(m, name)(**kw)
+
+
+def deeplab():
+    import torchvision.models.segmentation as s
+    return s.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None, aux_loss=False)
+
+
+IMG = [("x", (1, 3, 224, 224), torch.float32)]
+# name -> (builder, [(input, shape, dtype)], dynamic axes per input, how): how is "script"
+# (torch.jit.script first), "fused" (exported with weights, then ONNX Runtime's optimizer rewrites it:
+# needs node and ORT_NODE_PATH), "helper" (the builder returns a ModelProto) or "" (traced, no weights)
+MODELS = {
+    "swin_t": (tv("swin_t"), IMG, {"x": {0: "batch"}}, ""),
+    "maxvit_t": (tv("maxvit_t"), IMG, {"x": {0: "batch"}}, ""),
+    "convnext_tiny": (tv("convnext_tiny"), IMG, {"x": {0: "batch"}}, ""),
+    "vit_b_16": (tv("vit_b_16"), IMG, {"x": {0: "batch"}}, ""),
+    "efficientnet_v2_s": (tv("efficientnet_v2_s"), IMG, {"x": {0: "batch"}}, ""),
+    "regnet_y_400mf": (tv("regnet_y_400mf"), IMG, {"x": {0: "batch"}}, ""),
+    "mobilenet_v3_small": (tv("mobilenet_v3_small"), IMG, {"x": {0: "batch"}}, ""),
+    "deeplabv3_mobilenet": (deeplab, [("x", (1, 3, 256, 256), torch.float32)], {"x": {0: "batch"}}, ""),
+    "scripted_loop_if": (ScriptedLoopIf, [("x", (3, 64), torch.float32)], {"x": {0: "rows"}}, "script"),
+    "decoder_step": (DecoderStep, [("ids", (1, 1), torch.int64), ("past_k", (1, 4, 7, 64), torch.float32),
+                                   ("past_v", (1, 4, 7, 64), torch.float32)],
+                     {"ids": {0: "batch"}, "past_k": {0: "batch", 2: "past"}, "past_v": {0: "batch", 2: "past"}},
+                     ""),
+    "encoder_ort_fused": (TinyEncoder, [("ids", (1, 16), torch.int64)], {"ids": {0: "batch", 1: "seq"}}, "fused"),
+    "mobilenet_v3_ort_fused": (tv("mobilenet_v3_small"), IMG, {"x": {0: "batch"}}, "fused"),
+    "contrib_ops": (contrib_ops, [("x", (2, 5, 64), torch.float32), ("past", (2, 2, 4, 3, 16), torch.float32),
+                                  ("img", (2, 3, 32, 32), torch.float32)], {}, "helper"),
+}
+
+
+def example(shape, dtype):
+    if dtype == torch.int64:
+        return torch.zeros(shape, dtype=dtype)
+    return torch.randn(shape)
+
+
+def export(name, out):
+    import onnx
+    build, ins, dyn, how = MODELS[name]
+    torch.manual_seed(0)
+    path = os.path.join(out, name + ".onnx")
+    if how == "helper":
+        onnx.save(build(), path)
+    else:
+        model = build().eval()
+        inputs = tuple(example(s, d) for _, s, d in ins)
+        if how == "script":
+            model = torch.jit.script(model)
+        with torch.no_grad():
+            outs = model(*inputs)
+        n_out = len(outs) if isinstance(outs, tuple) else 1
+        out_names = [f"out{i}" for i in range(n_out)]
+        raw = path + ".raw" if how == "fused" else path
+        with torch.enable_grad():  # torch 1.13 traces TransformerEncoder only outside its no-grad fast path
+            torch.onnx.export(model, inputs, raw, export_params=how == "fused", opset_version=17,
+                              input_names=[n for n, _, _ in ins], output_names=out_names, dynamic_axes=dyn,
+                              do_constant_folding=how == "fused")
+        if how == "fused":
+            js = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "cli", "oracle", "ort_optimize.js")
+            env = dict(os.environ, NODE_PATH=os.environ["ORT_NODE_PATH"])
+            subprocess.run(["node", js, raw, path], check=True, env=env)
+            os.remove(raw)
+    m = onnx.load(path)
+    with open(os.path.join(out, name + ".inputs"), "w") as f:
+        for n, s, _ in ins:
+            f.write(f"{n}={','.join(map(str, s))}\n")
+    # Every graph input (data at the shapes above, weights at their exported shapes) for ONNX Runtime.
+    # NAME.b2.*: the same at batch 2 where dim 0 is the symbolic "batch", so a symbolic batch is checked too.
+    inits = {t.name for t in m.graph.initializer}
+    for suffix, batch in (("", None), (".b2", 2)):
+        given = {n: list(s) for n, s, _ in ins}
+        if batch:
+            if not any(dyn.get(n, {}).get(0) == "batch" for n, _, _ in ins):
+                continue
+            for n, _, _ in ins:
+                if dyn.get(n, {}).get(0) == "batch":
+                    given[n][0] = batch
+            with open(os.path.join(out, name + suffix + ".inputs"), "w") as f:
+                for n, s in given.items():
+                    f.write(f"{n}={','.join(map(str, s))}\n")
+        feeds = []
+        for vi in m.graph.input:
+            if vi.name in inits:
+                continue
+            t = vi.type.tensor_type
+            shape = given.get(vi.name, [d.dim_value for d in t.shape.dim])
+            feeds.append({"name": vi.name, "elem_type": t.elem_type, "shape": shape})
+        with open(os.path.join(out, name + suffix + ".feeds.json"), "w") as f:
+            json.dump(feeds, f)
+    seen = {o.name for o in m.graph.output}
+    for node in m.graph.node:
+        for o in node.output:
+            if o and o not in seen:
+                seen.add(o)
+                m.graph.output.append(onnx.ValueInfoProto(name=o))
+    onnx.save(m, os.path.join(out, name + ".all.onnx"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(MODELS))
+        return 0
+    names = [n for n in a.only.split(",") if n] or list(MODELS)
+    for n in names:
+        if n not in MODELS:
+            print(f"export_oracle_models: unknown model '{n}'; known: {', '.join(MODELS)}", file=sys.stderr)
+            return 2
+    os.makedirs(a.out, exist_ok=True)
+    torch.set_num_threads(1)
+    for n in names:
+        if not os.path.exists(os.path.join(a.out, n + ".all.onnx")):
+            export(n, a.out)
+            print(f"export_oracle_models: {n}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
