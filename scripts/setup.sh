@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Install what perfpred needs to build and test, from Debian packages only. Idempotent: a package
 # already installed is not touched, and nothing runs apt when everything is present.
-# Usage: scripts/setup.sh [--no-python] [--no-browser]
+# Usage: scripts/setup.sh [--no-python] [--no-browser] [--with-clang]
 # chromium (headless, for tests/cli/test_report.sh) is installed by default: ~80 MB download, about
 # 2 minutes once here; --no-browser skips it and that test then skips itself (exit 77).
+# --with-clang adds clang and its sanitizer/libFuzzer runtime, for `scripts/test.sh --sanitize` and
+# scripts/fuzz.sh.
 set -euo pipefail
 
 want_python=1
 want_browser=1
+want_clang=0
 for arg in "$@"; do
   case "$arg" in
     --no-python) want_python=0 ;;
     --with-browser) want_browser=1 ;;
     --no-browser) want_browser=0 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    --with-clang) want_clang=1 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -25,6 +29,9 @@ if [ "$want_python" = 1 ]; then
 fi
 if [ "$want_browser" = 1 ]; then
   pkgs+=(chromium)
+fi
+if [ "$want_clang" = 1 ]; then
+  pkgs+=(clang libclang-rt-14-dev)
 fi
 
 missing=()

@@ -97,7 +97,7 @@ BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::pat
       throw InputError(label + ": unknown top-level key '" + it.key() + "' (expected schema_version, entries)");
   if (!j.contains("schema_version")) throw InputError(label + ": missing schema_version (this perfpred reads 1)");
   if (!j["schema_version"].is_number_integer() || j["schema_version"].get<int64_t>() != 1)
-    throw InputError(label + ": schema_version " + j["schema_version"].dump() + " is not supported (this perfpred reads 1)");
+    throw InputError(label + ": schema_version " + json_excerpt(j["schema_version"]) + " is not supported (this perfpred reads 1)");
   if (!j.contains("entries") || !j["entries"].is_array())
     throw InputError(label + ": 'entries' must be an array of budget entries");
   if (j["entries"].empty()) throw InputError(label + ": 'entries' is empty; add at least one entry");

@@ -77,6 +77,8 @@ void set_field(GpuSpec& g, const std::string& f, double v) {
   else throw InputError("--vary " + f + ": not a sweepable field (" + join(sweepable_fields(), ", ") + ")");
 }
 
+constexpr double k_max_int_field = 2147483647;  // integer fields are C ints
+
 std::string fmt(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -94,27 +96,33 @@ const std::vector<std::string>& sweepable_fields() {
   return names;
 }
 
+size_t SweepAxis::count() const {
+  if (step <= 0) return 1;
+  const double steps = (stop - start) / step;  // a 1e-9 relative tolerance keeps a STOP that a step lands on
+  const double n = std::floor(steps * (1 + 1e-9) + 1e-9) + 1;
+  if (!(n >= 1)) return 0;
+  return n >= 9.2e18 ? SIZE_MAX : static_cast<size_t>(n);
+}
+
 std::vector<double> SweepAxis::values() const {
+  // The count in closed form: adding STEP to START one at a time never passes STOP when STEP is below
+  // the precision of a double there (1e17 + 1 == 1e17), and the loop would fill memory.
+  const size_t n = count();
   std::vector<double> out;
-  if (step <= 0) return {start};
-  const double tol = 1e-9 * std::max({std::fabs(start), std::fabs(stop), step});
-  for (int64_t i = 0;; ++i) {
-    double v = start + static_cast<double>(i) * step;
-    if (v > stop + tol) break;
-    out.push_back(v);
-  }
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(start + static_cast<double>(i) * step);
   return out;
 }
 
 SweepAxis parse_sweep_axis(const std::string& spec) {
   auto eq = spec.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw InputError("--vary '" + spec + "': expected FIELD=START:STOP:STEP, e.g. sm_count=40:160:20");
+    throw InputError("--vary '" + printable(spec, 80) + "': expected FIELD=START:STOP:STEP, e.g. sm_count=40:160:20");
   SweepAxis a;
   a.field = trim(spec.substr(0, eq));
   const FieldInfo* info = find_field(a.field);
   if (!info)
-    throw InputError("--vary '" + spec + "': unknown field '" + a.field + "'; sweepable: " + join(sweepable_fields(), ", "));
+    throw InputError("--vary '" + printable(spec, 80) + "': unknown field '" + printable(a.field, 40) + "'; sweepable: " + join(sweepable_fields(), ", "));
   auto parts = split(spec.substr(eq + 1), ':');
   const std::string what = "--vary " + a.field;
   if (parts.size() == 1) {
@@ -127,11 +135,18 @@ SweepAxis parse_sweep_axis(const std::string& spec) {
     if (!(a.step > 0)) throw InputError(what + ": STEP " + fmt(a.step) + " must be positive");
     if (a.stop < a.start) throw InputError(what + ": STOP " + fmt(a.stop) + " is below START " + fmt(a.start));
   } else {
-    throw InputError("--vary '" + spec + "': expected FIELD=START:STOP:STEP or FIELD=VALUE");
+    throw InputError("--vary '" + printable(spec, 80) + "': expected FIELD=START:STOP:STEP or FIELD=VALUE");
   }
   if (!(a.start > 0)) throw InputError(what + ": values must be positive (START is " + fmt(a.start) + ")");
+  if (a.step > 0 && a.stop > a.start && a.start + a.step == a.start)
+    throw InputError(what + ": STEP " + fmt(a.step) + " is below the precision of a double at START " + fmt(a.start) +
+                     "; use a step of at least " + fmt(a.start * 1e-15));
   if (info->kind == Kind::integer) {
-    for (double v : a.values())
+    if (a.stop > k_max_int_field)
+      throw InputError(what + ": " + a.field + " is an integer of at most " + fmt(k_max_int_field) + "; " + fmt(a.stop) +
+                       " is over");
+    // START and STEP whole make every value whole.
+    for (double v : {a.start, a.step})
       if (std::fabs(v - std::round(v)) > 1e-9)
         throw InputError(what + ": " + a.field + " is an integer; " + fmt(v) + " is not (use an integer START and STEP)");
   }
@@ -183,7 +198,7 @@ GpuSpec apply_sweep_point(const GpuSpec& base, const std::vector<std::string>& n
 size_t sweep_grid_size(const std::vector<SweepAxis>& axes, size_t max_points) {
   size_t n = 1;
   for (const auto& a : axes) {
-    size_t k = a.values().size();
+    size_t k = a.count();
     if (k == 0) throw InputError("--vary " + a.field + ": the range is empty");
     if (n > max_points / k)
       throw InputError("the sweep grid exceeds " + std::to_string(max_points) + " points; use larger steps or fewer --vary");

@@ -29,7 +29,10 @@ inline std::shared_ptr<const advise::AnalyzedModel> load_model(const std::filesy
                                                                const std::map<std::string, std::vector<int64_t>>& shapes,
                                                                bool allow_unknown, bool allow_partial = false,
                                                                const onnx_import::ImportOptions* control_flow = nullptr) {
-  if (!std::filesystem::exists(path)) throw InputError(path.string() + ": model file not found");
+  // The error_code form: a name the OS refuses (too long) is not found, not a filesystem_error.
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InputError(path.string() + ": model file not found" + (ec ? " (" + ec.message() + ")" : std::string()));
   onnx_import::ImportOptions io;
   io.batch = batch;
   io.input_shapes = shapes;

@@ -25,7 +25,8 @@ int run_report(const ReportCliOptions& o) {
       if (seen.insert(g.id).second) gpus.push_back(g);
     }
   std::filesystem::path out(o.out);
-  if (out.has_parent_path() && !std::filesystem::is_directory(out.parent_path()))
+  std::error_code ec;
+  if (out.has_parent_path() && !std::filesystem::is_directory(out.parent_path(), ec))
     throw InputError("--out " + o.out + ": directory " + out.parent_path().string() + " does not exist");
   support::Corrector corr(o.bundle, o.analytical);
   const auto cf = support::control_flow(o);

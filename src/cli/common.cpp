@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/util/strings.hpp"
 
 namespace perfpred::cli {
@@ -93,13 +94,13 @@ const std::vector<std::string>& partial_nodes() { return partial_list(); }
 
 void print_json(const nlohmann::json& j) {
   if (partial_list().empty() || !j.is_object()) {
-    std::cout << j.dump(2) << "\n";
+    std::cout << dump_json(j, 2) << "\n";
     return;
   }
   nlohmann::json k = j;
   k["complete"] = false;
   k["unshaped_nodes"] = partial_list();
-  std::cout << k.dump(2) << "\n";
+  std::cout << dump_json(k, 2) << "\n";
 }
 
 void write_text_file(const std::string& path, const std::string& text, const std::string& option) {

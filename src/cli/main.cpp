@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
 #include "cmd_inspect.hpp"
 #include "cmd_profile.hpp"
 #include "cmd_dataset.hpp"
@@ -31,6 +32,10 @@ namespace {
 constexpr int k_exit_ok = 0;
 constexpr int k_exit_internal = 1;
 constexpr int k_exit_input = 2;
+// An error is one line (names and values from files may hold newlines or invalid UTF-8) of bounded length.
+constexpr size_t k_max_error_bytes = 1000;
+
+std::string one_line(const std::string& what) { return perfpred::printable(what, k_max_error_bytes); }
 
 void setup_logging(bool verbose, bool quiet) {
   auto logger = spdlog::stderr_color_mt("perfpred");
@@ -305,7 +310,7 @@ int main(int argc, char** argv) {
         if (level->get_require_subcommand_min() > 0) {
           std::string list;
           for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-          std::cerr << "perfpred: error: '" << word << "' is not a command of " << path << " (one of: " << list << ")\n";
+          std::cerr << "perfpred: error: '" << one_line(word) << "' is not a command of " << one_line(path) << " (one of: " << list << ")\n";
           return k_exit_input;
         }
         break;
@@ -313,7 +318,7 @@ int main(int argc, char** argv) {
       level = next;
       path += " " + word;
     }
-    std::cerr << "perfpred: error: " << e.what() << " (see --help)\n";
+    std::cerr << "perfpred: error: " << one_line(e.what()) << " (see --help)\n";
     return k_exit_input;
   }
   setup_logging(verbose, quiet);
@@ -324,10 +329,10 @@ int main(int argc, char** argv) {
   try {
     return action();
   } catch (const perfpred::InputError& e) {
-    std::cerr << "perfpred: error: " << e.what() << "\n";
+    std::cerr << "perfpred: error: " << one_line(e.what()) << "\n";
     return k_exit_input;
   } catch (const std::exception& e) {
-    std::cerr << "perfpred: internal error: " << e.what() << "\n";
+    std::cerr << "perfpred: internal error: " << one_line(e.what()) << "\n";
     return k_exit_internal;
   }
 }

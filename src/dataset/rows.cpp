@@ -113,6 +113,12 @@ std::vector<std::string> to_fields(const NetworkRow& r) {
 
 namespace {
 
+std::string str_of(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 /// Typed access to one row of a RawDataset with errors naming file, line and column.
 class RowView {
  public:
@@ -126,11 +132,16 @@ class RowView {
     if (s.empty()) return std::nullopt;
     return parse_double(s, where(col));
   }
-  /// A measured quantity (time, energy, power, bytes): empty, or a finite number above zero.
-  std::optional<double> measured(std::string_view col) const {
+  /// A measured quantity (time, energy, power, bytes): empty, or a finite number of at least `min`
+  /// (1e-30 by default: a denormal such as 1e-320 is no measurement, and its ratio to a prediction
+  /// underflows to zero, whose log a learner cannot take).
+  std::optional<double> measured(std::string_view col, double min = 1e-30) const {
     auto v = num(col);
     if (v && !(std::isfinite(*v) && *v > 0))
       throw InputError(where(col) + ": '" + str(col) + "' is not a measurement (a positive number, or empty)");
+    if (v && *v < min)
+      throw InputError(where(col) + ": '" + str(col) + "' is below " + (min == 1 ? std::string("one") : str_of(min)) +
+                       "; no measurement is that small (check the unit)");
     return v;
   }
   std::optional<int64_t> integer(std::string_view col) const {
@@ -245,7 +256,7 @@ std::vector<NetworkRow> network_rows(const RawDataset& d) {
     r.energy_mj = v.measured("energy_mj");
     r.power_w = v.measured("power_w");
     r.power_source = v.str("power_source");
-    r.peak_memory_bytes = v.measured("peak_memory_bytes");
+    r.peak_memory_bytes = v.measured("peak_memory_bytes", 1);
     r.notes = v.str("notes");
     // An 'ok' row is a measurement: it needs at least one measured target. Memory-only rows
     // (training peak memory) and energy/power-only rows are valid; each consumer filters the

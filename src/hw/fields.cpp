@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/util/strings.hpp"
 
 namespace perfpred::hw_detail {
@@ -97,9 +98,19 @@ const Field* find_field(std::string_view name) {
 
 namespace {
 
+// No GPU field is near these: a value past them (a rate of 5e-324 TFLOP/s, 1e17 GB of memory) is a typo,
+// and would make every derived time, energy and plot axis span hundreds of decades.
+constexpr double k_min_positive_value = 1e-6;
+constexpr double k_max_field_value = 1e9;
+
 void check_rule(const Field& f, double v, const std::string& where) {
   if (f.rule == Rule::positive && !(v > 0))
     throw InputError(where + ": field '" + f.name + "' must be greater than 0, got " + fmt(v));
+  if (v > k_max_field_value)
+    throw InputError(where + ": field '" + f.name + "' is " + fmt(v) + ", over the limit of " + fmt(k_max_field_value));
+  if (v > 0 && v < k_min_positive_value)
+    throw InputError(where + ": field '" + f.name + "' is " + fmt(v) + ", below the smallest value a device has (" +
+                     fmt(k_min_positive_value) + "); use 0 when the device lacks the path");
   if (f.rule == Rule::non_negative && v < 0)
     throw InputError(where + ": field '" + f.name + "' must not be negative, got " + fmt(v) +
                      " (use 0 when the device lacks the path)");
@@ -112,32 +123,32 @@ void read_field(const nlohmann::json& j, const Field& f, GpuSpec& s, const std::
   if (j.is_null()) throw InputError(w + " is null; give a value or leave the key out");
   switch (f.kind) {
     case FieldKind::text:
-      if (!j.is_string()) throw InputError(w + " must be a string, got " + j.dump());
+      if (!j.is_string()) throw InputError(w + " must be a string, got " + json_excerpt(j));
       if (f.rule == Rule::non_empty && j.get<std::string>().empty()) throw InputError(w + " must not be empty");
       s.*f.text = j.get<std::string>();
       return;
     case FieldKind::boolean:
-      if (!j.is_boolean()) throw InputError(w + " must be true or false, got " + j.dump());
+      if (!j.is_boolean()) throw InputError(w + " must be true or false, got " + json_excerpt(j));
       s.*f.boolean = j.get<bool>();
       return;
     case FieldKind::text_list:
       if (!j.is_array()) throw InputError(w + " must be a list of strings");
       (s.*f.list).clear();
       for (const auto& e : j) {
-        if (!e.is_string()) throw InputError(w + " must be a list of strings, got element " + e.dump());
+        if (!e.is_string()) throw InputError(w + " must be a list of strings, got element " + json_excerpt(e));
         (s.*f.list).push_back(e.get<std::string>());
       }
       return;
     case FieldKind::integer:
     case FieldKind::number: {
       if (!j.is_number())
-        throw InputError(w + " must be a finite number, got " + j.dump() +
+        throw InputError(w + " must be a finite number, got " + json_excerpt(j) +
                          (j.is_string() ? " (write numbers without quotes; NaN is not accepted)" : ""));
       double v = j.get<double>();
       if (!std::isfinite(v)) throw InputError(w + " must be a finite number, got " + fmt(v));
       check_rule(f, v, where);
       if (f.kind == FieldKind::integer) {
-        if (v != std::floor(v) || std::abs(v) > 2e9) throw InputError(w + " must be a whole number, got " + j.dump());
+        if (v != std::floor(v) || std::abs(v) > 2e9) throw InputError(w + " must be a whole number, got " + json_excerpt(j));
         s.*f.integer = static_cast<int>(v);
       } else {
         s.*f.number = v;

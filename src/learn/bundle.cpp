@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/util/paths.hpp"
 
 namespace perfpred::learn {
@@ -275,7 +276,7 @@ void save_bundle(const Bundle& b, const std::filesystem::path& path) {
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(path.string() + ": cannot write the bundle (does the directory exist?)");
-    out << to_json(b).dump(1) << "\n";
+    out << dump_json(to_json(b), 1) << "\n";
     if (!out) throw InputError(path.string() + ": writing the bundle failed (disk full?)");
   }
   std::error_code ec;
@@ -315,12 +316,8 @@ Bundle load_bundle(const std::filesystem::path& path) {
     pos = end + 1;
   }
   small.append(text, pos, std::string::npos);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(small);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path.string() + ": not valid JSON (" + e.what() + "); pass a bundle written by `perfpred train`");
-  }
+  std::istringstream small_in(small);
+  const nlohmann::json j = parse_json(small_in, path.string() + " (pass a bundle written by `perfpred train`)");
   struct Lifted {
     explicit Lifted(const std::vector<std::string_view>* b) { t_lifted_blobs = b; }
     ~Lifted() { t_lifted_blobs = nullptr; }

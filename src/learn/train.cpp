@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 
@@ -28,6 +29,9 @@ xgb::TrainParams params_of(const TrainOptions& o) {
 
 // Fit on (x, y) and report the in-sample mean APE of exp(prediction) against exp(label).
 BoosterBlob fit(const xgb::DenseMatrix& x, const std::vector<float>& y, const TrainOptions& o) {
+  // XGBoost rejects a non-finite label with a multi-line stack trace; the callers name the row first.
+  for (float v : y)
+    if (!std::isfinite(v)) throw InputError("training: a label log(measured / analytical) is not finite");
   auto booster = xgb::Booster::train(x, y, params_of(o));
   const auto pred = booster.predict(x);
   double sum = 0;
@@ -40,6 +44,12 @@ BoosterBlob fit(const xgb::DenseMatrix& x, const std::vector<float>& y, const Tr
 }
 
 bool usable(double v) { return std::isfinite(v) && v > 0; }
+
+std::string g3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
 
 // Set the dropped columns of a row-major matrix to missing.
 void mask_columns(xgb::DenseMatrix& x, const std::vector<size_t>& cols) {
@@ -211,7 +221,12 @@ void train_network_model(const std::vector<NetworkSample>& samples, Target t, co
   for (size_t r = 0; r < idx.size(); ++r) {
     const auto& s = samples[idx[r]];
     network_features(s.prediction, s.gpu, s.opts, x.values.data() + r * nf);
-    y[r] = static_cast<float>(std::log(s.measured / analytical_value(s.prediction, t)));
+    const double analytical = analytical_value(s.prediction, t);
+    y[r] = static_cast<float>(std::log(s.measured / analytical));
+    if (!std::isfinite(y[r]))
+      throw InputError("training: a measured " + to_string(t) + " of " + g3(s.measured) + " (" + g3(analytical) +
+                       " predicted) on " + s.gpu.id +
+                       " is too far from any prediction to learn from; check that row's unit");
   }
   mask_columns(x, dropped_columns(network_feature_names(), opts.drop_features));
   out.network_model = fit(x, y, opts);

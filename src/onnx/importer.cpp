@@ -33,6 +33,7 @@
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
 #include "control_flow.hpp"
+#include "limits.hpp"
 #include "shape_rules.hpp"
 
 namespace perfpred::onnx_import {
@@ -279,18 +280,21 @@ class Importer {
 
   void steps(const std::string& model_name) {
     if (!m_model.has_graph()) throw InputError("not an ONNX model (no graph); is the file an .onnx ModelProto?");
+    detail::check_model_limits(m_model);  // before anything walks the model, its subgraphs included
     if (!m_probe) expand_control_flow();
     read_header(model_name);
     if (!m_probe) check_subgraphs();
     read_initializers();
     read_inputs();
     read_nodes();
+    detail::check_schemas(m_model.graph(), m_g);
     classify_inputs();
     resolve_inputs();
     sort_nodes();
     mark_outputs();
     infer();
     finish();
+    detail::check_tensor_limits(m_g);
   }
 
   // ---- control flow (control_flow.cpp rewrites the proto; the decisions are made here) ----------
@@ -492,7 +496,9 @@ class Importer {
 
   onnx::GraphProto& graph() { return *m_model.mutable_graph(); }
 
-  std::string node_label(const Node& n) const { return "node '" + n.name + "' (" + n.op + ")"; }
+  std::string node_label(const Node& n) const {
+    return "node '" + printable(n.name, 120) + "' (" + printable(n.op, 120) + ")";
+  }
 
   void read_header(const std::string& model_name) {
     m_g.model_name = model_name.empty() ? m_model.graph().name() : model_name;

@@ -21,6 +21,8 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
+constexpr size_t k_max_name_bytes = 120;  // of a node or tensor name quoted in an error
+
 std::string dims_str(const Shape& s) {
   std::string r = "[";
   for (size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + (s[i] < 0 ? std::string("?") : std::to_string(s[i]));
@@ -38,7 +40,8 @@ class Check {
   Check(const Graph& g, const Node& n) : m_g(g), m_n(n) {}
 
   [[noreturn]] void fail(const std::string& msg) const {
-    throw InputError("node '" + m_n.name + "' (" + m_n.op + "): " + msg);
+    throw InputError("node '" + printable(m_n.name, k_max_name_bytes) + "' (" + printable(m_n.op, k_max_name_bytes) +
+                     "): " + msg);
   }
 
   /// Input i when present and shaped (rank known), else nullptr.
@@ -50,7 +53,7 @@ class Check {
   std::string in_desc(size_t i) const {
     const Tensor* t = m_g.input(m_n, i);
     if (!t) return "input " + std::to_string(i);
-    return "input '" + t->name + "' " + (t->has_shape ? dims_str(t->shape) : std::string("(unshaped)"));
+    return "input '" + printable(t->name, k_max_name_bytes) + "' " + (t->has_shape ? dims_str(t->shape) : std::string("(unshaped)"));
   }
 
   const std::vector<int64_t>* ints(const std::string& key) const {
@@ -129,7 +132,7 @@ const std::unordered_set<std::string> k_checked_ops = [] {
                          "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
                          "Expand", "Range", "Flatten", "Softmax", "LogSoftmax", "Hardmax", "LayerNormalization",
                          "Gather", "GatherElements", "ScatterElements", "ArgMax", "ArgMin", "CumSum", "TopK", "OneHot",
-                         "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN"})
+                         "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN", "STFT"})
     s.insert(op);
   return s;
 }();
@@ -565,7 +568,9 @@ void check_pad(const Check& c, int64_t opset) {
 }  // namespace
 
 void validate_node(const Graph& g, const Node& n) {
-  if (!n.domain.empty() && n.domain != "ai.onnx") return;
+  // com.microsoft ops that share a default-domain name get the default shape rules (infer_node), so
+  // they get the same checks: a Flatten axis of 2^31 or a blocksize of 0 is as wrong there.
+  if (!n.domain.empty() && n.domain != "ai.onnx" && n.domain != "com.microsoft") return;
   const std::string& op = n.op;
   if (!k_checked_ops.count(op)) return;
   const Check c(g, n);
@@ -619,6 +624,13 @@ void validate_node(const Graph& g, const Node& n) {
     if (auto bad = broadcast_conflict(x->shape, *sv))
       c.fail(c.in_desc(0) + " does not broadcast to shape " + ints_str(*sv) + " (" + std::to_string(bad->first) + " vs " +
              std::to_string(bad->second) + ")");
+    return;
+  }
+  if (op == "STFT") {
+    // ONNX's STFT inference reads the first value of these constants without checking there is one.
+    for (size_t slot : {size_t{1}, size_t{3}})
+      if (const Tensor* t = c.shaped(slot); t && !t->shape.empty())
+        c.fail(c.in_desc(slot) + " must be a scalar (" + (slot == 1 ? "frame_step" : "frame_length") + ")");
     return;
   }
   if (op == "Range") {

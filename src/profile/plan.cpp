@@ -73,7 +73,7 @@ class Params {
       return *def;
     }
     if (!it->second.is_number_integer())
-      throw InputError(m_where + ": '" + k + "' must be an integer, got " + it->second.dump());
+      throw InputError(m_where + ": '" + k + "' must be an integer, got " + json_excerpt(it->second));
     int64_t v = it->second.get<int64_t>();
     if (v < min) throw InputError(m_where + ": '" + k + "' = " + std::to_string(v) + " must be >= " + std::to_string(min));
     return v;

@@ -44,7 +44,11 @@ std::string truncate(const std::string& s, size_t n) {
 // Nice tick values on a log10 axis between lo and hi (powers of ten).
 std::vector<double> log_ticks(double lo, double hi) {
   std::vector<double> t;
-  for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi))); ++e) {
+  if (!(lo > 0) || !(hi >= lo) || !std::isfinite(hi)) return t;
+  // At most 40 decades: a wider axis comes from a broken device or model, and would be a page of ticks.
+  const int e0 = static_cast<int>(std::max(-300.0, std::floor(std::log10(lo))));
+  const int e1 = std::min(e0 + 40, static_cast<int>(std::min(300.0, std::ceil(std::log10(hi)))));
+  for (int e = e0; e <= e1; ++e) {
     double v = std::pow(10.0, e);
     if (v >= lo * 0.999 && v <= hi * 1.001) t.push_back(v);
   }
@@ -64,7 +68,8 @@ std::vector<double> linear_ticks(double hi, int n) {
       break;
     }
   }
-  for (double v = 0; v <= hi * 1.0001; v += step) t.push_back(v);
+  if (!std::isfinite(hi) || !(step > 0)) return {0};
+  for (int i = 0; i <= 4 * n && i * step <= hi * 1.0001; ++i) t.push_back(i * step);
   return t;
 }
 

@@ -25,6 +25,8 @@ struct SweepAxis {
   double start = 0;
   double stop = 0;
   double step = 0;
+  /// How many values values() holds, computed without making them (SIZE_MAX when past 2^63).
+  size_t count() const;
   /// START, START+STEP, ... <= STOP (with a 1e-9 relative tolerance).
   std::vector<double> values() const;
 };

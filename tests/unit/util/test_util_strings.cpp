@@ -39,3 +39,20 @@ TEST(Strings, AlnumTokensLowerCaseRuns) {
   EXPECT_EQ(alnum_tokens("  --  "), std::vector<std::string>{});
   EXPECT_EQ(alnum_tokens("MIG 3g.20gb"), (std::vector<std::string>{"mig", "3g", "20gb"}));
 }
+
+TEST(Strings, PrintableEscapesControlAndInvalidUtf8) {
+  EXPECT_EQ(printable("a\nb\tc"), "a\\nb\\tc");
+  EXPECT_EQ(printable("x\xff" "y"), "x\\xffy");
+  EXPECT_EQ(printable("\xc3\xa9t\xc3\xa9"), "\xc3\xa9t\xc3\xa9");      // valid UTF-8 is kept
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");            // a UTF-16 surrogate is not UTF-8
+  EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");                      // truncated sequence
+  const std::string cut = printable(std::string(5000, 'q'), 100);
+  EXPECT_EQ(cut.substr(0, 100), std::string(100, 'q'));
+  EXPECT_NE(cut.find("(5000 bytes)"), std::string::npos);
+  EXPECT_LT(cut.size(), 130u);
+}
+
+TEST(Strings, ValidUtf8ReplacesBadBytes) {
+  EXPECT_EQ(valid_utf8("ok"), "ok");
+  EXPECT_EQ(valid_utf8("a\x80" "b"), "a\xEF\xBF\xBD" "b");
+}

@@ -1,0 +1,38 @@
+#pragma once
+// What a model may ask for before perfpred (or ONNX's own shape inference, a vendor library that trusts
+// its input) works on it: limits on size, and each node's arity and required attributes against its
+// ONNX schema. Every error names the limit or the schema, so a user knows what to change.
+#include <cstdint>
+
+#include <onnx/onnx_pb.h>
+
+#include "perfpred/core/graph.hpp"
+
+namespace perfpred::onnx_import::detail {
+
+/// Nodes in one graph. The largest exported LLMs have about 10^5.
+inline constexpr int k_max_nodes = 1'000'000;
+/// Rank of any tensor (ONNX runtimes stop at 8 to 12 dims).
+inline constexpr int64_t k_max_rank = 64;
+/// Elements of any one tensor once shaped: 2^48 (256 T), far past any GPU's memory.
+inline constexpr int64_t k_max_tensor_elements = int64_t{1} << 48;
+/// Values in one list attribute (kernel_shape, pads, value_ints, ...).
+inline constexpr int k_max_attr_values = 1 << 20;
+/// Nesting of graphs inside node attributes (If/Loop/Scan bodies).
+inline constexpr int k_max_subgraph_depth = 16;
+
+/// Node count, ranks of declared types and initializers, attribute sizes and subgraph depth of the
+/// model, before any of it is read into a Graph. Throws InputError naming the limit.
+void check_model_limits(const onnx::ModelProto& model);
+
+/// Each node of the (not yet sorted) graph against the ONNX schema of its op at the model's opset: the
+/// number of inputs and outputs, and the attributes it requires. com.microsoft ops that share a
+/// default-domain name take the default shape rules, so their arity is checked the same way. Ops ONNX
+/// does not know are left alone. `g.nodes[i]` must be the node read from `gp.node(i)`.
+void check_schemas(const onnx::GraphProto& gp, const Graph& g);
+
+/// Rank and element count of every shaped tensor after inference, against k_max_rank and
+/// k_max_tensor_elements.
+void check_tensor_limits(const Graph& g);
+
+}  // namespace perfpred::onnx_import::detail

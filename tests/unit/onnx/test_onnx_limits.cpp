@@ -1,0 +1,112 @@
+// Inputs found by fuzzing the importer (../shared/reliability/fuzz-findings), rebuilt here so the tests
+// need nothing outside the repository: each crashed perfpred (a signal inside our shape rules or inside
+// ONNX's shape inference) and must now be one InputError line naming the model and the fault. Also the
+// limits on what a model may ask for (limits.hpp).
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "perfpred/onnx/importer.hpp"
+#include "perfpred/util/error.hpp"
+#include "proto_writer.hpp"
+
+using perfpred::Graph;
+using perfpred::InputError;
+namespace oi = perfpred::onnx_import;
+
+namespace {
+
+void expect_one_line_error(const std::function<void()>& f, std::initializer_list<std::string> fragments) {
+  try {
+    f();
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    for (const auto& frag : fragments) EXPECT_NE(msg.find(frag), std::string::npos) << "'" << frag << "' not in: " << msg;
+  }
+}
+
+void expect_bad_text(const std::string& header, const std::string& sig, const std::string& body,
+                     std::initializer_list<std::string> fragments) {
+  const std::string text = header + "\ng " + sig + " {\n" + body + "\n}\n";
+  expect_one_line_error([&] { oi::import_text(text); }, fragments);
+}
+
+const char* k_ms = "<ir_version: 8, opset_import: [\"\" : 13, \"com.microsoft\" : 1]>";
+const char* k_x4 = "(float[1, 8, 4, 4] x) => (float[?] y)";
+
+}  // namespace
+
+// com.microsoft ops that share a default-domain name took its shape rules without its attribute checks:
+// SIGSEGV, SIGFPE, heap corruption or a vector of 2^31 elements.
+TEST(OnnxLimits, MicrosoftDomainOpsGetTheDefaultChecks) {
+  expect_bad_text(k_ms, k_x4, "y = com.microsoft.Flatten <axis = 9> (x)", {"<text>", "(Flatten)", "'axis' = 9"});
+  expect_bad_text(k_ms, k_x4, "y = com.microsoft.Flatten <axis = 2147483648> (x)", {"(Flatten)", "2147483648"});
+  expect_bad_text(k_ms, "(float x) => (float[?] y)", "y = com.microsoft.Flatten <axis = 1> (x)", {"(Flatten)", "rank-0"});
+  expect_bad_text(k_ms, k_x4, "y = com.microsoft.LayerNormalization <axis = -9> (x)",
+                  {"(LayerNormalization)", "'axis' = -9"});
+  expect_bad_text(k_ms, k_x4, "y = com.microsoft.LayerNormalization <axis = -9223372036854775807> (x)",
+                  {"(LayerNormalization)", "out of range"});
+  expect_bad_text(k_ms, k_x4, "y = com.microsoft.DepthToSpace <blocksize = 0> (x)", {"(DepthToSpace)", "'blocksize' = 0"});
+  expect_bad_text(k_ms, k_x4, "y = com.microsoft.SpaceToDepth <blocksize = 0> (x)", {"(SpaceToDepth)", "'blocksize' = 0"});
+}
+
+// A node with fewer inputs than its schema takes (Where with none: SIGSEGV in infer_node), or without a
+// required attribute (Scan without a body: SIGSEGV inside ONNX's shape inference).
+TEST(OnnxLimits, ArityAndRequiredAttributesFollowTheSchema) {
+  pw::Graph where;
+  where.nodes = {pw::node("Where", {}, {"y"}, "w")};
+  where.outputs = {pw::value_info("y", 1, {2})};
+  expect_one_line_error([&] { oi::import_bytes(pw::model(where), "where0.onnx"); },
+                        {"where0.onnx: node 'w' (Where)", "0 inputs", "takes 3"});
+  for (int64_t opset : {9, 13}) {
+    pw::Graph scan;
+    scan.inputs = {pw::value_info("x", 1, {2, 3})};
+    scan.nodes = {pw::node("Scan", {"x"}, {"y"}, "s", pw::f_bytes(5, pw::f_bytes(1, "num_scan_inputs") + pw::f_int(3, 1) + pw::f_int(20, 2)))};
+    scan.outputs = {pw::value_info("y", 1, {2, 3})};
+    expect_one_line_error([&] { oi::import_bytes(pw::model(scan, opset), "scan.onnx"); },
+                          {"scan.onnx: node 's' (Scan)", "'body' is required"});
+  }
+}
+
+// ONNX's STFT inference reads element 0 of frame_step without checking there is one (SIGSEGV).
+TEST(OnnxLimits, StftFrameStepMustBeAScalar) {
+  pw::Graph g;
+  g.inputs = {pw::value_info("sig", 1, {1, 64, 1})};
+  g.initializers = {pw::tensor("step", 7, {0}, "")};
+  g.nodes = {pw::node("STFT", {"sig", "step"}, {"y"}, "stft")};
+  g.outputs = {pw::value_info("y", 1, {1, 1, 1, 2}, false)};
+  expect_one_line_error([&] { oi::import_bytes(pw::model(g, 17), "stft.onnx"); },
+                        {"stft.onnx: node 'stft' (STFT)", "'step'", "must be a scalar"});
+}
+
+// Names with newlines or invalid UTF-8 are quoted printably, and a long name is cut.
+TEST(OnnxLimits, NamesInErrorsArePrintableAndShort) {
+  pw::Graph g;
+  g.inputs = {pw::value_info("x", 1, {2})};
+  g.nodes = {pw::node("Add", {"x", "a\nb\xff" + std::string(5000, 'z')}, {"y"}, "n\nm")};
+  g.outputs = {pw::value_info("y", 1, {2})};
+  try {
+    oi::import_bytes(pw::model(g), "nl.onnx");
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_NE(msg.find("node 'n\\nm'"), std::string::npos) << msg;
+    EXPECT_LT(msg.size(), 600u) << msg;
+  }
+}
+
+TEST(OnnxLimits, RankAndElementLimitsAreNamed) {
+  pw::Graph g;
+  g.inputs = {pw::value_info("x", 1, std::vector<int64_t>(65, 1))};
+  g.nodes = {pw::node("Relu", {"x"}, {"y"}, "r")};
+  g.outputs = {pw::value_info("y", 1, {1})};
+  expect_one_line_error([&] { oi::import_bytes(pw::model(g), "rank.onnx"); }, {"rank.onnx", "rank 65", "limit of 64"});
+  pw::Graph big;
+  big.inputs = {pw::value_info("x", 1, {1 << 20, 1 << 20, 1 << 10})};
+  big.nodes = {pw::node("Relu", {"x"}, {"y"}, "r")};
+  big.outputs = {pw::value_info("y", 1, {1 << 20, 1 << 20, 1 << 10})};
+  expect_one_line_error([&] { oi::import_bytes(pw::model(big), "big.onnx"); }, {"big.onnx", "limit of 2^48"});
+}
