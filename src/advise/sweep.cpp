@@ -1,6 +1,10 @@
 #include "perfpred/advise/sweep.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <thread>
 #include <cmath>
 #include <set>
 
@@ -183,14 +187,15 @@ GpuSpec apply_sweep_point(const GpuSpec& base, const std::vector<std::string>& n
   // A swept device is hypothetical: a learned corrector must not treat it as the catalogued base.
   g.id = base.id + "~sweep";
   g.segment = "hypothetical";
-  // The point must be a device a spec file could describe (idle power at most TDP, ...).
-  std::string where = "--vary";
-  for (size_t i = 0; i < names.size(); ++i) where += (i ? ", " : " ") + names[i] + "=" + fmt(values[i]);
-  where += " on " + base.id;
+  // The point must be a device a spec file could describe (idle power at most TDP, ...). The label is
+  // built only for an error: formatting it for every point was a tenth of a sweep's time.
   try {
-    validate_gpu_spec(g, where);
+    validate_gpu_spec(g, "");
   } catch (const InputError& e) {
-    throw InputError(std::string(e.what()) + "; change the --vary range so every grid point is a valid GPU");
+    std::string where = "--vary";
+    for (size_t i = 0; i < names.size(); ++i) where += (i ? ", " : " ") + names[i] + "=" + fmt(values[i]);
+    where += " on " + base.id;
+    throw InputError(where + std::string(e.what()) + "; change the --vary range so every grid point is a valid GPU");
   }
   return g;
 }
@@ -207,8 +212,38 @@ size_t sweep_grid_size(const std::vector<SweepAxis>& axes, size_t max_points) {
   return n;
 }
 
+namespace {
+
+// Points [begin, end) of the grid, row-major with the last axis fastest, into res.points.
+void sweep_range(const AnalyzedModel& model, const GpuSpec& base, const std::vector<std::vector<double>>& vals,
+                 const PredictOptions& opts, const KernelCorrector* corrector, size_t begin, size_t end,
+                 SweepResult& res, std::atomic<size_t>& done) {
+  const size_t na = vals.size();
+  std::vector<size_t> idx(na, 0);
+  for (size_t a = na, rest = begin; a-- > 0;) {
+    idx[a] = rest % vals[a].size();
+    rest /= vals[a].size();
+  }
+  std::vector<double> point(na);
+  for (size_t n = begin; n < end; ++n) {
+    for (size_t a = 0; a < na; ++a) point[a] = vals[a][idx[a]];
+    GpuSpec g = apply_sweep_point(base, res.fields, point);
+    Prediction p = predict(model.graph, model.cost, g, opts, corrector);
+    res.points[n] = {point, p.latency_ms, p.throughput_samples_per_s, p.energy_mj, p.avg_power_w, p.peak_memory_bytes,
+                     p.fits};
+    for (size_t a = na; a-- > 0;) {
+      if (++idx[a] < vals[a].size()) break;
+      idx[a] = 0;
+    }
+    if ((n - begin) % 256 == 255) done += 256;
+  }
+}
+
+}  // namespace
+
 SweepResult run_sweep(const AnalyzedModel& model, const GpuSpec& base, const std::vector<SweepAxis>& axes,
-                      const PredictOptions& opts, const KernelCorrector* corrector, size_t max_points) {
+                      const PredictOptions& opts, const KernelCorrector* corrector, size_t max_points,
+                      const SweepProgress& progress) {
   if (axes.empty()) throw InputError("sweep: give at least one --vary FIELD=START:STOP:STEP");
   std::set<std::string> seen;
   for (const auto& a : axes)
@@ -221,21 +256,38 @@ SweepResult run_sweep(const AnalyzedModel& model, const GpuSpec& base, const std
     res.fields.push_back(a.field);
     vals.push_back(a.values());
   }
-  res.points.reserve(total);
-  std::vector<size_t> idx(axes.size(), 0);
-  std::vector<double> point(axes.size());
+  res.points.resize(total);
+  // Points are independent and predict() keeps its scratch per thread: large grids run on every core,
+  // each thread a contiguous block, so the rows keep their order. A learned corrector runs on one.
+  const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  const size_t workers = corrector || total < 4096 ? 1 : std::min<size_t>(hw, 16);
+  std::atomic<size_t> done{0}, finished{0};
+  std::vector<std::exception_ptr> errors(workers);
   auto t0 = std::chrono::steady_clock::now();
-  for (size_t n = 0; n < total; ++n) {
-    for (size_t a = 0; a < axes.size(); ++a) point[a] = vals[a][idx[a]];
-    GpuSpec g = apply_sweep_point(base, res.fields, point);
-    Prediction p = predict(model.graph, model.cost, g, opts, corrector);
-    res.points.push_back({point, p.latency_ms, p.throughput_samples_per_s, p.energy_mj, p.avg_power_w,
-                          p.peak_memory_bytes, p.fits});
-    for (size_t a = axes.size(); a-- > 0;) {
-      if (++idx[a] < vals[a].size()) break;
-      idx[a] = 0;
-    }
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w) {
+    const size_t b = total * w / workers, e = total * (w + 1) / workers;
+    auto body = [&, w, b, e] {
+      try {
+        sweep_range(model, base, vals, opts, corrector, b, e, res, done);
+      } catch (...) {
+        errors[w] = std::current_exception();
+      }
+      ++finished;
+    };
+    if (workers == 1 && !progress) body();
+    else pool.emplace_back(body);
   }
+  while (progress && finished.load() < pool.size()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (finished.load() < pool.size())
+      progress(std::min(done.load(), total), total,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  for (auto& t : pool) t.join();
+  // The first failing point in grid order is the one reported, whatever thread found it.
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
   res.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.points_per_second = res.elapsed_s > 0 ? static_cast<double>(total) / res.elapsed_s : 0;
   return res;

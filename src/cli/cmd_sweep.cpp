@@ -4,6 +4,8 @@
 
 #include <iostream>
 
+#include <unistd.h>
+
 #include "advise_support.hpp"
 #include "perfpred/advise/sweep.hpp"
 #include "perfpred/hw/catalog.hpp"
@@ -13,6 +15,30 @@
 namespace perfpred::cli {
 
 using namespace perfpred::report;
+
+namespace {
+
+// Progress of a long sweep on stderr: a line rewritten in place on a terminal, else a line every 5 s.
+// Short sweeps (done within 2 s) print nothing.
+struct ProgressPrinter {
+  bool tty = ::isatty(2) != 0;
+  bool printed = false;
+  double last = 0;
+  void operator()(size_t done, size_t total, double s) {
+    if (s < 2 || (!tty && s - last < 5)) return;
+    last = s;
+    printed = true;
+    const double left = done > 0 ? s * static_cast<double>(total - done) / static_cast<double>(done) : 0;
+    std::cerr << (tty ? "\r" : "") << "perfpred: sweep: " << done << " / " << total << " points ("
+              << fmt_fixed(100.0 * static_cast<double>(done) / static_cast<double>(total), 0) << "%), about "
+              << fmt_fixed(left, 0) << " s left" << (tty ? "   " : "\n") << std::flush;
+  }
+  ~ProgressPrinter() {
+    if (tty && printed) std::cerr << "\n";
+  }
+};
+
+}  // namespace
 
 int run_sweep(const SweepCliOptions& o) {
   if (o.csv && o.json) throw InputError("give --csv or --json, not both");
@@ -28,7 +54,11 @@ int run_sweep(const SweepCliOptions& o) {
   const auto cf = support::control_flow(o);
   auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, &cf);
   popts.batch = model->batch;  // an --input-shape or a fixed export decides the batch
-  auto res = advise::run_sweep(*model, base, axes, popts, corr.get(), static_cast<size_t>(o.max_points));
+  auto res = [&] {
+    ProgressPrinter progress;  // its last line ends before the result is printed
+    return advise::run_sweep(*model, base, axes, popts, corr.get(), static_cast<size_t>(o.max_points),
+                             [&](size_t d, size_t t, double s) { progress(d, t, s); });
+  }();
   const std::string rate = std::to_string(res.points.size()) + " points in " + fmt_fixed(res.elapsed_s, 3) + " s (" +
                            fmt_fixed(res.points_per_second, 0) + " points/s)";
   std::vector<std::string> cols = res.fields;

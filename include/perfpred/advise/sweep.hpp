@@ -10,6 +10,7 @@
 /// When tdp_w varies and idle_power_w does not, idle power keeps the base's share of TDP (as a spec
 /// file with "base" does). Every grid point is checked like a spec file (validate_gpu_spec): a point
 /// with idle_power_w above tdp_w is an InputError naming the fields and values, before any output.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -63,9 +64,13 @@ struct SweepResult {
   double points_per_second = 0;
 };
 
-/// Run the grid. Duplicate fields are an InputError.
+/// Called about every 200 ms of a running sweep with the points done, the total and the seconds spent.
+using SweepProgress = std::function<void(size_t done, size_t total, double elapsed_s)>;
+
+/// Run the grid. Duplicate fields are an InputError. Grids of 4096 points or more run on every core
+/// (without a corrector); `progress`, when set, is called from this thread while they run.
 SweepResult run_sweep(const AnalyzedModel& model, const GpuSpec& base, const std::vector<SweepAxis>& axes,
                       const PredictOptions& opts, const KernelCorrector* corrector = nullptr,
-                      size_t max_points = 1000000);
+                      size_t max_points = 1000000, const SweepProgress& progress = {});
 
 }  // namespace perfpred::advise
