@@ -214,10 +214,22 @@ size_t sweep_grid_size(const std::vector<SweepAxis>& axes, size_t max_points) {
 
 namespace {
 
-// Points [begin, end) of the grid, row-major with the last axis fastest, into res.points.
+// What the memory estimate depends on besides the graph and the options: a point that matches the
+// first one here has its memory (the liveness walk, half of a point's time) and only its capacity differs.
+struct MemoryKey {
+  std::string segment;
+  bool tf32 = false, precision_cores = false;
+  MemoryKey(const GpuSpec& g, const PredictOptions& o)
+      : segment(g.segment), tf32(g.uses_tensor_cores(Precision::tf32)), precision_cores(g.uses_tensor_cores(o.precision)) {}
+  bool operator==(const MemoryKey&) const = default;
+};
+
+// Points [begin, end) of the grid, row-major with the last axis fastest, into res.points. `first` is
+// the memory estimate of point 0 on `first_key`.
 void sweep_range(const AnalyzedModel& model, const GpuSpec& base, const std::vector<std::vector<double>>& vals,
                  const PredictOptions& opts, const KernelCorrector* corrector, size_t begin, size_t end,
-                 SweepResult& res, std::atomic<size_t>& done) {
+                 const MemoryBreakdown& first, const MemoryKey& first_key, SweepResult& res,
+                 std::atomic<size_t>& done) {
   const size_t na = vals.size();
   std::vector<size_t> idx(na, 0);
   for (size_t a = na, rest = begin; a-- > 0;) {
@@ -228,7 +240,9 @@ void sweep_range(const AnalyzedModel& model, const GpuSpec& base, const std::vec
   for (size_t n = begin; n < end; ++n) {
     for (size_t a = 0; a < na; ++a) point[a] = vals[a][idx[a]];
     GpuSpec g = apply_sweep_point(base, res.fields, point);
-    Prediction p = predict(model.graph, model.cost, g, opts, corrector);
+    PredictOptions o = opts;
+    if (MemoryKey(g, opts) == first_key) o.memory = &first;
+    Prediction p = predict(model.graph, model.cost, g, o, corrector);
     res.points[n] = {point, p.latency_ms, p.throughput_samples_per_s, p.energy_mj, p.avg_power_w, p.peak_memory_bytes,
                      p.fits};
     for (size_t a = na; a-- > 0;) {
@@ -257,6 +271,12 @@ SweepResult run_sweep(const AnalyzedModel& model, const GpuSpec& base, const std
     vals.push_back(a.values());
   }
   res.points.resize(total);
+  // Point 0 alone first: its error, if any, is the one to report, and its memory estimate is reused.
+  std::vector<double> point0;
+  for (const auto& v : vals) point0.push_back(v[0]);
+  const GpuSpec g0 = apply_sweep_point(base, res.fields, point0);
+  const MemoryBreakdown memory0 = predict(model.graph, model.cost, g0, opts, corrector).memory;
+  const MemoryKey key0(g0, opts);
   // Points are independent and predict() keeps its scratch per thread: large grids run on every core,
   // each thread a contiguous block, so the rows keep their order. A learned corrector runs on one.
   const size_t hw = std::max(1u, std::thread::hardware_concurrency());
@@ -269,7 +289,7 @@ SweepResult run_sweep(const AnalyzedModel& model, const GpuSpec& base, const std
     const size_t b = total * w / workers, e = total * (w + 1) / workers;
     auto body = [&, w, b, e] {
       try {
-        sweep_range(model, base, vals, opts, corrector, b, e, res, done);
+        sweep_range(model, base, vals, opts, corrector, b, e, memory0, key0, res, done);
       } catch (...) {
         errors[w] = std::current_exception();
       }

@@ -630,7 +630,7 @@ class Importer {
         if (n.inputs[static_cast<size_t>(k)] == -1) continue;
         int id = m_g.find_tensor(np.input(k));
         if (id < 0)
-          throw InputError(node_label(n) + ": input '" + np.input(k) +
+          throw InputError(node_label(n) + ": input '" + printable(np.input(k), 120) +
                            "' is not produced by any node and is neither a graph input nor an initializer");
         n.inputs[static_cast<size_t>(k)] = id;
         m_consumers[np.input(k)].push_back({static_cast<int>(i), static_cast<size_t>(k)});
@@ -1034,7 +1034,7 @@ class Importer {
   void mark_outputs() {
     for (const auto& vi : m_model.graph().output()) {
       int id = m_g.find_tensor(vi.name());
-      if (id < 0) throw InputError("graph output '" + vi.name() + "' is not produced by any node or input");
+      if (id < 0) throw InputError("graph output '" + printable(vi.name(), 120) + "' is not produced by any node or input");
       m_g.tensors[static_cast<size_t>(id)].is_graph_output = true;
       m_g.outputs.push_back(id);
     }

@@ -246,7 +246,7 @@ void build_layers(const Graph& g, const detail::Plan& plan, Prediction& p) {
 /// Peak memory and whether it fits, with the notes that go with the device.
 void size_memory(const Graph& g, const GraphCost& cost, const detail::Plan& plan, const GpuSpec& gpu,
                  const PredictOptions& opts, Prediction& p) {
-  p.memory = detail::estimate_memory(g, cost, plan, gpu, opts);
+  p.memory = opts.memory ? *opts.memory : detail::estimate_memory(g, cost, plan, gpu, opts);
   p.peak_memory_bytes = p.memory.weights_bytes + p.memory.activations_bytes + p.memory.optimizer_state_bytes +
                         p.memory.workspace_bytes + p.memory.context_bytes;
   const double capacity = gpu.memory_bytes();

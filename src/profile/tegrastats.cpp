@@ -54,7 +54,7 @@ RailSample interpolate(const std::pair<double, RailSample>& a, const std::pair<d
   double w = (t - a.first) / (b.first - a.first);
   RailSample s;
   for (const auto& [name, va] : a.second.power_mw) {
-    auto it = std::find_if(b.second.power_mw.begin(), b.second.power_mw.end(), [&](const auto& p) { return p.first == name; });
+    auto it = std::find_if(b.second.power_mw.begin(), b.second.power_mw.end(), [&key = name](const auto& p) { return p.first == key; });
     s.power_mw.emplace_back(name, it == b.second.power_mw.end() ? va : va + w * (it->second - va));
   }
   return s;

@@ -25,6 +25,10 @@ struct PredictOptions {
   /// Fill Prediction::kernels and Prediction::layers. False gives totals only (sweeps over many
   /// graphs/GPUs: no per-kernel strings are built).
   bool detail = true;
+  /// The memory estimate of this graph under these options from an earlier prediction on a device of
+  /// the same segment and tensor-core paths; predict() then skips the liveness walk, which does not
+  /// depend on rates, bandwidth or capacity (run_sweep passes its first point's). Null: estimate.
+  const struct MemoryBreakdown* memory = nullptr;
 };
 
 /// What limits a kernel.

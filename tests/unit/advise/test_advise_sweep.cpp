@@ -145,3 +145,69 @@ TEST(SweepSpeed, ThousandsOfPointsPerSecond) {
   EXPECT_GT(r.points_per_second, 200) << r.points_per_second;
   std::printf("sweep: %zu points, %.0f points/s\n", r.points.size(), r.points_per_second);
 }
+
+// Fuzz findings: a one-point grid whose value is past a double's step precision (1e17 + 1 == 1e17) was
+// expanded by adding STEP until STOP and filled memory; an integer field of 1e308 did the same.
+TEST(SweepAxis, HugeValuesAreCountedNotEnumerated) {
+  auto a = parse_sweep_axis("memory_gb=1e17:1e17:1");
+  EXPECT_EQ(a.count(), 1u);
+  EXPECT_EQ(a.values(), (std::vector<double>{1e17}));
+  EXPECT_EQ(parse_sweep_axis("sm_count=1:1000000:1").count(), 1000000u);
+  EXPECT_EQ(parse_sweep_axis("boost_clock_mhz=0.1:0.3:0.1").count(), 3u);
+  try {
+    parse_sweep_axis("memory_gb=1e17:2e17:1");
+    ADD_FAILURE() << "a step below the precision of START parsed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("precision"), std::string::npos) << e.what();
+  }
+  try {
+    parse_sweep_axis("max_threads_per_sm=1e308:1e308:1");
+    ADD_FAILURE() << "an integer field of 1e308 parsed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("at most"), std::string::npos) << e.what();
+  }
+  // Sized without being made: a 10^12-point grid is refused at once.
+  EXPECT_THROW(sweep_grid_size({parse_sweep_axis("memory_gb=1:1000000000000:1")}, 1000000), InputError);
+}
+
+// The sweep reuses its first point's memory estimate where the device segment and tensor-core paths
+// match; every point must still equal a prediction of its own, including points where those change.
+TEST(SweepGrid, PointsEqualTheirOwnPredictions) {
+  auto model = test::analysed_text(test::cnn_text(32, 32), 4);
+  PredictOptions o;
+  o.batch = 4;
+  o.detail = false;
+  const GpuSpec t4 = GpuCatalog::instance().resolve("t4");  // no tf32 tensor path until one is given
+  for (Mode mode : {Mode::inference, Mode::training}) {
+    o.mode = mode;
+    std::vector<SweepAxis> axes = {parse_sweep_axis("sm_count=20:100:40"), parse_sweep_axis("memory_gb=0.001:16:8"),
+                                   parse_sweep_axis("tensor_tf32_tflops=1:9:8")};
+    auto r = run_sweep(*model, t4, axes, o);
+    ASSERT_EQ(r.points.size(), 3u * 2u * 2u);
+    for (const auto& pt : r.points) {
+      const GpuSpec g = apply_sweep_point(t4, r.fields, pt.values);
+      const Prediction p = predict(model->graph, model->cost, g, o);
+      EXPECT_EQ(pt.peak_memory_bytes, p.peak_memory_bytes);
+      EXPECT_EQ(pt.fits, p.fits);
+      EXPECT_EQ(pt.latency_ms, p.latency_ms);
+      EXPECT_EQ(pt.energy_mj, p.energy_mj);
+    }
+  }
+}
+
+// Large grids run on several threads: the rows keep grid order and equal a one-thread run.
+TEST(SweepGrid, ThreadedGridKeepsOrder) {
+  auto model = test::analysed_text(test::cnn_text(16, 16), 1);
+  PredictOptions o;
+  o.detail = false;
+  const GpuSpec base = GpuCatalog::instance().resolve("a100-sxm4-40gb");
+  std::vector<SweepAxis> axes = {parse_sweep_axis("sm_count=1:5000:1")};
+  size_t calls = 0;
+  auto r = run_sweep(*model, base, axes, o, nullptr, 1000000, [&](size_t, size_t, double) { ++calls; });
+  ASSERT_EQ(r.points.size(), 5000u);
+  for (size_t i = 0; i < r.points.size(); i += 499) {
+    EXPECT_EQ(r.points[i].values[0], static_cast<double>(i + 1));
+    const Prediction p = predict(model->graph, model->cost, apply_sweep_point(base, r.fields, r.points[i].values), o);
+    EXPECT_EQ(r.points[i].latency_ms, p.latency_ms);
+  }
+}

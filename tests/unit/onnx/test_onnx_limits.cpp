@@ -81,11 +81,11 @@ TEST(OnnxLimits, StftFrameStepMustBeAScalar) {
                         {"stft.onnx: node 'stft' (STFT)", "'step'", "must be a scalar"});
 }
 
-// Names with newlines or invalid UTF-8 are quoted printably, and a long name is cut.
+// Names with newlines are quoted printably and a long name is cut; a name that is not UTF-8 is refused.
 TEST(OnnxLimits, NamesInErrorsArePrintableAndShort) {
   pw::Graph g;
   g.inputs = {pw::value_info("x", 1, {2})};
-  g.nodes = {pw::node("Add", {"x", "a\nb\xff" + std::string(5000, 'z')}, {"y"}, "n\nm")};
+  g.nodes = {pw::node("Add", {"x", "a\nb" + std::string(5000, 'z')}, {"y"}, "n\nm")};
   g.outputs = {pw::value_info("y", 1, {2})};
   try {
     oi::import_bytes(pw::model(g), "nl.onnx");
@@ -94,8 +94,14 @@ TEST(OnnxLimits, NamesInErrorsArePrintableAndShort) {
     const std::string msg = e.what();
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     EXPECT_NE(msg.find("node 'n\\nm'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("input 'a\\nbzzz"), std::string::npos) << msg;
     EXPECT_LT(msg.size(), 600u) << msg;
   }
+  pw::Graph u;
+  u.inputs = {pw::value_info("x\xff", 1, {2})};
+  u.nodes = {pw::node("Relu", {"x\xff"}, {"y"}, "r")};
+  u.outputs = {pw::value_info("y", 1, {2})};
+  expect_one_line_error([&] { oi::import_bytes(pw::model(u), "u.onnx"); }, {"u.onnx", "'x\\xff'", "not valid UTF-8"});
 }
 
 TEST(OnnxLimits, RankAndElementLimitsAreNamed) {
