@@ -2,6 +2,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "perfpred/dataset/dataset.hpp"
 #include "perfpred/util/error.hpp"
@@ -472,4 +474,26 @@ TEST(DatasetInfo, CountsByStatusGpuAndFamily) {
   EXPECT_EQ(i.synthetic_rows, 1);
   EXPECT_FALSE(i.has_sidecar);
   EXPECT_EQ(to_json(i)["by_op_family"]["conv"], 1);
+}
+
+// Fuzz finding: a denormal peak_memory_bytes (1e-320) reached XGBoost as a label of -inf, which
+// answered with a multi-line stack trace. Values too small to be measurements are refused by line.
+TEST(DatasetCsv, DenormalMeasurementsAreRefused) {
+  TempDir t;
+  auto path = t / "d.csv";
+  const std::string head =
+      "#perfpred network-dataset schema_version=1\n"
+      "id,status,gpu_id,precision,model,mode,batch,latency_ms,energy_mj,power_w,peak_memory_bytes\n";
+  for (const auto& [row, col] : std::vector<std::pair<std::string, std::string>>{
+           {"b,ok,a100,fp32,resnet50,inference,1,,,,1e-320", "peak_memory_bytes"},
+           {"b,ok,a100,fp32,resnet50,inference,1,,,,0.5", "peak_memory_bytes"},
+           {"b,ok,a100,fp32,resnet50,inference,1,1e-310,,,", "latency_ms"}}) {
+    spit(path, head + row + "\n");
+    try {
+      read_network_rows(path);
+      ADD_FAILURE() << "no error for " << row;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("d.csv:3: column '" + col + "'"), std::string::npos) << e.what();
+    }
+  }
 }

@@ -251,3 +251,17 @@ TEST(SpecFile, TdpHeuristicNearPublishedBoards) {
     EXPECT_NEAR(s.tdp_w, b.tdp, 0.11 * b.tdp) << b.arch;
   }
 }
+
+// Fuzz finding: fp32_tflops = 5e-324 made `report` build a plot axis of 300 decades (2.1 GB, 18 s).
+// Spec numbers stay within [1e-6, 1e9]; the error names the field.
+TEST(SpecFile, ValuesOutsideAnyDeviceAreRefused) {
+  auto tiny = minimal();
+  tiny["fp32_tflops"] = 5e-324;
+  EXPECT_NE(error_of(tiny).find("field 'fp32_tflops' is 4.94066e-324, below"), std::string::npos) << error_of(tiny);
+  auto huge = minimal();
+  huge["memory_gb"] = 1e17;
+  EXPECT_NE(error_of(huge).find("field 'memory_gb' is 1e+17, over the limit"), std::string::npos) << error_of(huge);
+  auto zero = minimal();
+  zero["fp64_tflops"] = 0;  // a missing path stays allowed
+  EXPECT_EQ(error_of(zero), "(no error)");
+}
