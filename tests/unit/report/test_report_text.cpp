@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include "perfpred/report/junit.hpp"
 #include "perfpred/report/text.hpp"
 #include "perfpred/util/error.hpp"
@@ -120,4 +125,29 @@ TEST(JUnit, WellFormedWithHostileNames) {
   // Deterministic: no timestamp or host name.
   EXPECT_EQ(x, junit_xml("perfpred budget b.json", cases));
   EXPECT_EQ(x.find("timestamp"), std::string::npos);
+}
+
+// fmt_exact starts its precision search at the shortest round-trip digit count: the output must be
+// what the full search from 6 digits gives, for any double.
+TEST(Format, ExactMatchesTheFullSearch) {
+  auto reference = [](double v) {
+    char buf[64];
+    for (int prec = 6; prec <= 17; ++prec) {
+      std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+      if (std::strtod(buf, nullptr) == v) break;
+    }
+    return std::string(buf);
+  };
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 200000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    double v;
+    if (i % 2) {
+      std::memcpy(&v, &x, sizeof v);  // any bit pattern
+      if (!std::isfinite(v)) continue;
+    } else {
+      v = static_cast<double>(x % 1000000007) / static_cast<double>(1 + x % 9973);  // ratios like latencies
+    }
+    ASSERT_EQ(fmt_exact(v), reference(v)) << i;
+  }
 }
