@@ -82,7 +82,7 @@ PY
     head -c 300 "$tmp/$name.err" | sed 's/^/  stderr: /'
     fail=1
   else
-    echo "ok: $name exit $rc in $(printf '%.1f' "$secs") s: $(head -c 160 "$tmp/$name.err")"
+    echo "ok: $name exit $rc in $(printf '%.1f' "$secs") s (${cpu_per_core} s CPU per core): $(tail -n 1 "$tmp/$name.err" | head -c 160)"
   fi
 done
 [ "$n" -gt 0 ] || { echo "FAIL: no findings in $findings"; exit 1; }
