@@ -627,10 +627,18 @@ void validate_node(const Graph& g, const Node& n) {
     return;
   }
   if (op == "STFT") {
-    // ONNX's STFT inference reads the first value of these constants without checking there is one.
-    for (size_t slot : {size_t{1}, size_t{3}})
+    // ONNX's STFT inference reads the value of frame_step (and frame_length when given) without checking
+    // that there is one: an empty initializer or a runtime input crashed it. perfpred needs both as
+    // constants to size the output anyway.
+    for (size_t slot : {size_t{1}, size_t{3}}) {
+      if (slot == 3 && !c.m_g.input(c.m_n, 3)) continue;
+      const char* what = slot == 1 ? "frame_step" : "frame_length";
       if (const Tensor* t = c.shaped(slot); t && !t->shape.empty())
-        c.fail(c.in_desc(slot) + " must be a scalar (" + (slot == 1 ? "frame_step" : "frame_length") + ")");
+        c.fail(c.in_desc(slot) + " must be a scalar (" + what + ")");
+      const auto v = c.const_ints(slot);
+      if (!v || v->size() != 1)
+        c.fail(std::string(what) + " " + c.in_desc(slot) + " must be a constant integer scalar; perfpred sizes the output from it");
+    }
     return;
   }
   if (op == "Range") {

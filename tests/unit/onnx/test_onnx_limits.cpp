@@ -116,3 +116,9 @@ TEST(OnnxLimits, RankAndElementLimitsAreNamed) {
   big.outputs = {pw::value_info("y", 1, {1 << 20, 1 << 20, 1 << 10})};
   expect_one_line_error([&] { oi::import_bytes(pw::model(big), "big.onnx"); }, {"big.onnx", "limit of 2^48"});
 }
+
+// Found by scripts/fuzz.sh: STFT whose frame_step is a graph input (no value) crashed ONNX's inference.
+TEST(OnnxLimits, StftFrameStepMustBeAConstant) {
+  const auto path = std::string(PERFPRED_SOURCE_ROOT) + "/tests/data/fuzz/stft-runtime-frame-step.onnx";
+  expect_one_line_error([&] { oi::import_file(path); }, {"stft-runtime-frame-step.onnx: node 'n0' (STFT)", "frame_step", "constant"});
+}
