@@ -14,8 +14,17 @@ namespace perfpred::cli {
 
 using namespace perfpred::report;
 
-int run_sweep(const SweepCliOptions& o) {
-  if (o.csv && o.json) throw InputError("give --csv or --json, not both");
+namespace {
+
+/// A grid of predictions with what its JSON, CSV and table show.
+struct SweepRun {
+  PredictOptions popts;
+  GpuSpec base;
+  std::string bundle_label;
+  advise::SweepResult res;
+};
+
+SweepRun compute_sweep(const SweepCliOptions& o) {
   if (o.vary.empty()) throw InputError("sweep needs at least one --vary FIELD=START:STOP:STEP (e.g. sm_count=40:160:20)");
   if (o.max_points < 1) throw InputError("--max-points must be at least 1");
   PredictOptions popts = support::predict_options(o);
@@ -29,36 +38,52 @@ int run_sweep(const SweepCliOptions& o) {
   auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, &cf);
   popts.batch = model->batch;  // an --input-shape or a fixed export decides the batch
   auto res = advise::run_sweep(*model, base, axes, popts, corr.get(), static_cast<size_t>(o.max_points));
+  return {popts, base, corr.label(), std::move(res)};
+}
+
+nlohmann::json sweep_json(const SweepCliOptions& o, const SweepRun& r) {
+  const auto& [popts, base, label, res] = r;
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& p : res.points) {
+    nlohmann::json row;
+    for (size_t i = 0; i < res.fields.size(); ++i) row[res.fields[i]] = p.values[i];
+    row["latency_ms"] = number_or_null(p.latency_ms);
+    row["throughput_samples_per_s"] = number_or_null(p.throughput_samples_per_s);
+    row["energy_mj"] = number_or_null(p.energy_mj);
+    row["avg_power_w"] = number_or_null(p.avg_power_w);
+    row["peak_memory_bytes"] = std::llround(p.peak_memory_bytes);  // whole bytes, as predict writes them
+    row["fits"] = p.fits;
+    pts.push_back(std::move(row));
+  }
+  return {{"schema_version", 1},
+          {"model", o.model},
+          {"base_gpu", device_brief_json(base)},
+          {"batch", popts.batch},
+          {"precision", to_string(popts.precision)},
+          {"mode", to_string(popts.mode)},
+          {"runtime", to_string(popts.runtime)},
+          {"model_bundle", label},
+          {"fields", res.fields},
+          {"points", pts},
+          {"elapsed_s", res.elapsed_s},
+          {"points_per_second", res.points_per_second}};
+}
+
+}  // namespace
+
+nlohmann::json sweep_document(const SweepCliOptions& o) { return sweep_json(o, compute_sweep(o)); }
+
+int run_sweep(const SweepCliOptions& o) {
+  if (o.csv && o.json) throw InputError("give --csv or --json, not both");
+  const SweepRun r = compute_sweep(o);
+  const auto& [popts, base, label, res] = r;
   const std::string rate = std::to_string(res.points.size()) + " points in " + fmt_fixed(res.elapsed_s, 3) + " s (" +
                            fmt_fixed(res.points_per_second, 0) + " points/s)";
   std::vector<std::string> cols = res.fields;
   for (const char* c : {"latency_ms", "throughput_samples_per_s", "energy_mj", "avg_power_w", "peak_memory_bytes", "fits"})
     cols.push_back(c);
   if (o.json) {
-    nlohmann::json pts = nlohmann::json::array();
-    for (const auto& p : res.points) {
-      nlohmann::json row;
-      for (size_t i = 0; i < res.fields.size(); ++i) row[res.fields[i]] = p.values[i];
-      row["latency_ms"] = number_or_null(p.latency_ms);
-      row["throughput_samples_per_s"] = number_or_null(p.throughput_samples_per_s);
-      row["energy_mj"] = number_or_null(p.energy_mj);
-      row["avg_power_w"] = number_or_null(p.avg_power_w);
-      row["peak_memory_bytes"] = std::llround(p.peak_memory_bytes);  // whole bytes, as predict writes them
-      row["fits"] = p.fits;
-      pts.push_back(std::move(row));
-    }
-    print_json({{"schema_version", 1},
-                {"model", o.model},
-                {"base_gpu", device_brief_json(base)},
-                {"batch", popts.batch},
-                {"precision", to_string(popts.precision)},
-                {"mode", to_string(popts.mode)},
-                {"runtime", to_string(popts.runtime)},
-                {"model_bundle", corr.label()},
-                {"fields", res.fields},
-                {"points", pts},
-                {"elapsed_s", res.elapsed_s},
-                {"points_per_second", res.points_per_second}});
+    print_json(sweep_json(o, r));
     std::cerr << "perfpred: sweep: " << rate << "\n";
     return 0;
   }
@@ -77,7 +102,7 @@ int run_sweep(const SweepCliOptions& o) {
     return 0;
   }
   std::cout << "Sweep of " << o.model << " around " << base.id << " (batch " << popts.batch << ", "
-            << to_string(popts.precision) << ", " << to_string(popts.mode) << ", predictor " << corr.label() << ")\n\n";
+            << to_string(popts.precision) << ", " << to_string(popts.mode) << ", predictor " << label << ")\n\n";
   std::vector<std::string> head = res.fields;
   for (const char* c : {"latency", "samples/s", "energy", "power", "peak mem", "fits"}) head.push_back(c);
   TextTable t(head, std::vector<bool>(head.size(), true));
