@@ -48,18 +48,8 @@ void bind_choices(py::class_<T, cli::PredictChoices>& c) {
   c.def(py::init<>());
 }
 
-}  // namespace
-
-PYBIND11_MODULE(_perfpred, m) {
-  m.doc() = "perfpred: predict latency, energy and memory of neural networks on GPUs (C++ extension)";
-  setup_logging();
-
-  // Error types keep the C++ message, the one line the CLI prints after "perfpred: error: ".
-  // Translators are tried last-registered first: the subclass UnsupportedOpError before InputError.
-  auto& input_error = py::register_exception<perfpred::InputError>(m, "InputError", PyExc_ValueError);
-  py::register_exception<perfpred::UnsupportedOpError>(m, "UnsupportedOpError", input_error.ptr());
-  py::register_exception<perfpred::InternalError>(m, "InternalError", PyExc_RuntimeError);
-
+/// The option structs of the commands, field for field (the Python package fills them from keywords).
+void bind_options(py::module_& m) {
   py::class_<cli::PredictCmdOptions>(m, "PredictOptions")
       .def(py::init<>())
       .def_readwrite("model", &cli::PredictCmdOptions::model)
@@ -115,7 +105,10 @@ PYBIND11_MODULE(_perfpred, m) {
       .def_readwrite("memory_headroom", &cli::MigCliOptions::memory_headroom)
       .def_readwrite("max_batch", &cli::MigCliOptions::max_batch)
       .def_readwrite("max_batch_limit", &cli::MigCliOptions::max_batch_limit);
+}
 
+/// One call per command, returning the JSON text the command prints with --json.
+void bind_commands(py::module_& m) {
   // The work runs without the GIL: other Python threads go on while a model is imported and costed.
   using release = py::call_guard<py::gil_scoped_release>;
   m.def(
@@ -139,5 +132,19 @@ PYBIND11_MODULE(_perfpred, m) {
   m.def(
       "device", [](const std::string& id) { return text(cli::device_document(id)); }, py::arg("id"), release(),
       "The JSON text `perfpred devices show ID --json` prints.");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_perfpred, m) {
+  m.doc() = "perfpred: predict latency, energy and memory of neural networks on GPUs (C++ extension)";
+  setup_logging();
+  // Error types keep the C++ message, the one line the CLI prints after "perfpred: error: ".
+  // Translators are tried last-registered first: the subclass UnsupportedOpError before InputError.
+  auto& input_error = py::register_exception<perfpred::InputError>(m, "InputError", PyExc_ValueError);
+  py::register_exception<perfpred::UnsupportedOpError>(m, "UnsupportedOpError", input_error.ptr());
+  py::register_exception<perfpred::InternalError>(m, "InternalError", PyExc_RuntimeError);
+  bind_options(m);
+  bind_commands(m);
   m.def("set_log_level", &set_log_level, py::arg("level"), "Level of perfpred's messages on stderr (default warning).");
 }
