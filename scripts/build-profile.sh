@@ -38,6 +38,7 @@ jobs=${PERFPRED_JOBS:-$(nproc)}
 t0=$(date +%s.%N)
 cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=${PERFPRED_BUILD_TYPE:-RelWithDebInfo} \
   -DCMAKE_CXX_COMPILER_LAUNCHER="$wrap" -DCMAKE_C_COMPILER_LAUNCHER="$wrap" -DCMAKE_CUDA_COMPILER_LAUNCHER="$wrap" \
+  -DCMAKE_CXX_LINKER_LAUNCHER="$wrap" \
   "$@" >"$dir/configure.log"
 t1=$(date +%s.%N)
 build_args=()
@@ -48,11 +49,9 @@ awk -F'\t' -v t0="$t0" -v t1="$t1" -v t2="$t2" -v j="$jobs" -v load="$(cut -d' '
   '{ c += $1; w += $2; n++ }
    END { printf "configure %.1f s, build %.1f s wall (-j%s); %d steps: %.1f CPU-s, %.1f s wall in them; load average now %s\n",
          t1 - t0, t2 - t1, j, n, c, w, load }' "$log"
-echo "CPU-s by module (src/<module>, tests, link steps):"
+echo "CPU-s by target (perfpred_<module>, test_<module>, perfpred = main.cpp):"
 awk -F'\t' '{ m = "other"
-  if (match($3, /src\/[a-z]+\//)) m = substr($3, RSTART, RLENGTH - 1)
-  else if ($3 ~ /tests\//) m = "tests"
-  if ($3 !~ /\.o$/) m = "link"
-  s[m] += $1; n[m]++ } END { for (m in s) printf "  %-14s %7.1f s in %d\n", m, s[m], n[m] }' "$log" | sort -k2 -nr
+  if (match($3, /[A-Za-z0-9_]+\.dir\//)) m = substr($3, RSTART, RLENGTH - 5)
+  s[m] += $1; n[m]++ } END { for (m in s) printf "  %-24s %7.1f s in %d\n", m, s[m], n[m] }' "$log" | sort -k2 -nr
 echo "slowest steps (CPU-s, wall-s, output):"
-sort -nr "$log" | head -n "${PERFPRED_PROFILE_TOP:-15}" | sed 's|CMakeFiles/[^/]*\.dir/||; s/^/  /'
+sort -nr "$log" | head -n "${PERFPRED_PROFILE_TOP:-15}" | sed 's|CMakeFiles/||; s/^/  /'
