@@ -99,6 +99,51 @@ class Predict(unittest.TestCase):
         self.assertEqual(perfpred.predict(RESNET18, gpu="l4", bundles="default").to_json(), want)
 
 
+class ControlFlow(unittest.TestCase):
+    """--loop-trips and --branch as loop_trips= and branches= (an ONNX Loop and If written with onnx)."""
+
+    def test_loop_trips_and_branches_match_cli(self):
+        try:
+            import onnx
+            from onnx import TensorProto as T, helper as h
+        except ImportError:
+            self.skipTest("no onnx module")
+        w = h.make_tensor("w", T.FLOAT, [64, 64], [0.01] * 4096)
+        body = h.make_graph([h.make_node("MatMul", ["a", "w"], ["a2"], name="mm"),
+                             h.make_node("Identity", ["cin"], ["cout"], name="keep")], "body",
+                            [h.make_tensor_value_info("i", T.INT64, []), h.make_tensor_value_info("cin", T.BOOL, []),
+                             h.make_tensor_value_info("a", T.FLOAT, [8, 64])],
+                            [h.make_tensor_value_info("cout", T.BOOL, []), h.make_tensor_value_info("a2", T.FLOAT, [8, 64])])
+        g = h.make_graph([h.make_node("Constant", [], ["t"], value=h.make_tensor("tv", T.BOOL, [], [1])),
+                          h.make_node("Loop", ["m", "t", "x"], ["y"], body=body, name="steps")], "loop",
+                         [h.make_tensor_value_info("x", T.FLOAT, [8, 64]), h.make_tensor_value_info("m", T.INT64, [])],
+                         [h.make_tensor_value_info("y", T.FLOAT, [8, 64])], [w])
+        loop = h.make_model(g, opset_imports=[h.make_opsetid("", 17)]).SerializeToString()
+        then = h.make_graph([h.make_node("Relu", ["x"], ["ty"], name="cheap")], "then", [],
+                            [h.make_tensor_value_info("ty", T.FLOAT, [8, 64])])
+        els = h.make_graph([h.make_node("MatMul", ["x", "w"], ["ey"], name="costly")], "else", [],
+                           [h.make_tensor_value_info("ey", T.FLOAT, [8, 64])])
+        g = h.make_graph([h.make_node("If", ["c"], ["y"], then_branch=then, else_branch=els, name="gate")], "if",
+                         [h.make_tensor_value_info("x", T.FLOAT, [8, 64]), h.make_tensor_value_info("c", T.BOOL, [1])],
+                         [h.make_tensor_value_info("y", T.FLOAT, [8, 64])], [w])
+        branchy = h.make_model(g, opset_imports=[h.make_opsetid("", 17)]).SerializeToString()
+        with tempfile.TemporaryDirectory() as d:
+            paths = {}
+            for n, data in (("loop", loop), ("if", branchy)):
+                paths[n] = os.path.join(d, n + ".onnx")
+                with open(paths[n], "wb") as f:
+                    f.write(data)
+            want = cli("predict", paths["loop"], "--gpu", "l4", "--loop-trips", "steps=3", "--json", "--layers", "--no-meta")
+            self.assertEqual(perfpred.predict(paths["loop"], gpu="l4", loop_trips={"steps": 3}).to_json(), want)
+            rc, err = cli_error("predict", paths["loop"], "--gpu", "l4")
+            with self.assertRaises(perfpred.InputError) as ctx:
+                perfpred.predict(paths["loop"], gpu="l4")
+            self.assertEqual("perfpred: error: " + str(ctx.exception), err)
+            want = cli("predict", paths["if"], "--gpu", "l4", "--branch", "gate=then", "--json", "--layers", "--no-meta")
+            self.assertEqual(perfpred.predict(paths["if"], gpu="l4", branches={"gate": "then"}).to_json(), want)
+            self.assertEqual(len(perfpred.select(loop, ["l4"], loop_trips=["steps=3"]).rows), 1)
+
+
 class Errors(unittest.TestCase):
     def assert_same_error(self, cli_args, call, *args, **kw):
         rc, err = cli_error(*cli_args)

@@ -233,6 +233,15 @@ def _input_shapes(shapes):
     return [_str("input_shapes", s) for s in shapes]
 
 
+def _pairs(name, given):
+    """{"If_0": "then"} or ["If_0=then"] -> the CLI's NAME=VALUE strings (--branch, --loop-trips)."""
+    if not given:
+        return []
+    if isinstance(given, dict):
+        return [f"{k}={v}" for k, v in given.items()]
+    return [_str(name, v) for v in ([given] if isinstance(given, str) else given)]
+
+
 def _model_arg(model, scratch, example_inputs=None, input_names=None, name=None):
     """(path or label, bytes or "", the model's name): a path stays a path; bytes and modules are bytes."""
     if isinstance(model, (str, os.PathLike)):
@@ -278,7 +287,8 @@ def _gpu_arg(gpu, scratch, what="gpu"):
     return _str(what, gpu)
 
 
-def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical):
+def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
+             flow=None):
     o.batch = _int("batch", batch)
     o.precision, o.mode, o.runtime = _str("precision", precision), _str("mode", mode), _str("runtime", runtime)
     o.optimizer = "" if optimizer is None else _str("optimizer", optimizer)
@@ -286,6 +296,14 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
     o.allow_unknown = bool(allow_unknown)
     o.bundle = "" if bundle is None else _str("bundle", bundle)
     o.analytical = bool(analytical)
+    _flow(o, **(flow or {}))
+
+
+def _flow(o, branches=None, loop_trips=None, allow_partial=False):
+    """--branch, --loop-trips and --allow-partial (models with If/Loop or shapes left unknown)."""
+    o.branches = _pairs("branches", branches)
+    o.loop_trips = _pairs("loop_trips", loop_trips)
+    o.allow_partial = bool(allow_partial)
 
 
 def _example_batch(example_inputs):
@@ -299,14 +317,16 @@ def _example_batch(example_inputs):
 
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
-            copies=True, bundles=None, analytical=False, meta=False, name=None):
+            copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
+            allow_partial=False):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
     batch axis dynamic). batch: the batch to predict (default: the example's leading dimension for a
     module, else 1 or the model's fixed batch). bundles: learned bundles (`["default"]` for the shipped
     latency bundle; one per target), as `--model` takes them. layers=False leaves the per-layer rows out;
-    meta=True adds the CLI's meta block (version, time, model path)."""
+    meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
+    loop_trips ({"Loop_0": 12}) and allow_partial are --branch, --loop-trips and --allow-partial."""
     o = _perfpred.PredictOptions()
     with _Scratch() as scratch:
         o.model, o.model_bytes = _model_arg(model, scratch, example_inputs, input_names, name)
@@ -320,6 +340,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
         o.optimizer = _str("optimizer", optimizer)
         o.input_shapes = _input_shapes(input_shapes)
         o.layers, o.allow_unknown, o.no_copies, o.no_meta = bool(layers), bool(allow_unknown), not copies, not meta
+        _flow(o, branches, loop_trips, allow_partial)
         if isinstance(bundles, str):
             bundles = [bundles]
         text = _perfpred.predict(o, [_str("bundles", b) for b in bundles or []], bool(analytical))
@@ -343,7 +364,7 @@ def gpu(spec):
 def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=None, min_memory_headroom=None,
            objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
-           example_inputs=None, input_names=None, name=None):
+           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
     (docs/formats.md), needed for objective="cost"."""
@@ -361,7 +382,8 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
         if isinstance(prices, dict):
             prices = scratch.write("prices.json", json.dumps(prices).encode(), "prices dict")
         o.prices = "" if prices is None else _str("prices", prices)
-        _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical)
+        _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial))
         return Selection(scratch.clean_json(_perfpred.select(o)))
 
 
@@ -375,7 +397,7 @@ def _axis(field, spec):
 
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
-          example_inputs=None, input_names=None, name=None):
+          example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
     vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points."""
     o = _perfpred.SweepOptions()
@@ -387,13 +409,15 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
         else:
             o.vary = [_str("vary", v) for v in ([vary] if isinstance(vary, str) else vary)]
         o.max_points = _int("max_points", max_points)
-        _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical)
+        _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
 
 
 def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_batch_limit=65536, batch=1,
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
-        allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None):
+        allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
+        branches=None, loop_trips=None, allow_partial=False):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
     `recommended` is None where no profile fits and meets slo_ms."""
     o = _perfpred.MigOptions()
@@ -404,5 +428,6 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         o.memory_headroom = _number("memory_headroom", memory_headroom)
         o.max_batch = bool(max_batch)
         o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
-        _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical)
+        _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))
