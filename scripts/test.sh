@@ -3,9 +3,11 @@
 # where those are absent. Usage: scripts/test.sh [--sanitize]
 # --sanitize: the whole suite under ASan + UBSan, built with clang in build-sanitize together with the
 # libFuzzer targets (one build serves this and scripts/fuzz.sh); the CUDA harness is left out.
+# Builds everything, tests and the CUDA plugin included, in a folder quickstart.sh may have configured
+# without them (PERFPRED_WITH_CUDA=OFF in the environment leaves the plugin out).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-extra=()
+extra=(-DPERFPRED_BUILD_TESTS=ON)
 build=${PERFPRED_BUILD_DIR:-$root/build}
 if [ "${1:-}" = "--sanitize" ]; then
   "$root/scripts/setup.sh" --with-clang
@@ -18,6 +20,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   export PERFPRED_TIME_SCALE=${PERFPRED_TIME_SCALE:-3}
 else
   "$root/scripts/setup.sh"
+  extra+=(-DPERFPRED_WITH_CUDA=${PERFPRED_WITH_CUDA:-ON})
 fi
 PERFPRED_BUILD_DIR=$build "$root/scripts/build.sh" "${extra[@]}"
 cd "$build"

@@ -66,15 +66,19 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
   }
 }
 
+nlohmann::json list_json(const GpuCatalog& c) {
+  nlohmann::json out = {{"schema_version", 1}, {"devices", nlohmann::json::array()}};
+  for (const auto& d : c.devices()) {
+    nlohmann::json j = to_json(d);
+    j["derived_ids"] = derived_ids(c, d.id);
+    out["devices"].push_back(std::move(j));
+  }
+  return out;
+}
+
 int list(const GpuCatalog& c, bool json) {
   if (json) {
-    nlohmann::json out = {{"schema_version", 1}, {"devices", nlohmann::json::array()}};
-    for (const auto& d : c.devices()) {
-      nlohmann::json j = to_json(d);
-      j["derived_ids"] = derived_ids(c, d.id);
-      out["devices"].push_back(std::move(j));
-    }
-    print_json(out);
+    print_json(list_json(c));
     return 0;
   }
   std::vector<std::vector<std::string>> rows = {{"id", "name", "arch", "SMs", "FP32 TFLOPS", "TC FP16 TFLOPS",
@@ -96,20 +100,30 @@ void print_list(const char* title, const std::vector<std::string>& items) {
   for (const auto& s : items) std::cout << "  - " << s << "\n";
 }
 
+nlohmann::json show_json(const GpuCatalog* c, const GpuSpec& s) {
+  const nlohmann::json* raw = c && s.parent_id.empty() ? c->raw(s.id) : nullptr;
+  nlohmann::json j = to_json(s);
+  if (raw) {
+    for (const char* k : {"chip", "tensor_core_generation", "launch_date", "provisional", "tensor_fp8_tflops",
+                          "reference_id", "reference_derived_fields", "reference_unsourced_fields",
+                          "reference_conflicts", "reference_notes", "mig_profiles", "power_modes"})
+      if (raw->contains(k)) j[k] = raw->at(k);
+    j["derived_ids"] = derived_ids(*c, s.id);
+  }
+  return j;
+}
+
+/// A spec file needs the catalog only when it names a base; a catalog id always does.
+const GpuCatalog* catalog_for(const std::string& id) {
+  return id.find(".json") != std::string::npos ? nullptr : &GpuCatalog::instance();
+}
+
 int show(const GpuCatalog* c, const std::string& id, bool json) {
   GpuSpec s = resolve_gpu(id);
   const nlohmann::json* raw = c && s.parent_id.empty() ? c->raw(s.id) : nullptr;
   std::vector<std::string> derived = c && s.parent_id.empty() && raw ? derived_ids(*c, s.id) : std::vector<std::string>{};
   if (json) {
-    nlohmann::json j = to_json(s);
-    if (raw) {
-      for (const char* k : {"chip", "tensor_core_generation", "launch_date", "provisional", "tensor_fp8_tflops",
-                            "reference_id", "reference_derived_fields", "reference_unsourced_fields",
-                            "reference_conflicts", "reference_notes", "mig_profiles", "power_modes"})
-        if (raw->contains(k)) j[k] = raw->at(k);
-      j["derived_ids"] = derived;
-    }
-    print_json(j);
+    print_json(show_json(c, s));
     return 0;
   }
   nlohmann::json j = to_json(s);
@@ -151,12 +165,12 @@ int show(const GpuCatalog* c, const std::string& id, bool json) {
 }  // namespace
 
 int run_devices(const DevicesOptions& opts) {
-  if (!opts.show_id.empty()) {
-    // A spec file needs the catalog only when it names a base; a catalog id always does.
-    const bool is_file = opts.show_id.find(".json") != std::string::npos;
-    return show(is_file ? nullptr : &GpuCatalog::instance(), opts.show_id, opts.json);
-  }
+  if (!opts.show_id.empty()) return show(catalog_for(opts.show_id), opts.show_id, opts.json);
   return list(GpuCatalog::instance(), opts.json);
 }
+
+nlohmann::json devices_document() { return list_json(GpuCatalog::instance()); }
+
+nlohmann::json device_document(const std::string& id) { return show_json(catalog_for(id), resolve_gpu(id)); }
 
 }  // namespace perfpred::cli

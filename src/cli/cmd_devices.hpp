@@ -2,6 +2,8 @@
 // `perfpred devices [--json]` and `perfpred devices show ID|SPEC.json [--json]`.
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace perfpred::cli {
 
 struct DevicesOptions {
@@ -10,5 +12,11 @@ struct DevicesOptions {
 };
 
 int run_devices(const DevicesOptions& opts);
+
+/// What `devices --json` prints: the catalog with each device's derived ids (MIG slices, power modes).
+nlohmann::json devices_document();
+
+/// What `devices show ID --json` prints for a catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON file.
+nlohmann::json device_document(const std::string& id);
 
 }  // namespace perfpred::cli

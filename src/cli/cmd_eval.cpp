@@ -39,10 +39,19 @@ int run_eval(const EvalCmdOptions& o) {
   return 0;
 }
 
-int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models, bool analytical) {
-  if (analytical && !models.empty()) throw InputError("predict: --model and --analytical exclude each other");
+namespace {
+
+/// The bundles of `predict --model ...`, loaded and checked: the latency corrector (may be null) and the
+/// hook that applies energy and memory bundles to a prediction.
+struct PredictBundles {
+  PredictBundles(const std::vector<std::string>& models, bool analytical);
   std::unique_ptr<learn::BundleCorrector> corrector;
-  std::vector<std::shared_ptr<const learn::LearnedModel>> target_models;  // energy, memory
+  std::vector<std::shared_ptr<const learn::LearnedModel>> target_models;  ///< energy, memory
+  PredictionHook after;
+};
+
+PredictBundles::PredictBundles(const std::vector<std::string>& models, bool analytical) {
+  if (analytical && !models.empty()) throw InputError("predict: --model and --analytical exclude each other");
   std::map<learn::Target, std::string> given;
   for (const auto& path : models) {
     auto m = learn::LearnedModel::load(learn::bundle_argument(path));
@@ -56,12 +65,11 @@ int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std:
     else
       target_models.push_back(std::move(m));
   }
-  PredictionHook after;
   if (!target_models.empty()) {
     // Energy and memory bundles learned log(measured / analytical) on analytical predictions: their factor is
     // computed on the analytical prediction and applied to the analytical value of their target.
-    after = [&target_models](Prediction& p, const Graph& g, const GraphCost& cost, const GpuSpec& gpu,
-                             const PredictOptions& po) {
+    after = [target_models = target_models](Prediction& p, const Graph& g, const GraphCost& cost,
+                                            const GpuSpec& gpu, const PredictOptions& po) {
       const Prediction a = predict(g, cost, gpu, po, nullptr);
       for (const auto& m : target_models) {
         const learn::Target t = m->bundle().target;
@@ -84,7 +92,19 @@ int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std:
       }
     };
   }
-  return run_predict(opts, corrector.get(), after);
+}
+
+}  // namespace
+
+int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models, bool analytical) {
+  const PredictBundles b(models, analytical);
+  return run_predict(opts, b.corrector.get(), b.after);
+}
+
+nlohmann::json predict_document_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models,
+                                           bool analytical) {
+  const PredictBundles b(models, analytical);
+  return predict_document(compute_predict(opts, b.corrector.get(), b.after));
 }
 
 }  // namespace perfpred::cli

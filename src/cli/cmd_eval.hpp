@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "cmd_predict.hpp"
 
 namespace perfpred::cli {
@@ -25,5 +27,9 @@ int run_eval(const EvalCmdOptions& opts);
 /// of its target. Without a latency bundle the analytical model times the network; `analytical` excludes
 /// --model.
 int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models, bool analytical);
+
+/// The document run_predict_with_model prints with --json (the Python module's predict()).
+nlohmann::json predict_document_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models,
+                                           bool analytical);
 
 }  // namespace perfpred::cli

@@ -11,7 +11,16 @@ namespace perfpred::cli {
 
 using namespace perfpred::report;
 
-int run_mig(const MigCliOptions& o) {
+namespace {
+
+/// MIG advice with what its JSON and table show.
+struct MigRun {
+  PredictOptions popts;
+  std::string bundle_label;
+  advise::MigAdvice adv;
+};
+
+MigRun compute_mig(const MigCliOptions& o) {
   if (o.max_batch && !o.input_shapes.empty())
     throw InputError("--max-batch varies the batch; it cannot be combined with --input-shape");
   if (o.max_batch_limit < 1) throw InputError("--max-batch-limit must be at least 1");
@@ -33,61 +42,75 @@ int run_mig(const MigCliOptions& o) {
   support::Corrector corr(o.bundle, o.analytical);
   auto model = support::model_at_batch(o.model, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, support::control_flow(o));
   advise::MigAdvice adv = advise::advise_mig(model, o.gpu, popts, mo, corr.get());
+  return {popts, corr.label(), std::move(adv)};
+}
 
-  if (o.json) {
-    nlohmann::json profiles = nlohmann::json::array();
-    for (const auto& r : adv.profiles) {
-      nlohmann::json p{{"profile", r.slice.mig_profile},
-                       {"id", r.slice.id},
-                       {"sm_count", r.slice.sm_count},
-                       {"compute_slices", r.geometry.compute_slices},
-                       {"compute_slices_total", r.geometry.compute_slices_total},
-                       {"memory_slices", r.geometry.memory_slices},
-                       {"memory_slices_total", r.geometry.memory_slices_total},
-                       {"max_instances", r.geometry.max_instances},
-                       {"usable_memory_bytes", r.usable_memory_bytes},
-                       {"memory_limit_bytes", r.memory_limit_bytes},
-                       {"fits_memory", r.fits_memory},
-                       {"meets_slo", r.meets_slo},
-                       {"eligible", r.eligible()},
-                       {"prediction", summary_json(r.prediction)},
-                       {"gpu_throughput_samples_per_s", r.gpu_throughput_samples_per_s},
-                       {"reason", r.reason}};
-      if (o.max_batch) {
-        p["max_batch"] = r.max_batch ? nlohmann::json(*r.max_batch) : nlohmann::json(nullptr);
-        p["max_batch_prediction"] =
-            r.max_batch_prediction ? summary_json(*r.max_batch_prediction) : nlohmann::json(nullptr);
-        if (r.max_batch_prediction)
-          p["max_batch_gpu_throughput_samples_per_s"] =
-              r.max_batch_prediction->throughput_samples_per_s * r.geometry.max_instances;
-      }
-      profiles.push_back(std::move(p));
+nlohmann::json mig_json(const MigCliOptions& o, const MigRun& run) {
+  const auto& [popts, label, adv] = run;
+  nlohmann::json profiles = nlohmann::json::array();
+  for (const auto& r : adv.profiles) {
+    nlohmann::json p{{"profile", r.slice.mig_profile},
+                     {"id", r.slice.id},
+                     {"sm_count", r.slice.sm_count},
+                     {"compute_slices", r.geometry.compute_slices},
+                     {"compute_slices_total", r.geometry.compute_slices_total},
+                     {"memory_slices", r.geometry.memory_slices},
+                     {"memory_slices_total", r.geometry.memory_slices_total},
+                     {"max_instances", r.geometry.max_instances},
+                     {"usable_memory_bytes", r.usable_memory_bytes},
+                     {"memory_limit_bytes", r.memory_limit_bytes},
+                     {"fits_memory", r.fits_memory},
+                     {"meets_slo", r.meets_slo},
+                     {"eligible", r.eligible()},
+                     {"prediction", summary_json(r.prediction)},
+                     {"gpu_throughput_samples_per_s", r.gpu_throughput_samples_per_s},
+                     {"reason", r.reason}};
+    if (o.max_batch) {
+      p["max_batch"] = r.max_batch ? nlohmann::json(*r.max_batch) : nlohmann::json(nullptr);
+      p["max_batch_prediction"] =
+          r.max_batch_prediction ? summary_json(*r.max_batch_prediction) : nlohmann::json(nullptr);
+      if (r.max_batch_prediction)
+        p["max_batch_gpu_throughput_samples_per_s"] =
+            r.max_batch_prediction->throughput_samples_per_s * r.geometry.max_instances;
     }
-    nlohmann::json j{{"schema_version", 1},
-                     {"model", o.model},
-                     {"gpu", device_brief_json(adv.gpu)},
-                     {"batch", popts.batch},
-                     {"precision", to_string(popts.precision)},
-                     {"mode", to_string(popts.mode)},
-                     {"runtime", to_string(popts.runtime)},
-                     {"slo_ms", o.slo_ms ? nlohmann::json(*o.slo_ms) : nlohmann::json(nullptr)},
-                     {"memory_headroom", o.memory_headroom},
-                     {"model_bundle", corr.label()},
-                     {"whole_gpu", summary_json(adv.whole_gpu)},
-                     {"profiles", profiles},
-                     {"recommended", adv.recommended ? nlohmann::json(adv.profiles[*adv.recommended].slice.mig_profile)
+    profiles.push_back(std::move(p));
+  }
+  nlohmann::json j{{"schema_version", 1},
+                   {"model", o.model},
+                   {"gpu", device_brief_json(adv.gpu)},
+                   {"batch", popts.batch},
+                   {"precision", to_string(popts.precision)},
+                   {"mode", to_string(popts.mode)},
+                   {"runtime", to_string(popts.runtime)},
+                   {"slo_ms", o.slo_ms ? nlohmann::json(*o.slo_ms) : nlohmann::json(nullptr)},
+                   {"memory_headroom", o.memory_headroom},
+                   {"model_bundle", label},
+                   {"whole_gpu", summary_json(adv.whole_gpu)},
+                   {"profiles", profiles},
+                   {"recommended", adv.recommended ? nlohmann::json(adv.profiles[*adv.recommended].slice.mig_profile)
+                                                   : nlohmann::json(nullptr)},
+                   {"best_packing", adv.best_packing ? nlohmann::json(adv.profiles[*adv.best_packing].slice.mig_profile)
                                                      : nlohmann::json(nullptr)},
-                     {"best_packing", adv.best_packing ? nlohmann::json(adv.profiles[*adv.best_packing].slice.mig_profile)
-                                                       : nlohmann::json(nullptr)},
-                     {"explanation", adv.explanation}};
-    print_json(j);
+                   {"explanation", adv.explanation}};
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json mig_document(const MigCliOptions& o) { return mig_json(o, compute_mig(o)); }
+
+int run_mig(const MigCliOptions& o) {
+  const MigRun r = compute_mig(o);
+  const auto& [popts, label, adv] = r;
+  if (o.json) {
+    print_json(mig_json(o, r));
     return adv.recommended ? 0 : 1;
   }
 
   std::cout << "MIG profiles of " << adv.gpu.id << " for " << o.model << " (batch " << popts.batch << ", "
             << to_string(popts.precision) << ", " << to_string(popts.mode) << ", "
             << (o.slo_ms ? "SLO " + fmt_exact(*o.slo_ms) + " ms" : std::string("no SLO")) << ", "
-            << fmt_fixed(o.memory_headroom * 100, 0) << "% memory headroom, predictor " << corr.label() << ")\n\n";
+            << fmt_fixed(o.memory_headroom * 100, 0) << "% memory headroom, predictor " << label << ")\n\n";
   std::vector<std::string> head = {"profile", "SMs", "usable", "peak mem", "fits", "latency", "SLO", "samples/s",
                                    "inst", "GPU samples/s", "energy"};
   std::vector<bool> right = {false, true, true, true, false, true, false, true, true, true, true};

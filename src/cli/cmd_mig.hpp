@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "predict_choices.hpp"
 
 namespace perfpred::cli {
@@ -21,5 +23,8 @@ struct MigCliOptions : PredictChoices {
 
 /// 0: a profile is recommended; 1: none fits/meets the SLO; InputError (2) on bad input.
 int run_mig(const MigCliOptions& opts);
+
+/// The document `mig --json` prints (the Python module's mig()); no recommendation is not an error here.
+nlohmann::json mig_document(const MigCliOptions& opts);
 
 }  // namespace perfpred::cli

@@ -131,7 +131,17 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
   return j;
 }
 
-int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, const PredictionHook& after) {
+namespace {
+
+/// The graph of the model `o` names: its file, or the serialized ModelProto in o.model_bytes.
+Graph import_model(const PredictCmdOptions& o, const onnx_import::ImportOptions& io) {
+  if (!o.model_bytes.empty()) return onnx_import::import_bytes(o.model_bytes, o.model, io);
+  return onnx_import::import_file(o.model, io);
+}
+
+}  // namespace
+
+PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, const PredictionHook& after) {
   PredictOptions po;
   po.precision = precision_from_string(o.precision, "--precision");
   po.mode = mode_from_string(o.mode, "--mode");
@@ -144,9 +154,11 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   if (po.mode == Mode::training && po.runtime == Runtime::tensorrt)
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
   std::error_code ec;
-  if (std::filesystem::is_directory(o.model, ec)) throw InputError(o.model + ": is a directory; give an .onnx file");
-  if (!std::filesystem::is_regular_file(o.model, ec))
-    throw InputError(o.model + ": no such model file (give the path of an .onnx file)");
+  if (o.model_bytes.empty()) {
+    if (std::filesystem::is_directory(o.model, ec)) throw InputError(o.model + ": is a directory; give an .onnx file");
+    if (!std::filesystem::is_regular_file(o.model, ec))
+      throw InputError(o.model + ": no such model file (give the path of an .onnx file)");
+  }
 
   const GpuSpec gpu = resolve_gpu(o.gpu);
 
@@ -154,7 +166,7 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   io.batch = o.batch;
   io.input_shapes = parse_input_shapes(o.input_shapes);
   parse_control_flow(o.branches, o.loop_trips, io);
-  Graph g = onnx_import::import_file(o.model, io);
+  Graph g = import_model(o, io);
   // A model exported with a fixed batch keeps it unless --batch asks for another: then every input of
   // rank >= 2 whose shape was not given explicitly is re-imported with that leading dimension. A graph
   // that bakes its batch into constants (a Reshape to [8, -1] ...) cannot take another one: that is an
@@ -181,7 +193,7 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
     cost = analyze_model(g, ao, o.model, o.allow_partial);
   } else {
     try {
-      g = onnx_import::import_file(o.model, io);
+      g = import_model(o, io);
       cost = analyze_model(g, ao, o.model, o.allow_partial);
     } catch (const InputError& e) {
       throw InputError(o.model + ": exported with a fixed batch (" + join(fixed, ", ") + ") that --batch " +
@@ -211,16 +223,25 @@ int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, co
   p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
   for (const auto& w : g.warnings) spdlog::warn("{}", w);
 
-  const std::string model_name = std::filesystem::path(o.model).stem().string();
-  PredictCmdOptions shown = o;  // the batch the model ran at, which --input-shape or a fixed export decide
-  shown.batch = po.batch;
-  if (o.json) {
-    nlohmann::json j = prediction_json(p, shown, model_name, gpu.id);
-    if (!o.no_meta) j["meta"] = {{"perfpred_version", "0.1.0"}, {"created_utc", utc_now()}, {"model_path", o.model}};
-    print_json(j);
-  } else {
-    print_text(p, shown, model_name, gpu);
-  }
+  PredictRun run{std::move(p), gpu, o, std::filesystem::path(o.model).stem().string()};
+  run.shown.model_bytes.clear();
+  run.shown.batch = po.batch;  // the batch the model ran at, which --input-shape or a fixed export decide
+  return run;
+}
+
+nlohmann::json predict_document(const PredictRun& r) {
+  nlohmann::json j = prediction_json(r.prediction, r.shown, r.model_name, r.gpu.id);
+  if (!r.shown.no_meta)
+    j["meta"] = {{"perfpred_version", "0.1.0"}, {"created_utc", utc_now()}, {"model_path", r.shown.model}};
+  return j;
+}
+
+int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, const PredictionHook& after) {
+  const PredictRun r = compute_predict(o, corrector, after);
+  if (o.json)
+    print_json(predict_document(r));
+  else
+    print_text(r.prediction, r.shown, r.model_name, r.gpu);
   return 0;
 }
 

@@ -7,19 +7,19 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "perfpred/hw/gpu_spec.hpp"
+#include "perfpred/predict/predictor.hpp"
+
 namespace perfpred {
-class KernelCorrector;
-struct Prediction;
 struct Graph;
 struct GraphCost;
-struct GpuSpec;
-struct PredictOptions;
 }  // namespace perfpred
 
 namespace perfpred::cli {
 
 struct PredictCmdOptions {
-  std::string model;
+  std::string model;        ///< path of the .onnx file, or the label of model_bytes in messages
+  std::string model_bytes;  ///< a serialized ModelProto to import instead of the file (the Python module)
   std::string gpu;
   int64_t batch = 1;
   bool batch_given = false;               ///< --batch was on the command line (not the default)
@@ -41,6 +41,21 @@ struct PredictCmdOptions {
 /// Applied to the prediction before it is printed (energy and memory bundles); gets what predict() got.
 using PredictionHook =
     std::function<void(Prediction&, const Graph&, const GraphCost&, const GpuSpec&, const PredictOptions&)>;
+
+/// One prediction with what its JSON and text need: `shown` is the options with the batch the model ran at.
+struct PredictRun {
+  Prediction prediction;
+  GpuSpec gpu;
+  PredictCmdOptions shown;
+  std::string model_name;  ///< the model file's stem
+};
+
+/// Validate the options, import and cost the model, predict. Throws InputError on bad input.
+PredictRun compute_predict(const PredictCmdOptions& opts, const KernelCorrector* corrector = nullptr,
+                           const PredictionHook& after = {});
+
+/// The document `predict --json` prints: prediction_json() plus "meta" unless shown.no_meta.
+nlohmann::json predict_document(const PredictRun& run);
 
 /// Run a prediction and print it. `corrector` (a learned bundle) may be null: analytical model alone.
 int run_predict(const PredictCmdOptions& opts, const KernelCorrector* corrector = nullptr,

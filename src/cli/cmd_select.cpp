@@ -41,9 +41,16 @@ nlohmann::json candidate_json(const advise::SelectCandidate& c) {
   return j;
 }
 
-}  // namespace
+/// A ranking with what its JSON and table show.
+struct SelectRun {
+  advise::Objective objective;
+  PredictOptions popts;
+  advise::SelectConstraints c;
+  std::string bundle_label;
+  advise::SelectResult res;
+};
 
-int run_select(const SelectCliOptions& o) {
+SelectRun compute_select(const SelectCliOptions& o) {
   advise::Objective objective = advise::objective_from_string(o.objective);
   PredictOptions popts = support::predict_options(o);
   if (o.all && !o.devices.empty()) throw InputError("give --devices or --all, not both");
@@ -84,30 +91,44 @@ int run_select(const SelectCliOptions& o) {
   auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, &cf);
   popts.batch = model->batch;  // an --input-shape or a fixed export decides the batch
   auto res = advise::select_devices(*model, devices, popts, c, objective, prices ? &*prices : nullptr, corr.get());
+  return {objective, popts, c, corr.label(), std::move(res)};
+}
 
+nlohmann::json select_json(const SelectCliOptions& o, const SelectRun& r) {
+  const auto& [objective, popts, c, label, res] = r;
+  nlohmann::json ranked = nlohmann::json::array(), rejected = nlohmann::json::array();
+  for (const auto& x : res.ranked) ranked.push_back(candidate_json(x));
+  for (const auto& x : res.rejected) rejected.push_back(candidate_json(x));
+  nlohmann::json cons = nlohmann::json::object();
+  if (c.max_latency_ms) cons["max_latency_ms"] = *c.max_latency_ms;
+  if (c.max_power_w) cons["max_power_w"] = *c.max_power_w;
+  if (c.min_memory_headroom) cons["min_memory_headroom"] = *c.min_memory_headroom;
+    return {{"schema_version", 1},
+            {"model", o.model},
+            {"batch", popts.batch},
+            {"precision", to_string(popts.precision)},
+            {"mode", to_string(popts.mode)},
+            {"runtime", to_string(popts.runtime)},
+            {"objective", to_string(objective)},
+            {"constraints", cons},
+            {"model_bundle", label},
+            {"ranked", ranked},
+            {"rejected", rejected}};
+}
+
+}  // namespace
+
+nlohmann::json select_document(const SelectCliOptions& o) { return select_json(o, compute_select(o)); }
+
+int run_select(const SelectCliOptions& o) {
+  const SelectRun r = compute_select(o);
+  const auto& [objective, popts, c, label, res] = r;
   if (o.json) {
-    nlohmann::json ranked = nlohmann::json::array(), rejected = nlohmann::json::array();
-    for (const auto& x : res.ranked) ranked.push_back(candidate_json(x));
-    for (const auto& x : res.rejected) rejected.push_back(candidate_json(x));
-    nlohmann::json cons = nlohmann::json::object();
-    if (c.max_latency_ms) cons["max_latency_ms"] = *c.max_latency_ms;
-    if (c.max_power_w) cons["max_power_w"] = *c.max_power_w;
-    if (c.min_memory_headroom) cons["min_memory_headroom"] = *c.min_memory_headroom;
-    print_json({{"schema_version", 1},
-                {"model", o.model},
-                {"batch", popts.batch},
-                {"precision", to_string(popts.precision)},
-                {"mode", to_string(popts.mode)},
-                {"runtime", to_string(popts.runtime)},
-                {"objective", to_string(objective)},
-                {"constraints", cons},
-                {"model_bundle", corr.label()},
-                {"ranked", ranked},
-                {"rejected", rejected}});
+    print_json(select_json(o, r));
     return res.ranked.empty() ? 1 : 0;
   }
   std::cout << "Devices for " << o.model << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << "), ranked by " << to_string(objective) << ", predictor " << corr.label()
+            << to_string(popts.mode) << "), ranked by " << to_string(objective) << ", predictor " << label
             << "\n\n";
   TextTable t({"rank", "device", "latency", "samples/s", "energy", "power", "peak mem", "headroom", "price/h",
                to_string(objective)},

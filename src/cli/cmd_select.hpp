@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "predict_choices.hpp"
 
 namespace perfpred::cli {
@@ -23,5 +25,8 @@ struct SelectCliOptions : PredictChoices {
 
 /// 0: at least one device meets every constraint; 1: none does; InputError (2) on bad input.
 int run_select(const SelectCliOptions& opts);
+
+/// The document `select --json` prints (the Python module's select()); no device ranked is not an error here.
+nlohmann::json select_document(const SelectCliOptions& opts);
 
 }  // namespace perfpred::cli

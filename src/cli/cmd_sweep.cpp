@@ -38,10 +38,15 @@ struct ProgressPrinter {
   }
 };
 
-}  // namespace
+/// A grid of predictions with what its JSON, CSV and table show.
+struct SweepRun {
+  PredictOptions popts;
+  GpuSpec base;
+  std::string bundle_label;
+  advise::SweepResult res;
+};
 
-int run_sweep(const SweepCliOptions& o) {
-  if (o.csv && o.json) throw InputError("give --csv or --json, not both");
+SweepRun compute_sweep(const SweepCliOptions& o, bool progress_on_stderr) {
   if (o.vary.empty()) throw InputError("sweep needs at least one --vary FIELD=START:STOP:STEP (e.g. sm_count=40:160:20)");
   if (o.max_points < 1) throw InputError("--max-points must be at least 1");
   PredictOptions popts = support::predict_options(o);
@@ -54,41 +59,57 @@ int run_sweep(const SweepCliOptions& o) {
   const auto cf = support::control_flow(o);
   auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, &cf);
   popts.batch = model->batch;  // an --input-shape or a fixed export decides the batch
-  auto res = [&] {
-    ProgressPrinter progress;  // its last line ends before the result is printed
-    return advise::run_sweep(*model, base, axes, popts, corr.get(), static_cast<size_t>(o.max_points),
-                             [&](size_t d, size_t t, double s) { progress(d, t, s); });
-  }();
+  ProgressPrinter progress;  // its last line ends before the result is printed
+  auto res = advise::run_sweep(*model, base, axes, popts, corr.get(), static_cast<size_t>(o.max_points),
+                               [&](size_t d, size_t t, double sec) {
+                                 if (progress_on_stderr) progress(d, t, sec);
+                               });
+  return {popts, base, corr.label(), std::move(res)};
+}
+
+nlohmann::json sweep_json(const SweepCliOptions& o, const SweepRun& r) {
+  const auto& [popts, base, label, res] = r;
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& p : res.points) {
+    nlohmann::json row;
+    for (size_t i = 0; i < res.fields.size(); ++i) row[res.fields[i]] = p.values[i];
+    row["latency_ms"] = number_or_null(p.latency_ms);
+    row["throughput_samples_per_s"] = number_or_null(p.throughput_samples_per_s);
+    row["energy_mj"] = number_or_null(p.energy_mj);
+    row["avg_power_w"] = number_or_null(p.avg_power_w);
+    row["peak_memory_bytes"] = std::llround(p.peak_memory_bytes);  // whole bytes, as predict writes them
+    row["fits"] = p.fits;
+    pts.push_back(std::move(row));
+  }
+  return {{"schema_version", 1},
+          {"model", o.model},
+          {"base_gpu", device_brief_json(base)},
+          {"batch", popts.batch},
+          {"precision", to_string(popts.precision)},
+          {"mode", to_string(popts.mode)},
+          {"runtime", to_string(popts.runtime)},
+          {"model_bundle", label},
+          {"fields", res.fields},
+          {"points", pts},
+          {"elapsed_s", res.elapsed_s},
+          {"points_per_second", res.points_per_second}};
+}
+
+}  // namespace
+
+nlohmann::json sweep_document(const SweepCliOptions& o) { return sweep_json(o, compute_sweep(o, false)); }
+
+int run_sweep(const SweepCliOptions& o) {
+  if (o.csv && o.json) throw InputError("give --csv or --json, not both");
+  const SweepRun r = compute_sweep(o, true);
+  const auto& [popts, base, label, res] = r;
   const std::string rate = std::to_string(res.points.size()) + " points in " + fmt_fixed(res.elapsed_s, 3) + " s (" +
                            fmt_fixed(res.points_per_second, 0) + " points/s)";
   std::vector<std::string> cols = res.fields;
   for (const char* c : {"latency_ms", "throughput_samples_per_s", "energy_mj", "avg_power_w", "peak_memory_bytes", "fits"})
     cols.push_back(c);
   if (o.json) {
-    nlohmann::json pts = nlohmann::json::array();
-    for (const auto& p : res.points) {
-      nlohmann::json row;
-      for (size_t i = 0; i < res.fields.size(); ++i) row[res.fields[i]] = p.values[i];
-      row["latency_ms"] = number_or_null(p.latency_ms);
-      row["throughput_samples_per_s"] = number_or_null(p.throughput_samples_per_s);
-      row["energy_mj"] = number_or_null(p.energy_mj);
-      row["avg_power_w"] = number_or_null(p.avg_power_w);
-      row["peak_memory_bytes"] = std::llround(p.peak_memory_bytes);  // whole bytes, as predict writes them
-      row["fits"] = p.fits;
-      pts.push_back(std::move(row));
-    }
-    print_json({{"schema_version", 1},
-                {"model", o.model},
-                {"base_gpu", device_brief_json(base)},
-                {"batch", popts.batch},
-                {"precision", to_string(popts.precision)},
-                {"mode", to_string(popts.mode)},
-                {"runtime", to_string(popts.runtime)},
-                {"model_bundle", corr.label()},
-                {"fields", res.fields},
-                {"points", pts},
-                {"elapsed_s", res.elapsed_s},
-                {"points_per_second", res.points_per_second}});
+    print_json(sweep_json(o, r));
     std::cerr << "perfpred: sweep: " << rate << "\n";
     return 0;
   }
@@ -107,7 +128,7 @@ int run_sweep(const SweepCliOptions& o) {
     return 0;
   }
   std::cout << "Sweep of " << o.model << " around " << base.id << " (batch " << popts.batch << ", "
-            << to_string(popts.precision) << ", " << to_string(popts.mode) << ", predictor " << corr.label() << ")\n\n";
+            << to_string(popts.precision) << ", " << to_string(popts.mode) << ", predictor " << label << ")\n\n";
   std::vector<std::string> head = res.fields;
   for (const char* c : {"latency", "samples/s", "energy", "power", "peak mem", "fits"}) head.push_back(c);
   TextTable t(head, std::vector<bool>(head.size(), true));

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "predict_choices.hpp"
 
 namespace perfpred::cli {
@@ -19,5 +21,8 @@ struct SweepCliOptions : PredictChoices {
 
 /// 0 on success; InputError (2) on bad input.
 int run_sweep(const SweepCliOptions& opts);
+
+/// The document `sweep --json` prints (the Python module's sweep()).
+nlohmann::json sweep_document(const SweepCliOptions& opts);
 
 }  // namespace perfpred::cli

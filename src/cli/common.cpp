@@ -92,16 +92,15 @@ GraphCost analyze_model(const Graph& g, const AnalyzeOptions& o, const std::stri
 
 const std::vector<std::string>& partial_nodes() { return partial_list(); }
 
-void print_json(const nlohmann::json& j) {
-  if (partial_list().empty() || !j.is_object()) {
-    std::cout << dump_json(j, 2) << "\n";
-    return;
-  }
+std::string json_text(const nlohmann::json& j) {
+  if (partial_list().empty() || !j.is_object()) return dump_json(j, 2) + "\n";
   nlohmann::json k = j;
   k["complete"] = false;
   k["unshaped_nodes"] = partial_list();
-  std::cout << dump_json(k, 2) << "\n";
+  return dump_json(k, 2) + "\n";
 }
+
+void print_json(const nlohmann::json& j) { std::cout << json_text(j); }
 
 void write_text_file(const std::string& path, const std::string& text, const std::string& option) {
   const std::filesystem::path p(path);

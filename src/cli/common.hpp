@@ -37,6 +37,8 @@ const std::vector<std::string>& partial_nodes();
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order. An
 /// object gains `"complete": false` and `unshaped_nodes` when a partial model was analysed.
 void print_json(const nlohmann::json& j);
+/// The text print_json writes (invalid UTF-8 replaced, never a throw): what the Python module returns too.
+std::string json_text(const nlohmann::json& j);
 
 /// Write `text` to `path` through `path.tmp` and a rename, so a reader never sees half a file.
 /// `option` names the flag in errors ("--junit FILE: directory ... does not exist").

@@ -14,5 +14,10 @@ if [ $rc -ne 0 ]; then echo "$out" | tail -20; echo "FAIL: quickstart.sh exited 
 for want in "== perfpred inspect" "/conv1/Conv" "latency " "\"latency_ms\"" "jetson-orin-nano-8gb" "fits"; do
   grep -qF -- "$want" <<<"$out" || { echo "FAIL: quickstart output lacks '$want'"; fail=1; }
 done
+# With the Python module built, quickstart ends with a prediction from Python (a torchvision model with torch).
+if ls "$build"/python/perfpred/_perfpred*.so >/dev/null 2>&1; then
+  py_out=$(sed -n '/^== Python/,$p' <<<"$out")
+  grep -qE '^[0-9]+\.[0-9]+$' <<<"$py_out" || { echo "$py_out"; echo "FAIL: quickstart printed no latency from Python"; fail=1; }
+fi
 [ $fail -eq 0 ] && echo PASS
 exit $fail

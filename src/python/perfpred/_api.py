@@ -1,0 +1,433 @@
+"""The Python API: each call fills the options of the matching CLI command and returns the document that
+command prints with --json, parsed (`Result`). The JSON is built in C++ by the same function as the CLI's."""
+
+import json
+import os
+import shutil
+import tempfile
+
+from . import _perfpred
+from ._export import to_onnx_bytes
+from ._perfpred import InputError
+
+_INT64_MAX = 2**63 - 1
+
+
+class Result:
+    """A perfpred JSON document: fields as attributes (`r.latency_ms`) or items (`r["latency_ms"]`),
+    `to_dict()` the JSON as a dict, `to_json()` its exact text, `rows` a list of flat dicts (one per layer,
+    device, grid point or MIG profile) and `to_pandas()` those rows as a DataFrame where pandas is there."""
+
+    def __init__(self, text):
+        self.__dict__["_text"] = text
+        self.__dict__["_doc"] = json.loads(text)
+
+    def __getattr__(self, name):
+        doc = self.__dict__.get("_doc", {})
+        if name in doc:
+            return doc[name]
+        raise AttributeError(f"{type(self).__name__} has no field {name!r} (fields: {', '.join(doc)})")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is read-only; to_dict() gives a copy to change")
+
+    def __getitem__(self, key):
+        return self._doc[key]
+
+    def __contains__(self, key):
+        return key in self._doc
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._doc))
+
+    def keys(self):
+        return self._doc.keys()
+
+    def to_dict(self):
+        """The document as the CLI's --json prints it, parsed (a fresh copy)."""
+        return json.loads(self._text)
+
+    def to_json(self):
+        """The exact JSON text the CLI prints with --json (byte for byte, with --no-meta unless meta=True)."""
+        return self._text
+
+    @property
+    def rows(self):
+        return []
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self):
+        return len(self.rows)
+
+    def to_pandas(self):
+        """`rows` as a pandas DataFrame. pandas is not a dependency of perfpred: ImportError without it."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas, which perfpred does not depend on "
+                              "(apt-get install python3-pandas); `rows` has the same data as dicts") from None
+        return pandas.DataFrame(self.rows)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self._brief())})"
+
+    def _brief(self):
+        return [(k, v) for k, v in self._doc.items() if not isinstance(v, (list, dict))][:8]
+
+
+class Prediction(Result):
+    """`perfpred predict --json`: latency_ms, throughput_samples_per_s, energy_mj, avg_power_w,
+    peak_memory_bytes, fits, breakdown, memory, notes, and `layers` (rows) unless layers=False."""
+
+    @property
+    def rows(self):
+        return self._doc.get("layers", [])
+
+    def _brief(self):
+        keys = ("model", "gpu", "batch", "precision", "mode", "latency_ms", "energy_mj", "peak_memory_bytes", "fits")
+        return [(k, self._doc[k]) for k in keys if k in self._doc]
+
+
+class Devices(Result):
+    """`perfpred devices --json`: `rows` (and iteration) are the catalogued devices."""
+
+    @property
+    def rows(self):
+        return self._doc["devices"]
+
+    def ids(self):
+        return [d["id"] for d in self._doc["devices"]]
+
+    def _brief(self):
+        return [("devices", len(self._doc["devices"]))]
+
+
+class Device(Result):
+    """`perfpred devices show ID --json`: one device's spec (also a valid `gpu=` argument)."""
+
+    def __init__(self, text, spec=None):
+        super().__init__(text)
+        self.__dict__["_spec"] = spec  # the dict a hypothetical GPU was given as, if it was
+
+    def _brief(self):
+        return [(k, self._doc[k]) for k in ("id", "name", "sm_count", "memory_gb") if k in self._doc]
+
+
+def _flat_prediction(row, key="prediction"):
+    out = {k: v for k, v in row.items() if k != key}
+    out.update(row.get(key) or {})
+    return out
+
+
+class Selection(Result):
+    """`perfpred select --json`: `ranked`, `rejected`; `rows` are both, flat (gpu id, rank or violations)."""
+
+    @property
+    def rows(self):
+        rows = []
+        for c in self._doc["ranked"] + self._doc["rejected"]:
+            r = _flat_prediction(c)
+            r["gpu"] = c["gpu"]["id"]
+            r["violations"] = "; ".join(c["violations"])
+            rows.append(r)
+        return rows
+
+    def best(self):
+        """The first-ranked device id, or None where no device meets every constraint."""
+        return self._doc["ranked"][0]["gpu"]["id"] if self._doc["ranked"] else None
+
+
+class Sweep(Result):
+    """`perfpred sweep --json`: `rows` are the grid points (the varied fields and the prediction)."""
+
+    @property
+    def rows(self):
+        return self._doc["points"]
+
+
+class MigAdvice(Result):
+    """`perfpred mig --json`: `rows` are the MIG profiles (geometry, fit, SLO and the prediction), flat."""
+
+    @property
+    def rows(self):
+        return [_flat_prediction(p) for p in self._doc["profiles"]]
+
+
+# ---- argument conversion ----------------------------------------------------------------------------
+
+
+class _Scratch:
+    """A temporary folder for a model or spec given as bytes or a dict, and the path substitutions that
+    keep it out of results and messages."""
+
+    def __init__(self):
+        self.dir = None
+        self.names = {}  # temp path -> what the caller gave
+
+    def write(self, filename, data, shown):
+        if self.dir is None:
+            self.dir = tempfile.mkdtemp(prefix="perfpred-")
+        path = os.path.join(self.dir, filename)
+        with open(path, "wb") as f:
+            f.write(data)
+        self.names[path] = shown
+        return path
+
+    def clean(self, text):
+        for path, shown in self.names.items():
+            text = text.replace(path, shown)
+        return text
+
+    def clean_json(self, text):
+        """clean() for JSON text: the name put in is escaped as a JSON string's content."""
+        for path, shown in self.names.items():
+            text = text.replace(json.dumps(path)[1:-1], json.dumps(shown)[1:-1])
+        return text
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        if isinstance(err, InputError) and self.names:
+            raise type(err)(self.clean(str(err))) from None
+        return False
+
+
+def _int(name, v):
+    """An int64; its range (a positive batch ...) is checked in C++ with the CLI's message."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise InputError(f"{name}={v!r}: give an integer")
+    if not -_INT64_MAX - 1 <= v <= _INT64_MAX:
+        raise InputError(f"{name}={v}: out of the int64 range")
+    return v
+
+
+def _number(name, v):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"{name}={v!r}: give a number")
+    return float(v)
+
+
+def _str(name, v):
+    if isinstance(v, os.PathLike):
+        v = os.fspath(v)
+    if not isinstance(v, str):
+        raise InputError(f"{name}={v!r}: give a string")
+    return v
+
+
+def _input_shapes(shapes):
+    """{"input": (8, 3, 224, 224)} or ["input=8,3,224,224"] -> the CLI's NAME=D0,D1,... strings."""
+    if not shapes:
+        return []
+    if isinstance(shapes, dict):
+        return [f"{name}={','.join(str(int(d)) for d in dims)}" for name, dims in shapes.items()]
+    if isinstance(shapes, str):
+        return [shapes]
+    return [_str("input_shapes", s) for s in shapes]
+
+
+def _pairs(name, given):
+    """{"If_0": "then"} or ["If_0=then"] -> the CLI's NAME=VALUE strings (--branch, --loop-trips)."""
+    if not given:
+        return []
+    if isinstance(given, dict):
+        return [f"{k}={v}" for k, v in given.items()]
+    return [_str(name, v) for v in ([given] if isinstance(given, str) else given)]
+
+
+def _model_arg(model, scratch, example_inputs=None, input_names=None, name=None):
+    """(path or label, bytes or "", the model's name): a path stays a path; bytes and modules are bytes."""
+    if isinstance(model, (str, os.PathLike)):
+        if example_inputs is not None:
+            raise InputError(f"{os.fspath(model)}: example_inputs= is for a torch module, not an .onnx path")
+        return os.fspath(model), b""
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        data = bytes(model)
+        label = name or "model"
+    else:
+        data = to_onnx_bytes(model, example_inputs, input_names=input_names)
+        label = name or type(model).__name__
+    if not data:
+        raise InputError(f"{label}: empty ONNX bytes")
+    return label, data
+
+
+def _model_file(model, scratch, example_inputs=None, input_names=None, name=None):
+    """A path for the commands that read a file (select, sweep, mig): bytes and modules are written to a
+    temporary .onnx named after the model, shown as that name in results and messages."""
+    label, data = _model_arg(model, scratch, example_inputs, input_names, name)
+    if not data:
+        return label
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label) or "model"
+    return scratch.write(safe + ".onnx", data, label)
+
+
+def _gpu_arg(gpu, scratch, what="gpu"):
+    """A catalog id, ID:MIG-PROFILE, ID@MODE, a spec JSON path, a spec dict (a hypothetical GPU) or a
+    Device from perfpred.gpu()."""
+    if isinstance(gpu, Device):
+        if gpu._spec is None:
+            return gpu.id
+        gpu = gpu._spec
+    if isinstance(gpu, dict):
+        # Without "id" a spec is named after its file: spec:hypothetical (then spec:hypothetical-2, ...).
+        n = sum(1 for p in scratch.names if os.path.basename(p).startswith("hypothetical"))
+        filename = "hypothetical.json" if n == 0 else f"hypothetical-{n + 1}.json"
+        label = f"{what} spec dict" + (f" '{gpu['id']}'" if isinstance(gpu.get("id"), str) else "")
+        return scratch.write(filename, json.dumps(gpu).encode(), label)
+    if gpu is None:
+        raise InputError(f"{what}=: give a catalog id (perfpred.devices().ids()), a spec dict or a spec JSON path")
+    return _str(what, gpu)
+
+
+def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
+             flow=None):
+    o.batch = _int("batch", batch)
+    o.precision, o.mode, o.runtime = _str("precision", precision), _str("mode", mode), _str("runtime", runtime)
+    o.optimizer = "" if optimizer is None else _str("optimizer", optimizer)
+    o.input_shapes = _input_shapes(input_shapes)
+    o.allow_unknown = bool(allow_unknown)
+    o.bundle = "" if bundle is None else _str("bundle", bundle)
+    o.analytical = bool(analytical)
+    _flow(o, **(flow or {}))
+
+
+def _flow(o, branches=None, loop_trips=None, allow_partial=False):
+    """--branch, --loop-trips and --allow-partial (models with If/Loop or shapes left unknown)."""
+    o.branches = _pairs("branches", branches)
+    o.loop_trips = _pairs("loop_trips", loop_trips)
+    o.allow_partial = bool(allow_partial)
+
+
+def _example_batch(example_inputs):
+    first = example_inputs[0] if isinstance(example_inputs, (tuple, list)) and example_inputs else example_inputs
+    shape = getattr(first, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) >= 2 else None
+
+
+# ---- the calls ----------------------------------------------------------------------------------------
+
+
+def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
+            *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
+            copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
+            allow_partial=False):
+    """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
+
+    model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
+    batch axis dynamic). batch: the batch to predict (default: the example's leading dimension for a
+    module, else 1 or the model's fixed batch). bundles: learned bundles (`["default"]` for the shipped
+    latency bundle; one per target), as `--model` takes them. layers=False leaves the per-layer rows out;
+    meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
+    loop_trips ({"Loop_0": 12}) and allow_partial are --branch, --loop-trips and --allow-partial."""
+    o = _perfpred.PredictOptions()
+    with _Scratch() as scratch:
+        o.model, o.model_bytes = _model_arg(model, scratch, example_inputs, input_names, name)
+        o.gpu = _gpu_arg(gpu, scratch)
+        if batch is None:
+            batch = (_example_batch(example_inputs) if example_inputs is not None else None) or 1
+        else:
+            o.batch_given = True
+        o.batch = _int("batch", batch)
+        o.precision, o.mode, o.runtime = _str("precision", precision), _str("mode", mode), _str("runtime", runtime)
+        o.optimizer = _str("optimizer", optimizer)
+        o.input_shapes = _input_shapes(input_shapes)
+        o.layers, o.allow_unknown, o.no_copies, o.no_meta = bool(layers), bool(allow_unknown), not copies, not meta
+        _flow(o, branches, loop_trips, allow_partial)
+        if isinstance(bundles, str):
+            bundles = [bundles]
+        text = _perfpred.predict(o, [_str("bundles", b) for b in bundles or []], bool(analytical))
+        return Prediction(scratch.clean_json(text))
+
+
+def devices():
+    """The GPU catalog (`perfpred devices --json`); `.ids()` lists the ids, rows are the devices."""
+    return Devices(_perfpred.devices())
+
+
+def gpu(spec):
+    """One device (`perfpred devices show ID --json`): a catalog id, ID:MIG-PROFILE, ID@MODE, a spec JSON
+    path, or a spec dict describing a hypothetical GPU (docs/gpus.md; `"base": "a100-sxm4-40gb"` starts
+    from a catalogued one). The result is itself a valid gpu= argument."""
+    with _Scratch() as scratch:
+        arg = _gpu_arg(spec, scratch)
+        return Device(scratch.clean_json(_perfpred.device(arg)), spec if isinstance(spec, dict) else None)
+
+
+def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=None, min_memory_headroom=None,
+           objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
+           optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
+           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False):
+    """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
+    Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
+    (docs/formats.md), needed for objective="cost"."""
+    o = _perfpred.SelectOptions()
+    with _Scratch() as scratch:
+        o.model = _model_file(model, scratch, example_inputs, input_names, name)
+        if isinstance(devices, (str, dict, Device)):
+            devices = [devices]
+        o.devices = [_gpu_arg(d, scratch, "devices") for d in devices or []]
+        o.all = bool(all)
+        o.max_latency_ms = _number("max_latency_ms", max_latency_ms)
+        o.max_power_w = _number("max_power_w", max_power_w)
+        o.min_memory_headroom = _number("min_memory_headroom", min_memory_headroom)
+        o.objective = _str("objective", objective)
+        if isinstance(prices, dict):
+            prices = scratch.write("prices.json", json.dumps(prices).encode(), "prices dict")
+        o.prices = "" if prices is None else _str("prices", prices)
+        _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial))
+        return Selection(scratch.clean_json(_perfpred.select(o)))
+
+
+def _axis(field, spec):
+    if isinstance(spec, str):
+        return f"{field}={spec}"
+    if isinstance(spec, (tuple, list)) and len(spec) == 3:
+        return f"{field}={spec[0]}:{spec[1]}:{spec[2]}"
+    raise InputError(f"vary {field}={spec!r}: give (start, stop, step) or 'START:STOP:STEP'")
+
+
+def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
+          runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
+          example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False):
+    """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
+    vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points."""
+    o = _perfpred.SweepOptions()
+    with _Scratch() as scratch:
+        o.model = _model_file(model, scratch, example_inputs, input_names, name)
+        o.base_gpu = _gpu_arg(base_gpu, scratch, "base_gpu")
+        if isinstance(vary, dict):
+            o.vary = [_axis(f, s) for f, s in vary.items()]
+        else:
+            o.vary = [_str("vary", v) for v in ([vary] if isinstance(vary, str) else vary)]
+        o.max_points = _int("max_points", max_points)
+        _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial))
+        return Sweep(scratch.clean_json(_perfpred.sweep(o)))
+
+
+def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_batch_limit=65536, batch=1,
+        precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
+        allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
+        branches=None, loop_trips=None, allow_partial=False):
+    """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
+    `recommended` is None where no profile fits and meets slo_ms."""
+    o = _perfpred.MigOptions()
+    with _Scratch() as scratch:
+        o.model = _model_file(model, scratch, example_inputs, input_names, name)
+        o.gpu = _str("gpu", gpu.id if isinstance(gpu, Device) else gpu)
+        o.slo_ms = _number("slo_ms", slo_ms)
+        o.memory_headroom = _number("memory_headroom", memory_headroom)
+        o.max_batch = bool(max_batch)
+        o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
+        _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial))
+        return MigAdvice(scratch.clean_json(_perfpred.mig(o)))
