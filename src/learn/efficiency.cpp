@@ -16,6 +16,16 @@ constexpr float k_nan = std::numeric_limits<float>::quiet_NaN();
 constexpr double k_tile_edge = 128;
 
 float lg(double v) { return (v > 0 && std::isfinite(v)) ? static_cast<float>(std::log10(v)) : k_nan; }
+// log10 of a size-like quantity, saturated at `cap` (log10): past it a kernel is simply large. Without the
+// cap the largest values occur only on the slowest training GPU (P4: fewest SMs, longest kernels), and a
+// tree that splits there learns that GPU's efficiency for every large kernel of an unseen one.
+float lg_capped(double v, double cap) {
+  const float l = lg(v);
+  return std::isnan(l) ? l : std::min(l, static_cast<float>(cap));
+}
+// Saturation points: 100 waves, 100x the launch floor, 1 GFLOP and 100 MB per SM.
+constexpr double k_cap_log_waves = 2, k_cap_log_over_launch = 2, k_cap_log_flops_per_sm = 9,
+                 k_cap_log_bytes_per_sm = 8;
 float f(double v) { return std::isfinite(v) ? static_cast<float>(v) : k_nan; }
 
 double attr_or(const KernelEstimate& k, const char* name, double def) {
@@ -130,12 +140,12 @@ void efficiency_features(const KernelEstimate& k, const GpuSpec& gpu, const Pred
   out[i++] = r.matrix ? 1.0f : 0.0f;
   out[i++] = (k.bytes > 0 && k.flops > 0 && ridge > 0) ? lg(k.flops / k.bytes / ridge) : k_nan;
   out[i++] = (r.compute_s > 0 && r.memory_s > 0) ? lg(r.compute_s / r.memory_s) : k_nan;
-  out[i++] = (r.matrix && k.waves > 0) ? lg(k.waves) : k_nan;
+  out[i++] = (r.matrix && k.waves > 0) ? lg_capped(k.waves, k_cap_log_waves) : k_nan;
   out[i++] = (r.matrix && k.waves > 0) ? f(1.0 - k.wave_efficiency) : k_nan;
   out[i++] = gpu.l2_cache_mb > 0 ? lg(k.bytes / (gpu.l2_cache_mb * 1024 * 1024)) : k_nan;
-  out[i++] = lg(k.flops / sms);
-  out[i++] = lg(k.bytes / sms);
-  out[i++] = k.launch_s > 0 ? lg(r.time_s / k.launch_s) : k_nan;
+  out[i++] = lg_capped(k.flops / sms, k_cap_log_flops_per_sm);
+  out[i++] = lg_capped(k.bytes / sms, k_cap_log_bytes_per_sm);
+  out[i++] = k.launch_s > 0 ? lg_capped(r.time_s / k.launch_s, k_cap_log_over_launch) : k_nan;
   out[i++] = lg(static_cast<double>(opts.batch));
   if (k.gemm) {
     const double m = static_cast<double>(k.gemm->m), n = static_cast<double>(k.gemm->n);
@@ -192,7 +202,8 @@ double efficiency_time_s(const KernelEstimate& k, const Roofline& r, double log_
   const double le = std::clamp(log_efficiency, std::log(k_min_efficiency), 0.0);
   const double learned = std::max(r.time_s / std::exp(le), k.launch_s);
   if (!(k.time_s > 0) || weight >= 1) return learned;
-  return std::exp(weight * std::log(learned) + (1 - weight) * std::log(k.time_s));
+  // Shrunk toward the analytical time, but never faster than the roofline.
+  return std::max(std::exp(weight * std::log(learned) + (1 - weight) * std::log(k.time_s)), r.time_s);
 }
 
 double with_timer_floor(double kernel_s, double floor_s) {

@@ -439,6 +439,8 @@ nlohmann::json eval_report(const EvalResult& r, const Bundle& b) {
   j["by_gpu"] = grouped(r.records, &EvalRecord::gpu_id);
   j["by_op_family"] = grouped(r.records, &EvalRecord::op_family);
   j["by_model_family"] = grouped(r.records, &EvalRecord::model_family);
+  j["by_phase"] = grouped(r.records, &EvalRecord::phase);
+  j["by_precision"] = grouped(r.records, &EvalRecord::precision);
   nlohmann::json seen = nlohmann::json::object();
   std::set<std::string> ids;
   for (const auto& x : r.records) ids.insert(x.gpu_id);

@@ -63,6 +63,10 @@ Rows subset(const Rows& all, const std::vector<size_t>& idx) {
   return r;
 }
 
+// Timer-floor probes: rows whose roofline is at most this (far below any per-op floor), at least this many per op.
+constexpr double k_floor_probe_roofline_s = 2e-6;
+constexpr size_t k_floor_probe_min_rows = 20;
+
 double clamp_log_eff(double v) { return std::clamp(v, std::log(k_min_efficiency), 0.0); }
 
 // Rounds (a multiple of `every`, at most `max_rounds`) with the least mean over held-out GPUs of the
@@ -128,16 +132,39 @@ std::string floor_op(const std::string& op) { return op.substr(0, op.find_first_
 
 std::map<std::string, std::map<std::string, std::map<std::string, double>>> timer_floors_per_gpu(
     const std::vector<KernelSample>& samples) {
+  // Only rows whose roofline is far below any floor say what the floor is; an op with too few of them
+  // (NeuSight's convolutions are all large) takes the median floor of the GPU's other ops ("*").
   std::map<std::string, std::map<std::string, std::map<std::string, std::vector<double>>>> times;
-  for (const auto& s : samples)
-    if (source_settings(s.source).timer_floor && s.measured_s > 0)
-      times[s.source][s.gpu.id][floor_op(s.kernel.op)].push_back(s.measured_s);
+  for (const auto& s : samples) {
+    const SourceSettings set = source_settings(s.source);
+    if (!set.timer_floor || !(s.measured_s > 0)) continue;
+    if (kernel_roofline(s.kernel, s.gpu, s.opts, set.tf32_conv).time_s > k_floor_probe_roofline_s) continue;
+    times[s.source][s.gpu.id][floor_op(s.kernel.op)].push_back(s.measured_s);
+  }
   std::map<std::string, std::map<std::string, std::map<std::string, double>>> out;
   for (const auto& [src, gpus] : times)
-    for (const auto& [gpu, ops] : gpus)
-      for (const auto& [op, v] : ops) out[src][gpu][op] = quantile(v, 0.02);
+    for (const auto& [gpu, ops] : gpus) {
+      std::vector<double> each;
+      for (const auto& [op, v] : ops)
+        if (v.size() >= k_floor_probe_min_rows) each.push_back(out[src][gpu][op] = quantile(v, 0.02));
+      if (!each.empty()) out[src][gpu]["*"] = quantile(each, 0.5);
+    }
   return out;
 }
+
+namespace {
+// The floor of `op` on a GPU of a source (0 when the source has none there).
+double gpu_floor(const std::map<std::string, std::map<std::string, std::map<std::string, double>>>& floors,
+                 const std::string& source, const std::string& gpu, const std::string& op) {
+  auto s = floors.find(source);
+  if (s == floors.end()) return 0;
+  auto g = s->second.find(gpu);
+  if (g == s->second.end()) return 0;
+  auto it = g->second.find(op);
+  if (it == g->second.end()) it = g->second.find("*");
+  return it == g->second.end() ? 0.0 : it->second;
+}
+}  // namespace
 
 void train_efficiency_models(const std::vector<KernelSample>& samples, const TrainOptions& opts, Bundle& out) {
   const auto floors = timer_floors_per_gpu(samples);
@@ -145,14 +172,9 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
   out.timer_floors.clear();
   for (const auto& [src, gpus] : floors) {
     std::map<std::string, std::vector<double>> per_op;
-    std::vector<double> every;
     for (const auto& [gpu, ops] : gpus)
-      for (const auto& [op, v] : ops) {
-        per_op[op].push_back(v);
-        every.push_back(v);
-      }
+      for (const auto& [op, v] : ops) per_op[op].push_back(v);
     for (const auto& [op, v] : per_op) out.timer_floors[src][op] = quantile(v, 0.5);
-    out.timer_floors[src]["*"] = quantile(every, 0.5);
   }
 
   const auto& names = efficiency_feature_names();
@@ -170,7 +192,7 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
     const SourceSettings set = source_settings(s.source);
     double body = s.measured_s;
     if (set.timer_floor) {
-      body = body_behind_floor(s.measured_s, floors.at(s.source).at(s.gpu.id).at(floor_op(s.kernel.op)));
+      body = body_behind_floor(s.measured_s, gpu_floor(floors, s.source, s.gpu.id, floor_op(s.kernel.op)));
       if (!(body > 0)) {
         ++at_floor;  // the measurement is the floor: it says nothing about the kernel
         continue;
@@ -227,7 +249,8 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
       {"rows_at_timer_floor_dropped", at_floor},
       {"rows_faster_than_roofline_clamped_to_1", above_roofline},
       {"rows_unusable", unusable},
-      {"timer_floor", "sources with a per-op floor (neusight): floor = 2nd percentile of the op's time per GPU; "
+      {"timer_floor", "sources with a per-op floor (neusight): floor = 2nd percentile of the op's time per GPU over rows "
+                      "whose roofline is under 2 us (ops with fewer than 20: the GPU's median op floor); "
                       "body = sqrt(measured^2 - floor^2); rows within 15% of the floor dropped"},
       {"tf32", "neusight ran with cudnn.allow_tf32 = False: its FP32 convolutions are costed on the SIMT roofline"}};
 }

@@ -61,7 +61,8 @@ using FeatureRanges = std::map<std::string, std::pair<double, double>>;
 double range_weight(const FeatureRanges& ranges, const float* features);
 
 /// The learned kernel time from a predicted log efficiency: the roofline over the efficiency, never below
-/// the kernel's launch floor, blended in log space with the analytical time by `weight`.
+/// the kernel's launch floor, blended in log space with the analytical time by `weight` (and never below
+/// the roofline, even where the analytical time is).
 double efficiency_time_s(const KernelEstimate& k, const Roofline& r, double log_efficiency, double weight);
 /// What a timer with a per-op floor measures for a kernel of time `kernel_s`: sqrt(floor^2 + kernel^2)
 /// (docs/accuracy.md: measured small ops sit on the floor, large ones on their body, and between the two
