@@ -180,7 +180,6 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
   const auto& names = efficiency_feature_names();
   const size_t nf = names.size();
   std::map<std::string, std::vector<size_t>> by_family;
-  std::vector<float> features;
   Rows all;
   size_t at_floor = 0, above_roofline = 0, unusable = 0;
   for (const auto& s : samples) {
@@ -224,23 +223,31 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
   out.kernel_features = names;
   nlohmann::json stopping = nlohmann::json::object();
   std::vector<int> chosen;
-  auto train_one = [&](const std::string& key, const Rows& rows) {
+  auto train_one = [&](const std::string& key, const Rows& rows, int fixed_rounds) {
     const std::set<std::string> gpus(rows.gpu.begin(), rows.gpu.end());
-    int rounds = opts.rounds;
+    int rounds = fixed_rounds > 0 ? fixed_rounds : opts.rounds;
     nlohmann::json rep = {{"folds", nlohmann::json::array()}, {"rounds", rounds}};
-    if (gpus.size() >= 2) rounds = logo_rounds(rows, opts, rep);
+    if (fixed_rounds > 0) rep["from"] = "median of the family boosters' rounds";
+    else if (gpus.size() >= 2) rounds = logo_rounds(rows, opts, rep);
     out.kernel_models[key] = fit_final(rows, opts, rounds);
     out.kernel_ranges[key] = ranges_of(rows);
     stopping[key] = rep;
     chosen.push_back(rounds);
     spdlog::info("training: efficiency {}: {} rows, {} rounds (leave-one-GPU-out over {} GPUs), in-sample mean APE "
-                 "{:.2f}%", key, rows.y.size(), rounds, gpus.size(), out.kernel_models[key].train_mean_ape);
+                 "{:.2f}%", key, rows.y.size(), rounds, fixed_rounds > 0 ? 0 : gpus.size(),
+                 out.kernel_models[key].train_mean_ape);
   };
   for (const auto& [fam, idx] : by_family) {
     if (idx.size() < opts.min_family_rows) continue;
-    train_one(fam, subset(all, idx));
+    train_one(fam, subset(all, idx), 0);
   }
-  if (by_family.size() > 1 || out.kernel_models.empty()) train_one(k_fallback_family, all);
+  // The fallback serves families without data of their own: it takes the families' median rounds rather
+  // than a leave-one-GPU-out search over every row (which would double the training time).
+  if (by_family.size() > 1 || out.kernel_models.empty()) {
+    std::vector<int> c = chosen;
+    std::sort(c.begin(), c.end());
+    train_one(k_fallback_family, all, c.empty() ? 0 : c[c.size() / 2]);
+  }
   out.params["kernel_target"] = k_efficiency_target;
   out.params["early_stopping"] = stopping;
   out.params["monotone_increasing"] = {"log_waves", "log_roofline_over_launch"};
