@@ -57,6 +57,7 @@ def weighted(results, key="overall"):
 
 
 OLD_SECTIONS = {}  # "### title" -> its lines in the document being regenerated (filled by main)
+CARRIED_STEPS = set()  # steps whose tables were carried over from the previous run
 CARRIED = "Not rerun in this revision: the figures below are from the previous run of `scripts/eval_learned.sh {what}`."
 
 
@@ -86,6 +87,7 @@ def table(out, title, files, what):
             body = [l for l in old if l != CARRIED.format(what=what)]
             while body and body[0] == "":
                 body.pop(0)
+            CARRIED_STEPS.add(what)
             return lines + [CARRIED.format(what=what), ""] + body, []
         lines += [f"Not run in this revision (`scripts/eval_learned.sh {what}`).", ""]
         return lines, []
@@ -145,12 +147,12 @@ def training_table(out, folds):
             + rows + [""])
 
 
-def label_notes(out, name):
+def label_notes(out, name, label):
     t = load(out, f"train-{name}.json")
     lc = (t or {}).get("label_corrections")
     if not lc:
         return []
-    return [f"Label corrections in that fold: {lc['rows']} rows trained, {lc['rows_at_timer_floor_dropped']} dropped "
+    return [f"Label corrections in the {label} fold: {lc['rows']} rows trained, {lc['rows_at_timer_floor_dropped']} dropped "
             f"as at their timer floor, {lc['rows_faster_than_roofline_clamped_to_1']} faster than their roofline "
             "(efficiency clamped to 1).", ""]
 
@@ -187,7 +189,7 @@ def main():
         L += family_table(k)
         L += training_table(out, [("P4", "kernels-p4"), ("P100", "kernels-p100-pcie-16gb"), ("T4", "kernels-t4"),
                                   ("V100", "kernels-v100-pcie-32gb"), ("A100", "kernels-a100")])
-        L += label_notes(out, "kernels-v100-pcie-32gb")
+        L += label_notes(out, "kernels-v100-pcie-32gb", "V100")
     db_folds = [("GTX 1080 Ti", "deepbench-gtx-1080ti"), ("Titan X (Pascal)", "deepbench-titan-x-pascal"),
                 ("Titan Xp", "deepbench-titan-xp"), ("Titan X (Maxwell)", "deepbench-titan-x-maxwell"),
                 ("M40", "deepbench-m40"), ("P100", "deepbench-p100-pcie-16gb"), ("V100 SXM2", "deepbench-v100-sxm2-16gb"),
@@ -242,6 +244,8 @@ def main():
         if key in status:
             le, an, n = status[key]
             L.append(f"| {key} | <= {goal:.0f}% | {pct(le)} ({n} rows) | {pct(an)} | {'yes' if le <= goal else 'no'} |")
+        elif {"networks": {"networks", "torchvision"}, "energy": {"energy"}, "memory": {"memory"}}.get(key, set()) & CARRIED_STEPS:
+            L.append(f"| {key} | <= {goal:.0f}% | not rerun in this revision (previous figures above) | - | - |")
         else:
             L.append(f"| {key} | <= {goal:.0f}% | not measured | - | - |")
     L.append("")
@@ -267,6 +271,11 @@ def main():
                  f"best of {len(runs)} runs {best['cpu_s'] * 1e3:.0f} ms user CPU, {best['wall_s'] * 1e3:.0f} ms wall "
                  "(whole process: bundle load, ONNX import, analysis, prediction)"
                  + (f"; analytical alone {a['cpu_s'] * 1e3:.0f} ms user CPU." if a else "."))
+    if L[-1] == "### Speed" or L[-2:] == ["### Speed", ""]:
+        old = [l for l in OLD_SECTIONS.get("### Speed", []) if l.startswith("- ")]
+        if old:
+            L += ["Not rerun in this revision: the lines below are from the previous run of "
+                  "`scripts/eval_learned.sh jetson default`; kernel training times are in the tables above.", ""] + old
     if len(L) and L[-1] != "":
         L.append("")
     notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "eval_learned_notes.md")

@@ -180,8 +180,11 @@ std::string efficiency_monotone_constraints() {
 }
 
 const std::vector<std::string>& efficiency_range_features() {
+  // The codes are here too: a precision, phase, runtime or path (tensor cores) no training row had lies at
+  // least one unit outside the codes seen, so its kernels keep the analytical time.
   static const std::vector<std::string> v = {"log_ai_over_ridge", "log_waves", "log_ws_over_l2", "log_work_per_sm",
-                                             "log_bytes_per_sm", "log_roofline_over_launch"};
+                                             "log_bytes_per_sm", "log_roofline_over_launch", "precision_code",
+                                             "phase_code", "runtime_code", "tensor_path", "matrix_path"};
   return v;
 }
 
@@ -212,7 +215,7 @@ double with_timer_floor(double kernel_s, double floor_s) {
 
 double body_behind_floor(double measured_s, double floor_s) {
   if (!(floor_s > 0)) return measured_s;
-  if (measured_s < 1.15 * floor_s) return 0;
+  if (measured_s < k_floor_identifiable * floor_s) return 0;
   return std::sqrt(measured_s * measured_s - floor_s * floor_s);
 }
 

@@ -258,7 +258,7 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
       {"rows_unusable", unusable},
       {"timer_floor", "sources with a per-op floor (neusight): floor = 2nd percentile of the op's time per GPU over rows "
                       "whose roofline is under 2 us (ops with fewer than 20: the GPU's median op floor); "
-                      "body = sqrt(measured^2 - floor^2); rows within 15% of the floor dropped"},
+                      "body = sqrt(measured^2 - floor^2); rows under twice the floor dropped"},
       {"tf32", "neusight ran with cudnn.allow_tf32 = False: its FP32 convolutions are costed on the SIMT roofline"}};
 }
 

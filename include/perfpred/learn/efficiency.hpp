@@ -68,8 +68,12 @@ double efficiency_time_s(const KernelEstimate& k, const Roofline& r, double log_
 /// (docs/accuracy.md: measured small ops sit on the floor, large ones on their body, and between the two
 /// the timer sees partial overlap).
 double with_timer_floor(double kernel_s, double floor_s);
+/// A floored measurement says what the kernel took only when it is at least this multiple of the floor:
+/// nearer the floor the body could be anything from 0.15x (additive) to 0.57x (quadrature) of the floor at
+/// 1.15x, and kernels faster than the floor would be learned as slow as the floor's noise.
+inline constexpr double k_floor_identifiable = 2.0;
 /// The kernel body behind a floored measurement, inverse of with_timer_floor; 0 when the measurement is
-/// within 15% of the floor (not identifiable: such rows do not train).
+/// under k_floor_identifiable times the floor (not identifiable: such rows do not train).
 double body_behind_floor(double measured_s, double floor_s);
 
 }  // namespace perfpred::learn

@@ -148,8 +148,9 @@ TEST(LearnEfficiency, FeaturesCarryNoGpuIdentity) {
 
 TEST(LearnEfficiency, TimerFloorRoundTrip) {
   EXPECT_NEAR(with_timer_floor(30e-6, 40e-6), 50e-6, 1e-12);
-  EXPECT_NEAR(body_behind_floor(50e-6, 40e-6), 30e-6, 1e-12);
-  EXPECT_EQ(body_behind_floor(44e-6, 40e-6), 0.0);  // within 15% of the floor: not identifiable
+  EXPECT_NEAR(body_behind_floor(130e-6, 50e-6), 120e-6, 1e-12);
+  EXPECT_EQ(body_behind_floor(79e-6, 40e-6), 0.0);  // under twice the floor: not identifiable
+  EXPECT_NEAR(body_behind_floor(80e-6, 40e-6), std::sqrt(3.0) * 40e-6, 1e-12);
   EXPECT_DOUBLE_EQ(body_behind_floor(44e-6, 0), 44e-6);
   EXPECT_DOUBLE_EQ(with_timer_floor(44e-6, 0), 44e-6);
 }
@@ -230,6 +231,29 @@ TEST(LearnEfficiency, RangeWeightFallsLinearlyOverOneDecade) {
   EXPECT_NEAR(efficiency_time_s(k, r, std::log(0.5), 1.0), r.time_s / 0.5, 1e-15);
   EXPECT_NEAR(efficiency_time_s(k, r, std::log(0.5), 0.5), std::sqrt(k.time_s * r.time_s / 0.5), 1e-12);
   EXPECT_NEAR(efficiency_time_s(k, r, 3.0, 1.0), r.time_s, 1e-15);  // efficiency above 1 is clamped
+}
+
+TEST(LearnEfficiency, UnseenPrecisionOrTensorPathKeepsTheAnalyticalTime) {
+  // Trained on FP32 SIMT kernels only: an FP16 tensor-core kernel is outside what the boosters know.
+  const std::vector<GpuSpec> gpus = {gpu("a", 40, 8, 320), gpu("b", 80, 14, 900)};
+  TrainOptions o;
+  o.kernel_target = KernelTarget::efficiency;
+  o.rounds = 30;
+  o.nthread = 1;
+  Bundle b;
+  b.name = "fp32";
+  train_efficiency_models(gemm_samples(gpus, 300, 6), o, b);
+  const LearnedModel m(b);
+  GpuSpec tc = gpus[1];
+  tc.tensor_cores = 640;
+  tc.tensor_fp16_tflops = 112;
+  KernelEstimate k = gemm_kernel(1024, 1024, 512, 3, 1);
+  PredictOptions fp16;
+  fp16.precision = Precision::fp16;
+  k.time_s = 2 * kernel_roofline(k, tc, fp16).time_s;
+  EXPECT_NEAR(m.kernel_log_ratios({k}, tc, fp16)[0], 0.0, 1e-9);
+  k.time_s = 2 * kernel_roofline(k, tc, PredictOptions{}).time_s;
+  EXPECT_GT(std::abs(m.kernel_log_ratios({k}, tc, PredictOptions{})[0]), 1e-3);  // FP32: learned
 }
 
 TEST(LearnEfficiency, SizeFeaturesSaturate) {
