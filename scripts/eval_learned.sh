@@ -2,7 +2,7 @@
 # Regenerate the "Learned model" section of docs/accuracy.md: every split trains a bundle without the
 # held-out GPU or family, evaluates it on the held-out rows, and reports it beside the analytical model.
 #
-#   scripts/eval_learned.sh [STEP...]        STEP: kernels networks torchvision jetson energy memory default doc
+#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench networks torchvision jetson energy memory default doc
 #                                             (default: all of them, in that order)
 # Environment: PERFPRED (binary, default build/src/cli/perfpred), DATA (default cache/datasets, made by
 # tools/convert_datasets.py), OUT (default cache/eval/learned), ROUNDS (boosting rounds, default 150),
@@ -24,11 +24,13 @@ NET_FRACTION=${NET_FRACTION:-1}  # deterministic share of network rows (speed)
 KERNEL_BASE=${KERNEL_BASE:-0}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}  # no OpenMP spinning on a shared machine
 mkdir -p "$OUT/bundles"
-STEPS=${*:-kernels networks torchvision jetson energy memory default doc}
+STEPS=${*:-kernels deepbench networks torchvision jetson energy memory default doc}
 [ -x "$PERFPRED" ] || { echo "eval_learned: no perfpred binary at $PERFPRED (set PERFPRED)"; exit 2; }
 
 NS=()
 for f in "$DATA"/neusight-gpu-kernels/*.csv; do NS+=(--data "$f"); done
+DB=()
+for f in "$DATA"/deepbench-kernels/*.csv; do DB+=(--data "$f"); done
 HELP=(--data "$DATA/help-nas-latency/nasbench201.csv" --data "$DATA/help-nas-latency/fbnet.csv")
 TV=(--data "$DATA/pytorch-gpu-benchmark-ryujaehun/torchvision.csv")
 ALL="$OUT/bundles/neusight-all.json"
@@ -56,6 +58,14 @@ for step in $STEPS; do
       timed "train-kernels-$fold" "$PERFPRED" train "${NS[@]}" "${H[@]}" --out "$OUT/bundles/kernels-$fold.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kernels-$fold.json"
       "$PERFPRED" eval --model "$OUT/bundles/kernels-$fold.json" "${NS[@]}" "${H[@]}" --json >"$OUT/kernels-$fold.json"
+    done ;;
+  deepbench)  # DeepBench (cuDNN/cuBLAS; forward, backward, FP16, INT8) leave-one-GPU-out, trained on DeepBench only
+    for g in gtx-1080ti titan-x-pascal titan-xp spec:titan-x-maxwell spec:m40 p100-pcie-16gb v100-sxm2-16gb t4; do
+      n=${g#spec:}
+      log "deepbench: hold out $g"
+      timed "train-deepbench-$n" "$PERFPRED" train "${DB[@]}" --holdout-gpu $g --out "$OUT/bundles/deepbench-$n.json" \
+        --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-deepbench-$n.json"
+      "$PERFPRED" eval --model "$OUT/bundles/deepbench-$n.json" "${DB[@]}" --holdout-gpu $g --json >"$OUT/deepbench-$n.json"
     done ;;
   networks)  # HELP: leave-one-GPU-out and leave-family-out (host overhead refitted; kernel boosters with KERNEL_BASE=1)
     [ "$KERNEL_BASE" = 1 ] && need_all

@@ -24,6 +24,7 @@ std::string command_line(const TrainCmdOptions& o) {
   for (const auto& g : o.holdout_gpus) c += " --holdout-gpu " + g;
   for (const auto& f : o.holdout_families) c += " --holdout-family " + f;
   c += " --rounds " + std::to_string(o.rounds);
+  if (o.kernel_target != "efficiency") c += " --kernel-target " + o.kernel_target;
   if (o.network_fraction < 1) c += " --network-fraction " + std::to_string(o.network_fraction);
   if (!o.base.empty()) c += " --base " + o.base;
   for (const auto& d : o.drop_features) c += " --drop-feature " + d;
@@ -46,6 +47,9 @@ int run_train(const TrainCmdOptions& o) {
   req.target = learn::target_from_string(o.target);
   req.holdout_gpus = o.holdout_gpus;
   req.holdout_families = o.holdout_families;
+  if (o.kernel_target == "efficiency") req.options.kernel_target = learn::KernelTarget::efficiency;
+  else if (o.kernel_target == "ratio") req.options.kernel_target = learn::KernelTarget::log_ratio;
+  else throw InputError("train: --kernel-target '" + o.kernel_target + "' is not a kernel target; use efficiency or ratio");
   req.options.rounds = o.rounds;
   req.options.max_depth = o.max_depth;
   req.options.eta = o.eta;
@@ -85,6 +89,9 @@ int run_train(const TrainCmdOptions& o) {
                      {"rows_hash", b.rows_hash},
                      {"gpus_seen", b.gpus_seen},
                      {"kernel_models", families},
+                     {"kernel_target", b.kernel_target},
+                     {"early_stopping", b.params.value("early_stopping", nlohmann::json(nullptr))},
+                     {"label_corrections", b.params.value("label_corrections", nlohmann::json(nullptr))},
                      {"host_models", hosts},
                      {"network_model", b.network_model ? nlohmann::json{{"rows", b.network_model->train_rows},
                                                                         {"train_mean_ape", b.network_model->train_mean_ape}}

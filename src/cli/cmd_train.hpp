@@ -9,6 +9,7 @@ struct TrainCmdOptions {
   std::vector<std::string> data;
   std::string out;
   std::string target = "latency";
+  std::string kernel_target = "efficiency";  ///< efficiency | ratio
   std::vector<std::string> holdout_gpus;
   std::vector<std::string> holdout_families;
   int rounds = 300;

@@ -257,7 +257,8 @@ int main(int argc, char** argv) {
     sub->add_option("--target", train_opts.target, "latency|energy|memory")->default_val("latency");
     sub->add_option("--holdout-gpu", train_opts.holdout_gpus, "Leave rows on this GPU id out (repeatable)");
     sub->add_option("--holdout-family", train_opts.holdout_families, "Leave this op family or model family out (repeatable)");
-    sub->add_option("--rounds", train_opts.rounds, "Boosting rounds per booster")->default_val(300);
+    sub->add_option("--rounds", train_opts.rounds, "Boosting rounds per booster (efficiency boosters: the most; leave-one-GPU-out picks fewer)")->default_val(300);
+    sub->add_option("--kernel-target", train_opts.kernel_target, "Kernel boosters: efficiency (against each kernel's roofline, dimensionless features) or ratio (log measured/analytical, the first design)")->default_val("efficiency");
     sub->add_option("--max-depth", train_opts.max_depth, "Tree depth")->default_val(6);
     sub->add_option("--eta", train_opts.eta, "Learning rate")->default_val(0.08);
     sub->add_option("--threads", train_opts.threads, "XGBoost threads")->default_val(2);

@@ -1,6 +1,7 @@
 #include "perfpred/learn/bundle.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -86,6 +87,38 @@ void check_names(const nlohmann::json& j, const char* key, const std::vector<std
   }
   throw InputError(label + ": field " + key + " does not match this perfpred build (" + detail +
                    "); retrain the bundle with this version's `perfpred train`");
+}
+
+double finite_number(const nlohmann::json& v, const std::string& what) {
+  if (!v.is_number() || !std::isfinite(v.get<double>()))
+    throw InputError(what + ": must be a finite number; retrain the bundle with `perfpred train`");
+  return v.get<double>();
+}
+
+// kernel_ranges and timer_floors of an efficiency bundle.
+void read_efficiency_fields(const nlohmann::json& j, const std::string& label, Bundle& b) {
+  if (j.contains("kernel_ranges")) {
+    if (!j["kernel_ranges"].is_object()) throw InputError(label + ": field kernel_ranges must be an object");
+    for (const auto& [fam, r] : j["kernel_ranges"].items()) {
+      if (!r.is_object()) throw InputError(label + ": kernel_ranges." + fam + " must be an object");
+      for (const auto& [name, lohi] : r.items()) {
+        const std::string what = label + ": kernel_ranges." + fam + "." + name;
+        if (!lohi.is_array() || lohi.size() != 2) throw InputError(what + ": must be [lo, hi]");
+        b.kernel_ranges[fam][name] = {finite_number(lohi[0], what), finite_number(lohi[1], what)};
+      }
+    }
+  }
+  if (j.contains("timer_floors")) {
+    if (!j["timer_floors"].is_object()) throw InputError(label + ": field timer_floors must be an object");
+    for (const auto& [src, ops] : j["timer_floors"].items()) {
+      if (!ops.is_object()) throw InputError(label + ": timer_floors." + src + " must be an object");
+      for (const auto& [op, v] : ops.items()) {
+        const double s = finite_number(v, label + ": timer_floors." + src + "." + op);
+        if (s < 0) throw InputError(label + ": timer_floors." + src + "." + op + ": must not be negative");
+        b.timer_floors[src][op] = s;
+      }
+    }
+  }
 }
 
 std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
@@ -198,6 +231,14 @@ nlohmann::json to_json(const Bundle& b) {
   j["for_shipping"] = b.for_shipping;
   j["created_by"] = b.created_by;
   j["kernel_features"] = b.kernel_features;
+  j["kernel_target"] = b.kernel_target;
+  if (b.kernel_target == k_efficiency_target) {
+    nlohmann::json ranges = nlohmann::json::object();
+    for (const auto& [fam, r] : b.kernel_ranges)
+      for (const auto& [name, lohi] : r) ranges[fam][name] = {lohi.first, lohi.second};
+    j["kernel_ranges"] = ranges;
+    j["timer_floors"] = b.timer_floors;
+  }
   j["host_features"] = b.host_features;
   j["network_features"] = b.network_features;
   nlohmann::json km = nlohmann::json::object();
@@ -235,7 +276,14 @@ Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
   if (b.feature_version != k_feature_version)
     throw InputError(label + ": feature_version " + std::to_string(b.feature_version) + " but this perfpred computes " +
                      std::to_string(k_feature_version) + "; retrain the bundle with this version's `perfpred train`");
-  check_names(j, "kernel_features", kernel_feature_names(), label);
+  b.kernel_target = j.value("kernel_target", std::string("log_ratio"));
+  if (b.kernel_target != "log_ratio" && b.kernel_target != k_efficiency_target)
+    throw InputError(label + ": field kernel_target is '" + b.kernel_target +
+                     "'; this perfpred reads \"log_ratio\" or \"efficiency\" (retrain the bundle with `perfpred train`)");
+  const bool eff = b.kernel_target == k_efficiency_target;
+  check_names(j, "kernel_features", eff ? efficiency_feature_names() : kernel_feature_names(), label);
+  b.kernel_features = eff ? efficiency_feature_names() : kernel_feature_names();
+  if (eff) read_efficiency_fields(j, label, b);
   check_names(j, "host_features", host_feature_names(), label);
   check_names(j, "network_features", network_feature_names(), label);
   b.name = j.value("name", std::string());

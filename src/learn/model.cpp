@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "perfpred/learn/efficiency.hpp"
 #include "perfpred/util/error.hpp"
 #include "xgb.hpp"
 
@@ -44,61 +45,89 @@ std::shared_ptr<LearnedModel> LearnedModel::load(const std::filesystem::path& pa
 
 const Bundle& LearnedModel::bundle() const { return m_impl->bundle; }
 
-std::vector<double> LearnedModel::kernel_log_ratios(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu,
-                                                    const PredictOptions& opts) const {
-  std::vector<double> out(ks.size(), 0.0);
-  if (m_impl->bundle.target != Target::latency) return out;
-  const size_t nf = kernel_feature_names().size();
-  // Group kernel indices by the booster that serves them.
+namespace {
+// One kernel as the boosters see it.
+struct KernelView {
+  const KernelEstimate* k;
+  const GpuSpec* gpu;
+  const PredictOptions* opts;
+  const std::string* source;  ///< data source (evaluation), or nullptr (predict)
+};
+}  // namespace
+
+// Predicted log(learned / analytical) per kernel (0 where no booster applies), one XGBoost call per family.
+template <class View>
+std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const View& view) {
+  std::vector<double> out(n, 0.0);
+  const Bundle& b = m.bundle;
+  if (b.target != Target::latency) return out;
+  const bool eff = b.kernel_target == k_efficiency_target;
+  const size_t nf = eff ? efficiency_feature_names().size() : kernel_feature_names().size();
   std::map<std::string, std::vector<size_t>> groups;
-  for (size_t i = 0; i < ks.size(); ++i) {
-    std::string fam = booster_family(ks[i].family);
-    if (fam.empty() || ks[i].time_s <= 0) continue;  // no kernel (views) or nothing to scale
-    if (!m_impl->bundle.kernel_models.count(fam)) fam = k_fallback_family;
-    if (!m_impl->bundle.kernel_models.count(fam)) continue;
+  for (size_t i = 0; i < n; ++i) {
+    const KernelView v = view(i);
+    std::string fam = booster_family(v.k->family);
+    if (fam.empty() || v.k->time_s <= 0) continue;  // no kernel (views) or nothing to scale
+    if (!b.kernel_models.count(fam)) fam = k_fallback_family;
+    if (!b.kernel_models.count(fam)) continue;
     groups[fam].push_back(i);
   }
-  std::lock_guard lock(m_impl->mutex);
+  std::lock_guard lock(m.mutex);
   for (const auto& [fam, idx] : groups) {
-    const xgb::Booster* b = m_impl->get(m_impl->kernel, m_impl->bundle.kernel_models, fam, "kernel_models");
+    const xgb::Booster* booster = m.get(m.kernel, b.kernel_models, fam, "kernel_models");
     xgb::DenseMatrix x;
     x.rows = static_cast<int64_t>(idx.size());
     x.cols = static_cast<int64_t>(nf);
     x.values.resize(idx.size() * nf);
-    for (size_t r = 0; r < idx.size(); ++r) kernel_features(ks[idx[r]], gpu, opts, x.values.data() + r * nf);
-    const auto y = b->predict(x);
-    for (size_t r = 0; r < idx.size(); ++r) out[idx[r]] = y[r];
+    std::vector<Roofline> roofs(eff ? idx.size() : 0);
+    for (size_t r = 0; r < idx.size(); ++r) {
+      const KernelView v = view(idx[r]);
+      float* row = x.values.data() + r * nf;
+      if (!eff) {
+        kernel_features(*v.k, *v.gpu, *v.opts, row);
+        continue;
+      }
+      const bool tf32 = v.source ? source_settings(*v.source).tf32_conv : true;
+      roofs[r] = kernel_roofline(*v.k, *v.gpu, *v.opts, tf32);
+      efficiency_features(*v.k, *v.gpu, *v.opts, roofs[r], row);
+    }
+    const auto y = booster->predict(x);
+    if (!eff) {
+      for (size_t r = 0; r < idx.size(); ++r) out[idx[r]] = y[r];
+      continue;
+    }
+    auto rit = b.kernel_ranges.find(fam);
+    const FeatureRanges no_ranges;
+    const FeatureRanges& ranges = rit == b.kernel_ranges.end() ? no_ranges : rit->second;
+    for (size_t r = 0; r < idx.size(); ++r) {
+      const KernelView v = view(idx[r]);
+      const double w = range_weight(ranges, x.values.data() + r * nf);
+      double t = efficiency_time_s(*v.k, roofs[r], y[r], w);
+      double analytical = v.k->time_s;
+      if (v.source) {  // evaluation against a timer with a per-op floor: the timer sees the floor too
+        auto fit = b.timer_floors.find(*v.source);
+        if (fit != b.timer_floors.end() && source_settings(*v.source).timer_floor) {
+          auto oit = fit->second.find(floor_op(v.k->op));
+          if (oit == fit->second.end()) oit = fit->second.find("*");
+          if (oit != fit->second.end()) t = with_timer_floor(t, oit->second);
+        }
+      }
+      out[idx[r]] = std::log(t / analytical);
+    }
   }
   return out;
 }
 
+std::vector<double> LearnedModel::kernel_log_ratios(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu,
+                                                    const PredictOptions& opts) const {
+  return kernel_ratios(*m_impl, ks.size(), [&](size_t i) { return KernelView{&ks[i], &gpu, &opts, nullptr}; });
+}
+
 std::vector<double> LearnedModel::sample_log_ratios(const std::vector<KernelSample>& samples) const {
-  std::vector<double> out(samples.size(), 0.0);
-  if (m_impl->bundle.target != Target::latency) return out;
-  const size_t nf = kernel_feature_names().size();
-  std::map<std::string, std::vector<size_t>> groups;
-  for (size_t i = 0; i < samples.size(); ++i) {
-    std::string fam = booster_family(samples[i].kernel.family);
-    if (fam.empty() || samples[i].kernel.time_s <= 0) continue;
-    if (!m_impl->bundle.kernel_models.count(fam)) fam = k_fallback_family;
-    if (!m_impl->bundle.kernel_models.count(fam)) continue;
-    groups[fam].push_back(i);
-  }
-  std::lock_guard lock(m_impl->mutex);
-  for (const auto& [fam, idx] : groups) {
-    const xgb::Booster* b = m_impl->get(m_impl->kernel, m_impl->bundle.kernel_models, fam, "kernel_models");
-    xgb::DenseMatrix x;
-    x.rows = static_cast<int64_t>(idx.size());
-    x.cols = static_cast<int64_t>(nf);
-    x.values.resize(idx.size() * nf);
-    for (size_t r = 0; r < idx.size(); ++r) {
-      const auto& s = samples[idx[r]];
-      kernel_features(s.kernel, s.gpu, s.opts, x.values.data() + r * nf);
-    }
-    const auto y = b->predict(x);
-    for (size_t r = 0; r < idx.size(); ++r) out[idx[r]] = y[r];
-  }
-  return out;
+  return kernel_ratios(*m_impl, samples.size(), [&](size_t i) {
+    const auto& s = samples[i];
+    return KernelView{&s.kernel, &s.gpu, &s.opts, &s.source};
+  });
 }
 
 bool LearnedModel::has_host_model(Runtime r) const { return m_impl->bundle.host_models.count(to_string(r)) != 0; }

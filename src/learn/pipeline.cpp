@@ -181,6 +181,10 @@ Bundle train_bundle(const TrainRequest& req) {
       throw InputError(req.base.string() + ": --base takes a latency bundle and trains a latency bundle");
     if (base->kernel_models.empty()) throw InputError(req.base.string() + ": --base bundle has no kernel boosters");
     b.kernel_models = base->kernel_models;
+    b.kernel_target = base->kernel_target;
+    b.kernel_features = base->kernel_features;
+    b.kernel_ranges = base->kernel_ranges;
+    b.timer_floors = base->timer_floors;
     b.sources = base->sources;
     b.train_rows = base->train_rows;
     if (!base->for_shipping) b.for_shipping = false;
@@ -204,6 +208,7 @@ Bundle train_bundle(const TrainRequest& req) {
         s.opts = kernel_options(r, where);
         s.kernel = row_kernel(r, s.gpu, s.opts, where);
         s.measured_s = *r.time_ms / 1e3;
+        s.source = r.source;
         if (!(s.kernel.time_s > 0)) continue;
         kernel_samples.push_back(std::move(s));
       } catch (const InputError& e) {
@@ -218,7 +223,8 @@ Bundle train_bundle(const TrainRequest& req) {
   }
   if (!kernel_samples.empty()) {
     spdlog::info("train: {} kernel rows", kernel_samples.size());
-    train_kernel_models(kernel_samples, req.options, b);
+    if (req.options.kernel_target == KernelTarget::efficiency) train_efficiency_models(kernel_samples, req.options, b);
+    else train_kernel_models(kernel_samples, req.options, b);
   }
   b.train_rows += kernel_samples.size();
   kernel_samples.clear();
@@ -318,6 +324,7 @@ EvalResult evaluate(const LearnedModel& model, const EvalRequest& req) {
         s.opts = kernel_options(r, where);
         s.kernel = row_kernel(r, s.gpu, s.opts, where);
         s.measured_s = *r.time_ms / 1e3;
+        s.source = r.source;
         if (!(s.kernel.time_s > 0)) continue;
         EvalRecord rec;
         rec.file = f.path.string();
@@ -432,6 +439,8 @@ nlohmann::json eval_report(const EvalResult& r, const Bundle& b) {
   j["by_gpu"] = grouped(r.records, &EvalRecord::gpu_id);
   j["by_op_family"] = grouped(r.records, &EvalRecord::op_family);
   j["by_model_family"] = grouped(r.records, &EvalRecord::model_family);
+  j["by_phase"] = grouped(r.records, &EvalRecord::phase);
+  j["by_precision"] = grouped(r.records, &EvalRecord::precision);
   nlohmann::json seen = nlohmann::json::object();
   std::set<std::string> ids;
   for (const auto& x : r.records) ids.insert(x.gpu_id);

@@ -93,7 +93,8 @@ std::vector<size_t> dropped_columns(const std::vector<std::string>& names, const
 void check_drop_features(const std::vector<std::string>& drop) {
   for (const auto& d : drop) {
     bool any = false;
-    for (const auto* names : {&kernel_feature_names(), &host_feature_names(), &network_feature_names()})
+    for (const auto* names :
+         {&kernel_feature_names(), &efficiency_feature_names(), &host_feature_names(), &network_feature_names()})
       any = any || std::any_of(names->begin(), names->end(), [&](const std::string& n) { return matches(n, d); });
     if (!any)
       throw InputError("train: --drop-feature '" + d +

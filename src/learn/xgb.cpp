@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <xgboost/c_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -147,6 +148,7 @@ Booster Booster::train(const DenseMatrix& x, const std::vector<float>& y, const 
       {"verbosity", "0"},
   };
   for (const auto& [k, v] : params) check(api().BoosterSetParam(h, k, v.c_str()), "XGBoosterSetParam");
+  if (!p.monotone.empty()) check(api().BoosterSetParam(h, "monotone_constraints", p.monotone.c_str()), "XGBoosterSetParam");
   for (int i = 0; i < p.rounds; ++i) check(api().BoosterUpdateOneIter(h, i, d.h), "XGBoosterUpdateOneIter");
   return b;
 }
@@ -175,15 +177,16 @@ std::string Booster::save_ubj() const {
   return std::string(data, len);
 }
 
-std::vector<float> Booster::predict(const DenseMatrix& x) const {
+std::vector<float> Booster::predict(const DenseMatrix& x, int iteration_end) const {
   if (x.rows == 0) return {};
   DMatrix d(x);
+  const std::string config = R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": )" +
+                             std::to_string(std::max(0, iteration_end)) + R"(, "strict_shape": false})";
   const bst_ulong* shape = nullptr;
   bst_ulong dim = 0;
   const float* out = nullptr;
   check(api().BoosterPredictFromDMatrix(static_cast<BoosterHandle>(m_handle), d.h,
-                                        R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false})",
-                                        &shape, &dim, &out),
+                                        config.c_str(), &shape, &dim, &out),
         "XGBoosterPredictFromDMatrix");
   return std::vector<float>(out, out + x.rows);
 }

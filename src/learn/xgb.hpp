@@ -27,6 +27,8 @@ struct TrainParams {
   double lambda = 1.0;
   int nthread = 2;
   int seed = 0;
+  /// XGBoost monotone_constraints, "(0,1,...)"; empty for none.
+  std::string monotone;
 };
 
 /// One gradient-boosted regressor (reg:squarederror).
@@ -46,8 +48,8 @@ class Booster {
 
   /// Serialise to UBJ (universal binary JSON).
   std::string save_ubj() const;
-  /// Predict one value per row of x.
-  std::vector<float> predict(const DenseMatrix& x) const;
+  /// Predict one value per row of x, with the first `iteration_end` rounds only when it is positive.
+  std::vector<float> predict(const DenseMatrix& x, int iteration_end = 0) const;
   /// Number of features the model was trained on.
   int64_t num_features() const;
 

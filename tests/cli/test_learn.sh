@@ -128,7 +128,8 @@ p = json.load(open(sys.argv[1])); a = json.load(open(sys.argv[2]))
 assert p["model_bundle"] == "b", p["model_bundle"]
 assert p["gpu_seen_in_training"] is True
 assert a["model_bundle"] == "analytical"
-assert p["latency_ms"] != a["latency_ms"]
+# the bundle changes kernel times (batch-1 ResNet-18 on a T4 is host-bound, so latency may not move)
+assert p["breakdown"]["kernels_ms"] != a["breakdown"]["kernels_ms"]
 EOF2
 # the shipped bundle is opt-in: without --model the analytical model runs even when it is there;
 # `--model default` / `--bundle default` load it from the model directory

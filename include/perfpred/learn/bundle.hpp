@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "perfpred/learn/efficiency.hpp"
 #include "perfpred/learn/features.hpp"
 
 namespace perfpred::learn {
@@ -41,6 +42,15 @@ struct Bundle {
   std::vector<std::string> host_features = host_feature_names();
   std::vector<std::string> network_features = network_feature_names();
   std::map<std::string, BoosterBlob> kernel_models;  ///< booster family (or "fallback") -> booster
+  /// What the kernel boosters predict: "log_ratio" (log of measured over analytical, on kernel_feature_names())
+  /// or "efficiency" (log efficiency against the kernel's roofline, on efficiency_feature_names()).
+  std::string kernel_target = "log_ratio";
+  /// Efficiency bundles: training range per booster family of efficiency_range_features().
+  std::map<std::string, FeatureRanges> kernel_ranges;
+  /// Efficiency bundles: per-op timer floor (seconds) of each source whose labels include one, the median
+  /// over the training GPUs (source -> op -> seconds; op "*" is the median over ops). Evaluation on that
+  /// source's rows adds it back (with_timer_floor); predict never does.
+  std::map<std::string, std::map<std::string, double>> timer_floors;
   std::map<std::string, BoosterBlob> host_models;    ///< runtime name -> host-overhead booster
   std::optional<BoosterBlob> network_model;          ///< energy / memory target
   std::vector<DataSource> sources;

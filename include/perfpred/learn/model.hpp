@@ -22,10 +22,13 @@ class LearnedModel {
   static std::shared_ptr<LearnedModel> load(const std::filesystem::path& path);
 
   const Bundle& bundle() const;
+  struct Impl;
   /// Predicted log(measured / analytical) per kernel (0 where no booster applies).
   std::vector<double> kernel_log_ratios(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu,
                                         const PredictOptions& opts) const;
-  /// Same for kernels on different GPUs and options (evaluation of kernel data sets).
+  /// Same for kernels on different GPUs and options (evaluation of kernel data sets). Efficiency bundles
+  /// cost each sample with its source's settings and, for a source whose timer has a per-op floor, predict
+  /// what that timer measures (the kernel plus the bundle's floor for the op, with_timer_floor).
   std::vector<double> sample_log_ratios(const std::vector<KernelSample>& samples) const;
   /// Corrected host overhead (seconds) for an analytical one; unchanged when the runtime has no booster.
   double host_overhead_s(double analytical_s, const GpuSpec& gpu, const PredictOptions& opts) const;
@@ -36,7 +39,6 @@ class LearnedModel {
   bool gpu_seen(const std::string& gpu_id) const;
 
  private:
-  struct Impl;
   std::unique_ptr<Impl> m_impl;
 };
 

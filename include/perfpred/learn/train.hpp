@@ -2,6 +2,7 @@
 /// Fitting bundles: per-family kernel boosters on log(measured / analytical), a host-overhead booster
 /// per runtime, and a whole-network booster for the energy and memory targets.
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,15 @@
 
 namespace perfpred::learn {
 
+/// What the kernel boosters learn: log(measured / analytical) on kernel_feature_names() (the first design,
+/// kept for existing bundles), or the log efficiency against each kernel's roofline on the dimensionless
+/// efficiency_feature_names() (efficiency.hpp), tuned by leave-one-GPU-out early stopping.
+enum class KernelTarget { log_ratio, efficiency };
+
 struct TrainOptions {
+  KernelTarget kernel_target = KernelTarget::log_ratio;
+  /// Efficiency boosters: rounds are chosen among multiples of this by leave-one-GPU-out validation.
+  int early_stopping_every = 10;
   int rounds = 300;
   int max_depth = 6;
   double eta = 0.08;
@@ -43,6 +52,7 @@ struct KernelSample {
   GpuSpec gpu;
   PredictOptions opts;
   double measured_s = 0;
+  std::string source;  ///< the row's data source (source_settings: TF32 flag, timer floor)
 };
 
 /// log(measured / analytical) of a kernel, the kernel boosters' label.
@@ -51,6 +61,20 @@ double kernel_label(const KernelSample& s);
 /// Fit one booster per booster family with at least min_family_rows rows, and a fallback booster on
 /// every row. Replaces out.kernel_models. Samples with a non-positive measurement or estimate are skipped.
 void train_kernel_models(const std::vector<KernelSample>& samples, const TrainOptions& opts, Bundle& out);
+
+/// Fit one efficiency booster per booster family (and a fallback): per-source label corrections (TF32
+/// flag, timer floor estimated per GPU and op), log efficiency labels clamped to [log(k_min_efficiency), 0],
+/// monotone constraints, boosting rounds chosen by leave-one-GPU-out validation when the rows cover two GPUs
+/// or more. Sets kernel_models, kernel_target, kernel_features, kernel_ranges and timer_floors, and records the
+/// label corrections and chosen rounds in out.params.
+void train_efficiency_models(const std::vector<KernelSample>& samples, const TrainOptions& opts, Bundle& out);
+
+/// Per-op timer floors of the sources whose labels carry one (SourceSettings::timer_floor), per GPU:
+/// the 2nd percentile of that op's measured times on that GPU (source -> gpu -> op -> seconds).
+std::map<std::string, std::map<std::string, std::map<std::string, double>>> timer_floors_per_gpu(
+    const std::vector<KernelSample>& samples);
+/// The op key of timer floors: the op type before any '+' (fusion) or '.' (phase) suffix.
+std::string floor_op(const std::string& op);
 
 /// One whole-network measurement of host overhead: the measured latency minus everything the
 /// prediction attributes to other terms (kernels, copies, optimizer), against the analytical overhead.

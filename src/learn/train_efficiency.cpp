@@ -1,0 +1,265 @@
+// Fitting the efficiency boosters: label corrections per source, leave-one-GPU-out early stopping,
+// monotone constraints, training ranges (docs/accuracy.md, "Learned model").
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "perfpred/learn/efficiency.hpp"
+#include "perfpred/learn/train.hpp"
+#include "perfpred/util/error.hpp"
+#include "xgb.hpp"
+
+namespace perfpred::learn {
+namespace {
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+xgb::TrainParams params_of(const TrainOptions& o, int rounds) {
+  xgb::TrainParams p;
+  p.rounds = rounds;
+  p.max_depth = o.max_depth;
+  p.eta = o.eta;
+  p.subsample = o.subsample;
+  p.colsample_bytree = o.colsample_bytree;
+  p.min_child_weight = o.min_child_weight;
+  p.nthread = o.nthread;
+  p.seed = o.seed;
+  p.monotone = efficiency_monotone_constraints();
+  return p;
+}
+
+// One labelled row: features, log-efficiency label, GPU.
+struct Rows {
+  xgb::DenseMatrix x;
+  std::vector<float> y;
+  std::vector<std::string> gpu;
+};
+
+Rows subset(const Rows& all, const std::vector<size_t>& idx) {
+  Rows r;
+  const auto nf = static_cast<size_t>(all.x.cols);
+  r.x.cols = all.x.cols;
+  r.x.rows = static_cast<int64_t>(idx.size());
+  r.x.values.resize(idx.size() * nf);
+  r.y.resize(idx.size());
+  r.gpu.resize(idx.size());
+  for (size_t i = 0; i < idx.size(); ++i) {
+    std::copy_n(all.x.values.begin() + static_cast<std::ptrdiff_t>(idx[i] * nf), nf,
+                r.x.values.begin() + static_cast<std::ptrdiff_t>(i * nf));
+    r.y[i] = all.y[idx[i]];
+    r.gpu[i] = all.gpu[idx[i]];
+  }
+  return r;
+}
+
+// Timer-floor probes: rows whose roofline is at most this (far below any per-op floor), at least this many per op.
+constexpr double k_floor_probe_roofline_s = 2e-6;
+constexpr size_t k_floor_probe_min_rows = 20;
+
+double clamp_log_eff(double v) { return std::clamp(v, std::log(k_min_efficiency), 0.0); }
+
+// Rounds (a multiple of `every`, at most `max_rounds`) with the least mean over held-out GPUs of the
+// per-GPU RMSE of log efficiency, each GPU left out in turn; the curve is recorded in `report`.
+int logo_rounds(const Rows& rows, const TrainOptions& o, nlohmann::json& report) {
+  std::set<std::string> gpus(rows.gpu.begin(), rows.gpu.end());
+  const int every = std::max(1, o.early_stopping_every);
+  const int steps = std::max(1, o.rounds / every);
+  std::vector<double> score(static_cast<size_t>(steps), 0.0);
+  for (const auto& g : gpus) {
+    std::vector<size_t> tr, va;
+    for (size_t i = 0; i < rows.gpu.size(); ++i) (rows.gpu[i] == g ? va : tr).push_back(i);
+    const Rows t = subset(rows, tr), v = subset(rows, va);
+    const auto b = xgb::Booster::train(t.x, t.y, params_of(o, steps * every));
+    for (int s = 0; s < steps; ++s) {
+      const auto p = b.predict(v.x, (s + 1) * every);
+      double se = 0;
+      for (size_t i = 0; i < p.size(); ++i) se += std::pow(clamp_log_eff(p[i]) - v.y[i], 2);
+      score[static_cast<size_t>(s)] += std::sqrt(se / static_cast<double>(std::max<size_t>(1, p.size()))) /
+                                       static_cast<double>(gpus.size());
+    }
+  }
+  const auto best = std::min_element(score.begin(), score.end()) - score.begin();
+  report = {{"folds", std::vector<std::string>(gpus.begin(), gpus.end())},
+            {"rounds", (best + 1) * every},
+            {"logo_rmse_log_efficiency", score[static_cast<size_t>(best)]},
+            {"rmse_at_max_rounds", score.back()}};
+  return static_cast<int>(best + 1) * every;
+}
+
+BoosterBlob fit_final(const Rows& rows, const TrainOptions& o, int rounds) {
+  const auto b = xgb::Booster::train(rows.x, rows.y, params_of(o, rounds));
+  const auto p = b.predict(rows.x);
+  double sum = 0;
+  for (size_t i = 0; i < p.size(); ++i) sum += std::abs(std::exp(rows.y[i] - clamp_log_eff(p[i])) - 1.0) * 100.0;
+  BoosterBlob blob;
+  blob.ubj = b.save_ubj();
+  blob.train_rows = rows.y.size();
+  blob.train_mean_ape = p.empty() ? 0 : sum / static_cast<double>(p.size());
+  return blob;
+}
+
+FeatureRanges ranges_of(const Rows& rows) {
+  FeatureRanges out;
+  const auto& names = efficiency_feature_names();
+  for (const auto& n : efficiency_range_features()) {
+    const auto c = static_cast<size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (int64_t r = 0; r < rows.x.rows; ++r) {
+      const double v = rows.x.values[static_cast<size_t>(r * rows.x.cols) + c];
+      if (!std::isfinite(v)) continue;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    if (lo <= hi) out[n] = {lo, hi};
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string floor_op(const std::string& op) { return op.substr(0, op.find_first_of("+.")); }
+
+std::map<std::string, std::map<std::string, std::map<std::string, double>>> timer_floors_per_gpu(
+    const std::vector<KernelSample>& samples) {
+  // Only rows whose roofline is far below any floor say what the floor is; an op with too few of them
+  // (NeuSight's convolutions are all large) takes the median floor of the GPU's other ops ("*").
+  std::map<std::string, std::map<std::string, std::map<std::string, std::vector<double>>>> times;
+  for (const auto& s : samples) {
+    const SourceSettings set = source_settings(s.source);
+    if (!set.timer_floor || !(s.measured_s > 0)) continue;
+    if (kernel_roofline(s.kernel, s.gpu, s.opts, set.tf32_conv).time_s > k_floor_probe_roofline_s) continue;
+    times[s.source][s.gpu.id][floor_op(s.kernel.op)].push_back(s.measured_s);
+  }
+  std::map<std::string, std::map<std::string, std::map<std::string, double>>> out;
+  for (const auto& [src, gpus] : times)
+    for (const auto& [gpu, ops] : gpus) {
+      std::vector<double> each;
+      for (const auto& [op, v] : ops)
+        if (v.size() >= k_floor_probe_min_rows) each.push_back(out[src][gpu][op] = quantile(v, 0.02));
+      if (!each.empty()) out[src][gpu]["*"] = quantile(each, 0.5);
+    }
+  return out;
+}
+
+namespace {
+// The floor of `op` on a GPU of a source (0 when the source has none there).
+double gpu_floor(const std::map<std::string, std::map<std::string, std::map<std::string, double>>>& floors,
+                 const std::string& source, const std::string& gpu, const std::string& op) {
+  auto s = floors.find(source);
+  if (s == floors.end()) return 0;
+  auto g = s->second.find(gpu);
+  if (g == s->second.end()) return 0;
+  auto it = g->second.find(op);
+  if (it == g->second.end()) it = g->second.find("*");
+  return it == g->second.end() ? 0.0 : it->second;
+}
+}  // namespace
+
+void train_efficiency_models(const std::vector<KernelSample>& samples, const TrainOptions& opts, Bundle& out) {
+  const auto floors = timer_floors_per_gpu(samples);
+  // Bundle floors: per op, the median over the training GPUs; "*" over every (GPU, op).
+  out.timer_floors.clear();
+  for (const auto& [src, gpus] : floors) {
+    std::map<std::string, std::vector<double>> per_op;
+    for (const auto& [gpu, ops] : gpus)
+      for (const auto& [op, v] : ops) per_op[op].push_back(v);
+    for (const auto& [op, v] : per_op) out.timer_floors[src][op] = quantile(v, 0.5);
+  }
+
+  const auto& names = efficiency_feature_names();
+  const size_t nf = names.size();
+  std::map<std::string, std::vector<size_t>> by_family;
+  Rows all;
+  size_t at_floor = 0, above_roofline = 0, unusable = 0;
+  for (const auto& s : samples) {
+    const std::string fam = booster_family(s.kernel.family);
+    if (fam.empty() || !(s.measured_s > 0) || !std::isfinite(s.measured_s)) {
+      ++unusable;
+      continue;
+    }
+    const SourceSettings set = source_settings(s.source);
+    double body = s.measured_s;
+    if (set.timer_floor) {
+      body = body_behind_floor(s.measured_s, gpu_floor(floors, s.source, s.gpu.id, floor_op(s.kernel.op)));
+      if (!(body > 0)) {
+        ++at_floor;  // the measurement is the floor: it says nothing about the kernel
+        continue;
+      }
+    }
+    const Roofline r = kernel_roofline(s.kernel, s.gpu, s.opts, set.tf32_conv);
+    const double eff = r.time_s / body;
+    if (eff > 1) ++above_roofline;
+    by_family[fam].push_back(all.y.size());
+    all.y.push_back(static_cast<float>(clamp_log_eff(std::log(eff))));
+    all.gpu.push_back(s.gpu.id);
+    const size_t at = all.x.values.size();
+    all.x.values.resize(at + nf);
+    efficiency_features(s.kernel, s.gpu, s.opts, r, all.x.values.data() + at);
+  }
+  all.x.rows = static_cast<int64_t>(all.y.size());
+  all.x.cols = static_cast<int64_t>(nf);
+  if (all.y.empty())
+    throw InputError("training: no usable kernel rows for the efficiency target (every row was at its timer floor "
+                     "or had no positive time_ms)");
+  // Dropped features: their columns become missing, so no tree splits on them.
+  const auto dropped = dropped_columns(names, opts.drop_features);
+  for (int64_t r = 0; r < all.x.rows; ++r)
+    for (size_t c : dropped) all.x.values[static_cast<size_t>(r * all.x.cols) + c] = std::nanf("");
+
+  out.kernel_models.clear();
+  out.kernel_ranges.clear();
+  out.kernel_target = k_efficiency_target;
+  out.kernel_features = names;
+  nlohmann::json stopping = nlohmann::json::object();
+  std::vector<int> chosen;
+  auto train_one = [&](const std::string& key, const Rows& rows, int fixed_rounds) {
+    const std::set<std::string> gpus(rows.gpu.begin(), rows.gpu.end());
+    int rounds = fixed_rounds > 0 ? fixed_rounds : opts.rounds;
+    nlohmann::json rep = {{"folds", nlohmann::json::array()}, {"rounds", rounds}};
+    if (fixed_rounds > 0) rep["from"] = "median of the family boosters' rounds";
+    else if (gpus.size() >= 2) rounds = logo_rounds(rows, opts, rep);
+    out.kernel_models[key] = fit_final(rows, opts, rounds);
+    out.kernel_ranges[key] = ranges_of(rows);
+    stopping[key] = rep;
+    chosen.push_back(rounds);
+    spdlog::info("training: efficiency {}: {} rows, {} rounds (leave-one-GPU-out over {} GPUs), in-sample mean APE "
+                 "{:.2f}%", key, rows.y.size(), rounds, fixed_rounds > 0 ? 0 : gpus.size(),
+                 out.kernel_models[key].train_mean_ape);
+  };
+  for (const auto& [fam, idx] : by_family) {
+    if (idx.size() < opts.min_family_rows) continue;
+    train_one(fam, subset(all, idx), 0);
+  }
+  // The fallback serves families without data of their own: it takes the families' median rounds rather
+  // than a leave-one-GPU-out search over every row (which would double the training time).
+  if (by_family.size() > 1 || out.kernel_models.empty()) {
+    std::vector<int> c = chosen;
+    std::sort(c.begin(), c.end());
+    train_one(k_fallback_family, all, c.empty() ? 0 : c[c.size() / 2]);
+  }
+  out.params["kernel_target"] = k_efficiency_target;
+  out.params["early_stopping"] = stopping;
+  out.params["monotone_increasing"] = {"log_waves", "log_roofline_over_launch"};
+  out.params["label_corrections"] = {
+      {"rows", all.y.size()},
+      {"rows_at_timer_floor_dropped", at_floor},
+      {"rows_faster_than_roofline_clamped_to_1", above_roofline},
+      {"rows_unusable", unusable},
+      {"timer_floor", "sources with a per-op floor (neusight): floor = 2nd percentile of the op's time per GPU over rows "
+                      "whose roofline is under 2 us (ops with fewer than 20: the GPU's median op floor); "
+                      "body = sqrt(measured^2 - floor^2); rows under twice the floor dropped"},
+      {"tf32", "neusight ran with cudnn.allow_tf32 = False: its FP32 convolutions are costed on the SIMT roofline"}};
+}
+
+}  // namespace perfpred::learn
