@@ -687,29 +687,22 @@ void plan_optimizer(PlanContext& c, const std::vector<double>& params) {
     case Optimizer::none: break;
   }
   plan.optimizer_first = static_cast<int>(plan.kernels.size());
-  double total_elems = 0;
-  for (double elems : params) {
-    total_elems += elems;
-    if (!c.eager) continue;
+  auto update = [&](double elems, double host_per_kernel) {  // the update passes over `elems` parameters
     KernelDraft o;
     o.family = OpFamily::elementwise;
     o.phase = Phase::optimizer;
     o.launches = kernels_per_tensor;
     o.bytes = passes_rw * 4.0 * elems;
     o.flops = 2.0 * kernels_per_tensor * elems;
-    o.host_s = c.host.optimizer * kernels_per_tensor;
+    o.host_s = host_per_kernel * kernels_per_tensor;
     plan.kernels.push_back(o);
+  };
+  double total_elems = 0;
+  for (double elems : params) {
+    total_elems += elems;
+    if (c.eager) update(elems, c.host.optimizer);
   }
-  if (!c.eager && total_elems > 0) {
-    KernelDraft o;
-    o.family = OpFamily::elementwise;
-    o.phase = Phase::optimizer;
-    o.launches = kernels_per_tensor;
-    o.bytes = passes_rw * 4.0 * total_elems;
-    o.flops = 2.0 * kernels_per_tensor * total_elems;
-    o.host_s = c.host.kernel * kernels_per_tensor;
-    plan.kernels.push_back(o);
-  }
+  if (!c.eager && total_elems > 0) update(total_elems, c.host.kernel);
   if (plan.optimizer_first == static_cast<int>(plan.kernels.size())) plan.optimizer_first = -1;
 }
 
