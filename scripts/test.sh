@@ -18,6 +18,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_container_overflow=0}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
   export PERFPRED_TIME_SCALE=${PERFPRED_TIME_SCALE:-3}
+  export PERFPRED_SANITIZED=1
 else
   "$root/scripts/setup.sh"
   extra+=(-DPERFPRED_WITH_CUDA=${PERFPRED_WITH_CUDA:-ON})

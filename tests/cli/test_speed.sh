@@ -42,7 +42,8 @@ PERFPRED_XGBOOST_LIBRARY=/nonexistent/libxgboost.so "$bin" predict "$model" --gp
 
 # 3. A model our shape rules cover fully never registers ONNX's schemas (valgrind, when installed; not under
 #    AddressSanitizer, which valgrind cannot run).
-if ldd "$bin" 2>/dev/null | grep -q libasan; then
+# gcc links libasan as a shared library; clang links its ASan runtime into the binary (__asan_init).
+if ldd "$bin" 2>/dev/null | grep -q libasan || nm "$bin" 2>/dev/null | grep -q " __asan_init"; then
   echo "note: sanitizer build, callgrind check skipped"
 elif command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
   valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$bin" predict "$model" --gpu t4 --analytical \

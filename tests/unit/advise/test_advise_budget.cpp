@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include <fstream>
 
 #include "advise_test_util.hpp"
@@ -17,7 +19,9 @@ json entry(const std::string& name, json limits) {
   return {{"name", name}, {"model", "models/net.onnx"}, {"gpu", "t4"}, {"batch", 4}, {"limits", limits}};
 }
 
-json file_with(json entries) { return {{"schema_version", 1}, {"entries", entries}}; }
+// A vector, not a json: `file_with({one_entry})` must be an array of one under every compiler (a braced
+// single element initialising a json is the element itself under clang, an array under gcc).
+json file_with(std::vector<json> entries) { return {{"schema_version", 1}, {"entries", json(entries)}}; }
 
 // The message of the InputError parse_budget_json throws, or "" when it does not throw.
 std::string error_of(const json& j) {
