@@ -18,12 +18,13 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
   for (const auto& s : specs) {
     auto eq = s.rfind('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-      throw InputError("--input-shape '" + s + "': expected NAME=D0,D1,... (e.g. input=1,3,224,224)");
+      throw InputError("--input-shape '" + printable(s, 80) + "': expected NAME=D0,D1,... (e.g. input=1,3,224,224)");
     std::string name = s.substr(0, eq);
+    const std::string shown = printable(name, 80);  // names and values are quoted on one line
     std::vector<int64_t> dims;
     for (const auto& d : split(s.substr(eq + 1), ',')) {
-      int64_t v = parse_int64(d, "--input-shape " + name);
-      if (v <= 0) throw InputError("--input-shape " + name + ": dimension " + d + " must be positive");
+      int64_t v = parse_int64(d, "--input-shape " + shown);
+      if (v <= 0) throw InputError("--input-shape " + shown + ": dimension " + printable(d, 40) + " must be positive");
       dims.push_back(v);
     }
     out[name] = std::move(dims);
@@ -36,18 +37,19 @@ void parse_control_flow(const std::vector<std::string>& branches, const std::vec
   auto split_eq = [](const std::string& s, const std::string& opt, const std::string& form) {
     auto eq = s.rfind('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-      throw InputError(opt + " '" + s + "': expected " + form);
+      throw InputError(opt + " '" + printable(s, 80) + "': expected " + form);
     return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
   };
   for (const auto& b : branches) {
     auto [name, v] = split_eq(b, "--branch", "NAME=then or NAME=else");
-    if (v != "then" && v != "else") throw InputError("--branch " + name + "=" + v + ": the branch is 'then' or 'else'");
+    if (v != "then" && v != "else")
+      throw InputError("--branch " + printable(name + "=" + v, 80) + ": the branch is 'then' or 'else'");
     io.branches[name] = v;
   }
   for (const auto& t : loop_trips) {
     auto [name, v] = split_eq(t, "--loop-trips", "NAME=N (iterations, >= 0)");
-    int64_t n = parse_int64(v, "--loop-trips " + name);
-    if (n < 0) throw InputError("--loop-trips " + name + "=" + v + ": iterations must be >= 0");
+    int64_t n = parse_int64(v, "--loop-trips " + printable(name, 80));
+    if (n < 0) throw InputError("--loop-trips " + printable(name + "=" + v, 80) + ": iterations must be >= 0");
     io.loop_trips[name] = n;
   }
 }

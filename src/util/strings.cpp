@@ -35,7 +35,7 @@ int64_t parse_int64(std::string_view s, std::string_view what) {
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
-    throw InputError(std::string(what) + ": '" + std::string(s) + "' is not an integer");
+    throw InputError(std::string(what) + ": '" + printable(s, 60) + "' is not an integer");
   return v;
 }
 
@@ -44,7 +44,7 @@ double parse_double(std::string_view s, std::string_view what) {
   char* end = nullptr;
   double v = std::strtod(t.c_str(), &end);
   if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v))
-    throw InputError(std::string(what) + ": '" + std::string(s) + "' is not a finite number");
+    throw InputError(std::string(what) + ": '" + printable(s, 60) + "' is not a finite number");
   return v;
 }
 

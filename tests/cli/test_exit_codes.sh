@@ -24,6 +24,9 @@ expect 2 no-such-subcommand
 grep -q "is not a command of perfpred (one of: .*predict" "$tmp/err" || fail "an unknown command does not list the commands: $(cat "$tmp/err")"
 expect 2 budget run
 grep -q "is not a command of perfpred budget (one of: check)" "$tmp/err" || fail "budget run: $(cat "$tmp/err")"
+# Option values with a newline are quoted on the one error line (fuzz_cli_strings found both).
+expect 2 sweep "$root/models/zoo/resnet18.onnx" --base-gpu t4 --vary $'sm_count=40:160:20\n)'
+expect 2 inspect "$root/models/zoo/resnet18.onnx" --input-shape $'in\nut=0,3,224,224'
 # A directory where a JSON file belongs is bad input naming it, not an internal error.
 mkdir -p "$tmp/dir.json"
 expect 2 budget check "$tmp/dir.json"

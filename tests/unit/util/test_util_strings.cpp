@@ -56,3 +56,18 @@ TEST(Strings, ValidUtf8ReplacesBadBytes) {
   EXPECT_EQ(valid_utf8("ok"), "ok");
   EXPECT_EQ(valid_utf8("a\x80" "b"), "a\xEF\xBF\xBD" "b");
 }
+
+TEST(Strings, ParseErrorsQuoteTheValueOnOneLine) {
+  // Found by fuzz_cli_strings: `--vary sm_count=40:160:20\n)` printed the raw newline in its error.
+  for (auto parse : {+[](std::string_view s) { return parse_double(s, "--vary sm_count STEP"); },
+                     +[](std::string_view s) { return static_cast<double>(parse_int64(s, "--batch")); }}) {
+    try {
+      parse("20\n)");
+      FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+      EXPECT_NE(msg.find("20\\n)"), std::string::npos) << msg;
+    }
+  }
+}
