@@ -5,7 +5,8 @@
 # grows in BUILD/fuzz/corpus/TARGET/ across runs. Exit 0 when no target found anything, 1 otherwise.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]
 # Env: PERFPRED_FUZZ_BUILD (build dir), PERFPRED_FUZZ_JOBS (build jobs), PERFPRED_FUZZ_RSS_MB (2048),
-# PERFPRED_FUZZ_NO_BUILD=1 (run the targets as built, without configuring or building).
+# PERFPRED_FUZZ_NO_BUILD=1 (run the targets as built, without configuring or building), PERFPRED_FUZZ_SEED
+# (libFuzzer's -seed: the same mutation sequence every run, as CI uses it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
@@ -75,6 +76,7 @@ for t in "${targets[@]}"; do
   args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb="$rss" -max_len="${maxlen[$t]:-65536}" -print_final_stats=1
         -artifact_prefix="$work/crashes/$t/")
   [ -n "${dict[$t]:-}" ] && args+=(-dict="$fz/${dict[$t]}")
+  [ -n "${PERFPRED_FUZZ_SEED:-}" ] && args+=(-seed="$PERFPRED_FUZZ_SEED")
   log=$work/$t.log
   echo "fuzz.sh: $t for ${secs} s"
   set +e

@@ -14,7 +14,7 @@ std::string to_string(DatasetKind k) { return k == DatasetKind::kernel ? "kernel
 DatasetKind dataset_kind_from_string(std::string_view s, std::string_view what) {
   if (s == "kernel") return DatasetKind::kernel;
   if (s == "network") return DatasetKind::network;
-  throw InputError(std::string(what) + ": '" + std::string(s) + "' is not a dataset kind (kernel, network)");
+  throw InputError(std::string(what) + ": '" + printable(s, 60) + "' is not a dataset kind (kernel, network)");
 }
 
 std::string to_string(RowStatus s) {
@@ -31,7 +31,7 @@ std::string to_string(RowStatus s) {
 RowStatus row_status_from_string(std::string_view s, std::string_view what) {
   for (RowStatus v : {RowStatus::ok, RowStatus::failed, RowStatus::unsupported, RowStatus::oom, RowStatus::skipped})
     if (s == to_string(v)) return v;
-  throw InputError(std::string(what) + ": '" + std::string(s) +
+  throw InputError(std::string(what) + ": '" + printable(s, 60) +
                    "' is not a status (ok, failed, unsupported, oom, skipped)");
 }
 
@@ -138,9 +138,9 @@ class RowView {
   std::optional<double> measured(std::string_view col, double min = 1e-30) const {
     auto v = num(col);
     if (v && !(std::isfinite(*v) && *v > 0))
-      throw InputError(where(col) + ": '" + str(col) + "' is not a measurement (a positive number, or empty)");
+      throw InputError(where(col) + ": '" + printable(str(col), 60) + "' is not a measurement (a positive number, or empty)");
     if (v && *v < min)
-      throw InputError(where(col) + ": '" + str(col) + "' is below " + (min == 1 ? std::string("one") : str_of(min)) +
+      throw InputError(where(col) + ": '" + printable(str(col), 60) + "' is below " + (min == 1 ? std::string("one") : str_of(min)) +
                        "; no measurement is that small (check the unit)");
     return v;
   }
@@ -149,7 +149,7 @@ class RowView {
     if (s.empty()) return std::nullopt;
     // Converted files may write integral counts as "8.0".
     double v = parse_double(s, where(col));
-    if (v != std::floor(v) || std::fabs(v) > 9.0e18) throw InputError(where(col) + ": '" + s + "' is not an integer");
+    if (v != std::floor(v) || std::fabs(v) > 9.0e18) throw InputError(where(col) + ": '" + printable(s, 60) + "' is not an integer");
     return static_cast<int64_t>(v);
   }
   std::optional<bool> flag(std::string_view col) const {
@@ -157,7 +157,7 @@ class RowView {
     if (s.empty()) return std::nullopt;
     if (s == "1" || s == "true") return true;
     if (s == "0" || s == "false") return false;
-    throw InputError(where(col) + ": '" + s + "' is not 0 or 1");
+    throw InputError(where(col) + ": '" + printable(s, 60) + "' is not 0 or 1");
   }
   RowStatus status() const {
     const std::string& s = str("status");

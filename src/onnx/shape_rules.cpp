@@ -730,6 +730,7 @@ bool infer_node(Graph& g, Node& n) {
     std::vector<std::vector<int64_t>> idx;
     for (auto* t : ins) idx.push_back(bcast_index(t->shape, *s));
     if (op == "Where") {
+      if (ins.size() != 3) return ch;  // validation names the arity; never index past the inputs
       auto c = doubles_of(ins[0]);
       auto a = doubles_of(ins[1]);
       auto b = doubles_of(ins[2]);

@@ -122,3 +122,16 @@ TEST(OnnxLimits, StftFrameStepMustBeAConstant) {
   const auto path = std::string(PERFPRED_SOURCE_ROOT) + "/tests/data/fuzz/stft-runtime-frame-step.onnx";
   expect_one_line_error([&] { oi::import_file(path); }, {"stft-runtime-frame-step.onnx: node 'n0' (STFT)", "frame_step", "constant"});
 }
+
+// Found by scripts/fuzz.sh (CI seed): a Where with one input whose values fold (opset 0, so no schema
+// applies) indexed past its inputs in the value folding and crashed the import.
+TEST(OnnxLimits, WhereWithMissingInputsDoesNotFold) {
+  const auto path = std::string(PERFPRED_SOURCE_ROOT) + "/tests/data/fuzz/where-one-input-folded.onnx";
+  try {
+    const auto g = oi::import_file(path);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(g.nodes[0].op, "Where");
+  } catch (const perfpred::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("where-one-input-folded.onnx"), std::string::npos) << e.what();
+  }
+}
