@@ -9,12 +9,12 @@
 #include <spdlog/spdlog.h>
 
 #include "perfpred/util/error.hpp"
+#include "train_params.hpp"
 #include "xgb.hpp"
 
 namespace perfpred::learn {
-namespace {
 
-xgb::TrainParams params_of(const TrainOptions& o) {
+xgb::TrainParams detail::train_params(const TrainOptions& o) {
   xgb::TrainParams p;
   p.rounds = o.rounds;
   p.max_depth = o.max_depth;
@@ -27,12 +27,14 @@ xgb::TrainParams params_of(const TrainOptions& o) {
   return p;
 }
 
+namespace {
+
 // Fit on (x, y) and report the in-sample mean APE of exp(prediction) against exp(label).
 BoosterBlob fit(const xgb::DenseMatrix& x, const std::vector<float>& y, const TrainOptions& o) {
   // XGBoost rejects a non-finite label with a multi-line stack trace; the callers name the row first.
   for (float v : y)
     if (!std::isfinite(v)) throw InputError("training: a label log(measured / analytical) is not finite");
-  auto booster = xgb::Booster::train(x, y, params_of(o));
+  auto booster = xgb::Booster::train(x, y, detail::train_params(o));
   const auto pred = booster.predict(x);
   double sum = 0;
   for (size_t i = 0; i < y.size(); ++i) sum += std::abs(std::exp(static_cast<double>(pred[i]) - y[i]) - 1.0) * 100.0;

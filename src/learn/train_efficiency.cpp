@@ -11,6 +11,7 @@
 #include "perfpred/learn/efficiency.hpp"
 #include "perfpred/learn/train.hpp"
 #include "perfpred/util/error.hpp"
+#include "train_params.hpp"
 #include "xgb.hpp"
 
 namespace perfpred::learn {
@@ -26,15 +27,8 @@ double quantile(std::vector<double> v, double q) {
 }
 
 xgb::TrainParams params_of(const TrainOptions& o, int rounds) {
-  xgb::TrainParams p;
+  xgb::TrainParams p = detail::train_params(o);
   p.rounds = rounds;
-  p.max_depth = o.max_depth;
-  p.eta = o.eta;
-  p.subsample = o.subsample;
-  p.colsample_bytree = o.colsample_bytree;
-  p.min_child_weight = o.min_child_weight;
-  p.nthread = o.nthread;
-  p.seed = o.seed;
   p.monotone = efficiency_monotone_constraints();
   return p;
 }
