@@ -104,6 +104,17 @@ TEST(OnnxLimits, NamesInErrorsArePrintableAndShort) {
   expect_one_line_error([&] { oi::import_bytes(pw::model(u), "u.onnx"); }, {"u.onnx", "'x\\xff'", "not valid UTF-8"});
 }
 
+// Found by fuzz_onnx_import: an input named with a newline and a NUL and no declared shape reached the
+// "has no declared shape" error raw (two lines, cut at the NUL). Every InputError is printable now.
+TEST(OnnxLimits, InputNameWithControlBytesGivesOneLineError) {
+  pw::Graph g;
+  const std::string name = std::string("x\x06\n\x04", 4) + std::string(1, '\0') + "z";
+  g.inputs = {pw::value_info(name, 1, {}, false)};
+  g.nodes = {pw::node("Relu", {name}, {"y"}, "r")};
+  g.outputs = {pw::value_info("y", 1, {2})};
+  expect_one_line_error([&] { oi::import_bytes(pw::model(g), "ctl.onnx"); }, {"ctl.onnx", "x\\x06\\n\\x04\\x00z"});
+}
+
 TEST(OnnxLimits, RankAndElementLimitsAreNamed) {
   pw::Graph g;
   g.inputs = {pw::value_info("x", 1, std::vector<int64_t>(65, 1))};
