@@ -64,7 +64,6 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   double simt = gpu.fp32_tflops * 1e12;
   if (!(simt > 0)) simt = 2.0 * gpu.sm_count * gpu.fp32_lanes_per_sm * gpu.boost_clock_mhz * 1e6;
   if (!(simt > 0)) throw InputError("GPU '" + gpu.id + "': no FP32 rate (fp32_tflops or sm_count x fp32_lanes_per_sm x boost_clock_mhz)");
-  if (gpu.segment == "desktop") simt *= model::k_desktop_boost_headroom;
   r.simt_fp32_flops = simt;
   r.vector_flops = std::max(positive_or(gpu.vector_flops(p), 0), simt);
   if (gpu.uses_tensor_cores(Precision::tf32)) {
@@ -83,7 +82,10 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   } else {
     r.matrix_flops = simt;
   }
+  // The clock headroom of desktop cards, once for every math rate (it was applied twice to the FP32
+  // and vector rates, which already held it through `simt`, and once to the tensor rates).
   if (gpu.segment == "desktop") {
+    r.simt_fp32_flops *= model::k_desktop_boost_headroom;
     r.vector_flops *= model::k_desktop_boost_headroom;
     r.matrix_flops *= model::k_desktop_boost_headroom;
     r.matrix_tf32_flops *= model::k_desktop_boost_headroom;

@@ -113,6 +113,27 @@ TEST(SustainedClock, LessPowerIsNeverFasterAndPredictSaysWhy) {
                            [](const std::string& s) { return s.find("power-limited") != std::string::npos; }));
 }
 
+TEST(DesktopHeadroom, OneClockFactorForEveryMathPath) {
+  // A GeForce card runs above its rated boost clock: one factor, the same on the FP32 and the tensor
+  // path. Compared with a copy of the card marked as a datacenter part (no headroom, same power).
+  const GpuSpec desk = gpu("rtx-2080ti");
+  ASSERT_EQ(desk.segment, "desktop");
+  GpuSpec plain = desk;
+  plain.segment = "datacenter";
+  auto gemm_time = [](const GpuSpec& g, Precision p) {
+    KernelEstimate k = big_gemm(g);
+    PredictOptions o;
+    o.precision = p;
+    estimate_kernel(k, g, o);
+    return k.time_s;
+  };
+  const double fp32 = gemm_time(plain, Precision::fp32) / gemm_time(desk, Precision::fp32);
+  const double fp16 = gemm_time(plain, Precision::fp16) / gemm_time(desk, Precision::fp16);
+  EXPECT_GT(fp32, 1.05);
+  EXPECT_LT(fp32, 1.2);  // applied twice this was 1.25
+  EXPECT_NEAR(fp32, fp16, 0.02);
+}
+
 TEST(TensorRtFp16, GeForceFp16AccumulateKernelsRunAtTwiceTheFrameworkRate) {
   // TensorRT's FP16 engines pick FP16-accumulate kernels; GeForce tensor cores run those at twice the
   // FP32-accumulate rate that cuDNN/cuBLAS use under PyTorch. Datacenter parts run both at one rate.
