@@ -15,6 +15,7 @@
 #include "perfpred/hw/catalog.hpp"
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/predict/predictor.hpp"
+#include "perfpred/report/text.hpp"
 #include "perfpred/util/error.hpp"
 
 namespace perfpred::cli {
@@ -90,6 +91,7 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
   j["mode"] = o.mode;
   j["runtime"] = o.runtime;
   if (o.mode == "training") j["optimizer"] = o.optimizer;
+  if (o.host_factor != 1) j["host_factor"] = o.host_factor;
   j["latency_ms"] = r6(p.latency_ms);
   j["throughput_samples_per_s"] = r6(p.throughput_samples_per_s);
   j["energy_mj"] = r6(p.energy_mj);
@@ -139,9 +141,8 @@ Graph import_model(const PredictCmdOptions& o, const onnx_import::ImportOptions&
   return onnx_import::import_file(o.model, io);
 }
 
-}  // namespace
-
-PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, const PredictionHook& after) {
+/// The predictor's options from the command's, each checked with the option named.
+PredictOptions predict_options(const PredictCmdOptions& o) {
   PredictOptions po;
   po.precision = precision_from_string(o.precision, "--precision");
   po.mode = mode_from_string(o.mode, "--mode");
@@ -153,6 +154,17 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
   po.detail = o.layers;
   if (po.mode == Mode::training && po.runtime == Runtime::tensorrt)
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
+  if (!(o.host_factor >= 0.1 && o.host_factor <= 10))
+    throw InputError("--host-factor " + report::fmt_given(o.host_factor) +
+                     ": must be between 0.1 and 10 (this machine's host CPU time over the reference machine's)");
+  po.host_factor = o.host_factor;
+  return po;
+}
+
+}  // namespace
+
+PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, const PredictionHook& after) {
+  PredictOptions po = predict_options(o);
   std::error_code ec;
   if (o.model_bytes.empty()) {
     if (std::filesystem::is_directory(o.model, ec)) throw InputError(o.model + ": is a directory; give an .onnx file");
@@ -220,6 +232,8 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
       p.notes.push_back("unknown ops costed as bytes-only estimates (--allow-unknown)");
       break;
     }
+  if (po.host_factor != 1)
+    notes.push_back("host costs (dispatch, autograd, enqueue) scaled by " + report::fmt_given(po.host_factor) + " (--host-factor)");
   p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
   for (const auto& w : g.warnings) spdlog::warn("{}", w);
 

@@ -36,6 +36,7 @@ struct PredictCmdOptions {
   bool allow_partial = false;  ///< predict even when working nodes have unknown shapes ("complete": false)
   bool no_meta = false;
   bool no_copies = false;  ///< leave host<->device copies out of the latency
+  double host_factor = 1;  ///< --host-factor: this machine's host CPU time over the reference machine's
 };
 
 /// Applied to the prediction before it is printed (energy and memory bundles); gets what predict() got.

@@ -144,6 +144,10 @@ int main(int argc, char** argv) {
     sub->add_flag("--allow-partial", predict_opts.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
+    sub->add_option("--host-factor", predict_opts.host_factor,
+                    "Host CPU time of this machine over the reference one (0.1-10; 2 = a CPU half as fast). "
+                    "Fit it from one measurement: docs/model.md, Host speed")
+        ->default_val(1);
     sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the analytical model");
     sub->add_flag("--analytical", predict_analytical, "Analytical model alone (the default; refuses --model)");
     sub->callback([&, sub] {

@@ -56,8 +56,8 @@ struct HostCosts {
   double kernel = 0;    ///< per kernel for runtimes without per-op dispatch
 };
 
-HostCosts host_costs(const GpuSpec& gpu, Runtime rt) {
-  const double f = gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0;
+HostCosts host_costs(const GpuSpec& gpu, Runtime rt, double host_factor) {
+  const double f = (gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0) * host_factor;
   HostCosts h;
   switch (rt) {
     case Runtime::pytorch:
@@ -137,7 +137,7 @@ struct PlanContext {
   HostCosts host;
   double scale = 1;    ///< activation bytes at the run precision over the graph's
   bool has_tf32 = false;
-  double embedded = 1;  ///< host cost factor of an embedded board
+  double embedded = 1;  ///< host cost factor: an embedded board's, times PredictOptions::host_factor
   int n_nodes = 0;
   int n_tensors = 0;
   std::vector<int> consumer_count, single_consumer;
@@ -171,11 +171,11 @@ void init_context(PlanContext& c) {
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
   c.fuse = !c.training && (c.opts.runtime == Runtime::tensorrt || c.opts.runtime == Runtime::onnxruntime);
   c.eager = c.opts.runtime == Runtime::pytorch;
-  c.host = host_costs(c.gpu, c.opts.runtime);
+  c.host = host_costs(c.gpu, c.opts.runtime, c.opts.host_factor);
   c.scale = activation_scale(g, c.opts.precision);
   c.plan.activation_scale = c.scale;
   c.has_tf32 = c.gpu.uses_tensor_cores(Precision::tf32);
-  c.embedded = c.gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0;
+  c.embedded = (c.gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0) * c.opts.host_factor;
   c.n_nodes = static_cast<int>(g.nodes.size());
   c.n_tensors = static_cast<int>(g.tensors.size());
   // consumers: count per tensor and the single consumer (or -1)

@@ -106,4 +106,21 @@ check test $? = 0
 check grep -q "latency" "$TMP/text"
 check grep -q "bound" "$TMP/text"
 
+# 7. --host-factor: a slower host CPU lengthens a host-bound prediction (batch 1 eager, training) and
+# leaves the kernels alone; the JSON and the notes say so; out-of-range values are refused.
+check $PY -c "
+import json,subprocess,sys
+run=lambda *a: json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','a100-sxm4-40gb','--json','--no-meta','--mode','training']+list(a)))
+base, slow = run(), run('--host-factor','2')
+assert 'host_factor' not in base and slow['host_factor'] == 2, (base.get('host_factor'), slow.get('host_factor'))
+assert slow['latency_ms'] > 1.3 * base['latency_ms'], (base['latency_ms'], slow['latency_ms'])
+assert abs(slow['breakdown']['kernels_ms'] - base['breakdown']['kernels_ms']) < 1e-9
+assert any('--host-factor' in n for n in slow['notes'])
+fast = run('--host-factor','0.5')
+assert fast['latency_ms'] < base['latency_ms']" "$BIN" "$MODEL"
+expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --host-factor 0
+expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --host-factor 11
+expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --host-factor nan
+check grep -q -- "--host-factor" "$TMP/err"
+
 exit $fail

@@ -22,6 +22,11 @@ struct PredictOptions {
   Runtime runtime = Runtime::pytorch;
   Optimizer optimizer = Optimizer::sgd;
   bool include_copies = true;  ///< time host-to-device of inputs and device-to-host of outputs
+  /// Host CPU time of this machine over the reference machine the host costs were fitted on (2: every
+  /// dispatch, autograd and enqueue cost takes twice as long). The same model's host-bound latency
+  /// differs 1.5-1.8x between machines with the same GPU class; one measurement on the user's machine
+  /// fixes it (docs/model.md, "Host speed").
+  double host_factor = 1;
   /// Fill Prediction::kernels and Prediction::layers. False gives totals only (sweeps over many
   /// graphs/GPUs: no per-kernel strings are built).
   bool detail = true;
