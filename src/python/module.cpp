@@ -68,7 +68,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("layers", &cli::PredictCmdOptions::layers)
       .def_readwrite("allow_unknown", &cli::PredictCmdOptions::allow_unknown)
       .def_readwrite("no_meta", &cli::PredictCmdOptions::no_meta)
-      .def_readwrite("no_copies", &cli::PredictCmdOptions::no_copies);
+      .def_readwrite("no_copies", &cli::PredictCmdOptions::no_copies)
+      .def_readwrite("host_factor", &cli::PredictCmdOptions::host_factor);
 
   py::class_<cli::PredictChoices>(m, "PredictChoices")
       .def(py::init<>())

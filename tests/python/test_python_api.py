@@ -38,7 +38,8 @@ class Predict(unittest.TestCase):
                           (["--mode", "training", "--optimizer", "adam", "--batch", "8"],
                            dict(mode="training", optimizer="adam", batch=8)),
                           (["--runtime", "tensorrt", "--precision", "int8"], dict(runtime="tensorrt", precision="int8")),
-                          (["--no-copies"], dict(copies=False))]:
+                          (["--no-copies"], dict(copies=False)),
+                          (["--host-factor", "1.5"], dict(host_factor=1.5))]:
             want = cli("predict", RESNET18, "--gpu", "a100-sxm4-40gb", "--json", "--layers", "--no-meta", *extra)
             got = perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", **kw)
             self.assertEqual(got.to_json(), want, extra)
@@ -176,7 +177,7 @@ class Errors(unittest.TestCase):
 
     def test_bad_types(self):
         for kw in [dict(gpu=3), dict(gpu="l4", batch="8"), dict(gpu="l4", batch=2**70), dict(gpu="l4", batch=True),
-                   dict(gpu=None)]:
+                   dict(gpu=None), dict(gpu="l4", host_factor="2"), dict(gpu="l4", host_factor=0)]:
             with self.assertRaises(perfpred.InputError, msg=kw):
                 perfpred.predict(RESNET18, **kw)
         with self.assertRaises(perfpred.InputError):

@@ -318,7 +318,7 @@ def _example_batch(example_inputs):
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
-            allow_partial=False):
+            allow_partial=False, host_factor=1.0):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
@@ -326,7 +326,8 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     module, else 1 or the model's fixed batch). bundles: learned bundles (`["default"]` for the shipped
     latency bundle; one per target), as `--model` takes them. layers=False leaves the per-layer rows out;
     meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
-    loop_trips ({"Loop_0": 12}) and allow_partial are --branch, --loop-trips and --allow-partial."""
+    loop_trips ({"Loop_0": 12}) and allow_partial are --branch, --loop-trips and --allow-partial;
+    host_factor is --host-factor (this machine's host CPU time over the reference machine's)."""
     o = _perfpred.PredictOptions()
     with _Scratch() as scratch:
         o.model, o.model_bytes = _model_arg(model, scratch, example_inputs, input_names, name)
@@ -341,6 +342,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
         o.input_shapes = _input_shapes(input_shapes)
         o.layers, o.allow_unknown, o.no_copies, o.no_meta = bool(layers), bool(allow_unknown), not copies, not meta
         _flow(o, branches, loop_trips, allow_partial)
+        o.host_factor = _number("host_factor", host_factor)
         if isinstance(bundles, str):
             bundles = [bundles]
         text = _perfpred.predict(o, [_str("bundles", b) for b in bundles or []], bool(analytical))
