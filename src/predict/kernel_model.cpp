@@ -98,9 +98,9 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   r.matrix_tf32_flops *= r.clock_scale;
   r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
   const std::string& cc = gpu.compute_capability;
-  const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "7.5" || cc == "8.0" || cc == "9.0";
+  const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
   // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
-  if (int_pipe && r.clock_scale >= 1 && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
+  if (int_pipe && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
   r.dram_bps = gpu.mem_bandwidth_gbps * 1e9;
   if (!(r.dram_bps > 0)) throw InputError("GPU '" + gpu.id + "': mem_bandwidth_gbps must be positive");
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;

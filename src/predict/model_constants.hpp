@@ -17,16 +17,17 @@ inline constexpr double k_gemm_tensor_eff = 0.65;
 /// Convolution (implicit GEMM, im2col on the fly) share of FP32 peak. Fitted on ryujaehun torchvision
 /// inference (1080 Ti, 2080 Ti).
 inline constexpr double k_conv_simt_eff = 0.80;
-/// FP32 SIMT convolution/GEMM on the SMs with an INT32 pipe of their own (GV100, Turing, GA100, GH100:
-/// CC 7.0/7.2/7.5/8.0/9.0) runs their address and loop arithmetic beside the FMAs instead of in FMA issue
-/// slots (Maxwell/Pascal, and half the lanes of GA10x/AD10x, share them). The efficiencies above are
-/// fitted on Pascal and Turing together; these SMs get (1 + gain) of them. Not on a power-limited card
-/// (sustained clock below boost, e.g. the T4): its rate is set by energy per operation, which the INT
-/// pipe does not lower. Fitted on kernel sets, checked on networks: DeepBench V100 FP32 (cuDNN 7.6,
-/// >= 0.2 ms) measured/analytical median 0.84 conv, 0.88 GEMM at 0 -> 1.00 / 1.05 at 0.2, mean APE
-/// 42.0% -> 31.0% conv, 24.9% -> 15.4% GEMM; NeuSight V100 linear 19.1% -> 7.7%, A100 (TF32 off) 13.2%
-/// -> 12.2%. Networks (held out): Lambda V100 FP32 training 45% -> 29%, Titan V FP32 training 26% ->
-/// 20%, RTX 2080 Ti FP32 inference 36% -> 33%, Zeus V100 energy 18.7% -> 12.2%.
+/// FP32 SIMT convolution/GEMM on the Volta-class SMs of the compute chips and Xavier (GV100, GV10B, GA100,
+/// GH100: CC 7.0/7.2/8.0/9.0) runs their address and loop arithmetic on an INT32 pipe of its own beside
+/// the FMAs; Maxwell and Pascal issue it in FP32 slots, and GA10x/AD10x share half their FP32 lanes with
+/// it. The efficiencies above are fitted on Pascal and Turing together; these SMs get (1 + gain) of
+/// them. Turing has the pipe too but is left out: the T4 (DeepBench, NeuSight) is already predicted too
+/// fast (with the gain its NeuSight GEMMs went 26.5% -> 36.1%), and the compute chips are never
+/// power-limited in this model, so no clock sweep crosses a step. Fitted on kernel sets, checked on
+/// networks: DeepBench V100 FP32 (cuDNN 7.6, >= 0.2 ms) measured/analytical median 0.84 conv, 0.88
+/// GEMM at 0 -> 1.00 / 1.05 at 0.2, mean APE 42.0% -> 31.0% conv, 24.9% -> 15.4% GEMM; NeuSight V100
+/// linear 19.1% -> 7.7%, A100 (TF32 off) 13.2% -> 12.2%. Networks (held out): Lambda V100 FP32 training
+/// 45% -> 29%, Zeus V100 energy 18.7% -> 12.2%.
 inline constexpr double k_int_pipe_simt_gain = 0.20;
 /// Convolution on tensor cores share of tensor peak (layout transforms, smaller tiles). Prior.
 inline constexpr double k_conv_tensor_eff = 0.50;

@@ -79,7 +79,7 @@ struct GpuRates {
   double sms = 1;
   double launch_floor_s = 0;
   double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it)
-  double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on full-power SMs with their own INT32 pipe
+  double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on Volta/GA100/GH100 SMs (own INT32 pipe)
   bool fast_tensor_gradients = false;  ///< sm_80+: tensor-core conv gradients as fast as the forward
 };
 /// Sustained clock under full load over the rated boost clock, from the card's power per FP32 TFLOP
