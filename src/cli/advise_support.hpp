@@ -39,6 +39,7 @@ inline std::shared_ptr<const advise::AnalyzedModel> load_model(const std::filesy
   if (control_flow) {
     io.branches = control_flow->branches;
     io.loop_trips = control_flow->loop_trips;
+    io.overrides_are_keys = control_flow->overrides_are_keys;
   }
   auto m = std::make_shared<advise::AnalyzedModel>();
   m->graph = onnx_import::import_file(path, io);

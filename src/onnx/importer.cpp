@@ -407,6 +407,15 @@ class Importer {
     }
   }
 
+  // How a message names an override: the option, or the budget file's key.
+  std::string branch_ref(const std::string& name, const std::string& v) const {
+    return m_opts.overrides_are_keys ? "branches." + name + " (\"" + v + "\")" : "--branch " + name + "=" + v;
+  }
+  std::string trips_ref(const std::string& name, int64_t v) const {
+    return m_opts.overrides_are_keys ? "loop_trips." + name + " (" + std::to_string(v) + ")"
+                                     : "--loop-trips " + name + "=" + std::to_string(v);
+  }
+
   // An If whose condition did not fold: both branches are imported, and the more expensive one is kept.
   void take_costlier_branch(const std::string& name, int64_t opset) {
     double work[2];
@@ -420,8 +429,8 @@ class Importer {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g vs %.3g", work[then_branch ? 0 : 1], work[then_branch ? 1 : 0]);
     m_g.warnings.push_back("If '" + name + "': condition not known at import; costed the more expensive branch, " +
-                           (then_branch ? "then" : "else") + " (work " + buf + "); --branch " + name + "=" +
-                           (then_branch ? "else" : "then") + " takes the other");
+                           (then_branch ? "then" : "else") + " (work " + buf + "); " + branch_ref(name, then_branch ? "else" : "then") +
+                           " takes the other");
   }
 
   // Decide and expand If/Loop/Scan nodes round by round (a body may hold more control flow, and a
@@ -476,18 +485,18 @@ class Importer {
                          (n.op_type() == "Scan" ? "the scanned input's length is not known"
                                                 : n.input_size() == 0 || n.input(0).empty() ? "no M input, only a condition"
                                                                                             : "M is computed at run time") +
-                         "); pass --loop-trips " + open_loop + "=N");
+                         "); " + (m_opts.overrides_are_keys ? "set loop_trips." + open_loop : "pass --loop-trips " + open_loop + "=N"));
       }
       take_costlier_branch(open_if, opset);
     }
     if (detail::has_control_flow(g)) throw InputError("control flow nested more than 64 levels deep");
     for (const auto& [name, v] : m_opts.branches)
       if (!ifs.count(name))
-        throw InputError("--branch " + name + "=" + v + ": the model has no If named '" + name + "'" +
+        throw InputError(branch_ref(name, v) + ": the model has no If named '" + name + "'" +
                          (ifs.empty() ? "" : "; Ifs: " + join(std::vector<std::string>(ifs.begin(), ifs.end()), ", ")));
     for (const auto& [name, v] : m_opts.loop_trips)
       if (!loops.count(name))
-        throw InputError("--loop-trips " + name + "=" + std::to_string(v) + ": the model has no Loop or Scan named '" + name + "'" +
+        throw InputError(trips_ref(name, v) + ": the model has no Loop or Scan named '" + name + "'" +
                          (loops.empty() ? "" : "; loops: " + join(std::vector<std::string>(loops.begin(), loops.end()), ", ")));
   }
   std::unordered_map<std::string, TypeShape> m_input_types;  // non-initializer graph inputs

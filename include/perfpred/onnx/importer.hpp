@@ -18,6 +18,9 @@ struct ImportOptions {
   std::map<std::string, std::string> branches;
   /// Loop/Scan nodes by name -> iterations to unroll, for trip counts not known at import (--loop-trips).
   std::map<std::string, int64_t> loop_trips;
+  /// Messages name the overrides as a file's keys ("branches.NAME", "loop_trips.NAME": a budget file)
+  /// instead of the options ("--branch NAME=then", "--loop-trips NAME=N").
+  bool overrides_are_keys = false;
 };
 
 /// Load an .onnx file (never opening external-data files), resolve dims, expand control flow (an If
