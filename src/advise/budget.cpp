@@ -41,7 +41,7 @@ std::string human_bytes(double b) {
 
 const std::set<std::string> k_entry_keys = {"name",      "model",        "gpu",      "batch",      "precision", "mode",
                                             "runtime",   "optimizer",    "input_shapes", "branches", "loop_trips",
-                                            "limits"};
+                                            "dims",      "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj"};
 
@@ -107,7 +107,8 @@ void parse_input_shapes(const nlohmann::json& e, const std::string& where, Budge
   }
 }
 
-// `branches` {IF: "then"|"else"} and `loop_trips` {LOOP: N >= 0}: the --branch and --loop-trips of an entry.
+// `branches` {IF: "then"|"else"}, `dims` {DIM: N >= 1} and `loop_trips` {LOOP: N >= 0}: the --branch,
+// --dim and --loop-trips of an entry.
 void parse_control_flow(const nlohmann::json& e, const std::string& where, BudgetEntry& b) {
   if (e.contains("branches")) {
     const auto& s = e["branches"];
@@ -118,6 +119,17 @@ void parse_control_flow(const nlohmann::json& e, const std::string& where, Budge
       if (!it.value().is_string() || (it.value() != "then" && it.value() != "else"))
         throw InputError(where + ": " + key + " must be \"then\" or \"else\" (got " + json_excerpt(it.value()) + ")");
       b.branches[it.key()] = it.value().get<std::string>();
+    }
+  }
+  if (e.contains("dims")) {
+    const auto& s = e["dims"];
+    if (!s.is_object()) throw InputError(where + ": dims must be an object {\"DIM_NAME\": value}");
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      if (it.key().empty()) throw InputError(where + ": dims has an empty dim name");
+      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 1)
+        throw InputError(where + ": dims." + printable(it.key(), 80) + " must be an integer >= 1 (got " +
+                         json_excerpt(it.value()) + ")");
+      b.dims[it.key()] = it.value().get<int64_t>();
     }
   }
   if (e.contains("loop_trips")) {

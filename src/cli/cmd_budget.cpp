@@ -41,6 +41,7 @@ int run_budget_check(const BudgetCliOptions& o) {
     onnx_import::ImportOptions cf;
     cf.branches = e.branches;
     cf.loop_trips = e.loop_trips;
+    cf.dims = e.dims;
     cf.overrides_are_keys = true;
     return support::load_model(e.model_path, e.batch, e.input_shapes, false, o.allow_partial, &cf);
   };

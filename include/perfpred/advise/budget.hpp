@@ -39,6 +39,7 @@ struct BudgetEntry {
   std::map<std::string, std::vector<int64_t>> input_shapes;
   std::map<std::string, std::string> branches;  ///< If name -> "then" | "else" (key `branches`, as --branch)
   std::map<std::string, int64_t> loop_trips;    ///< Loop/Scan name -> iterations (key `loop_trips`, as --loop-trips)
+  std::map<std::string, int64_t> dims;          ///< symbolic input dim -> value (key `dims`, as --dim)
   PredictOptions options;          ///< batch, precision, mode, runtime, optimizer
   BudgetLimits limits;
   /// "budgets.json: entries[2] (\"resnet50-jetson\")": the prefix of every message about this entry.
