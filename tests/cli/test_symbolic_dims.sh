@@ -29,6 +29,8 @@ GPU=a100-sxm4-40gb
 "$BIN" inspect "$M" >"$TMP/out" 2>"$TMP/err" || { echo "FAIL: inspect with symbolic dims: $(cat "$TMP/err")"; fail=1; }
 grep -q "^input x \[1, seq, 64\]" "$TMP/out" && grep -q "^mm2 .*\[1, seq, 64\]" "$TMP/out" ||
   { echo "FAIL: inspect does not print the dims by name: $(cat "$TMP/out")"; fail=1; }
+grep -q "shapes are lost at cat (Concat).*(--dim past_sequence_length=N, ... sets a symbolic dim: past_sequence_length, seq)" "$TMP/err" ||
+  { echo "FAIL: the unshaped-nodes note does not point at --dim: $(cat "$TMP/err")"; fail=1; }
 "$BIN" inspect "$M" --json >"$TMP/i.json" 2>"$TMP/err" || { echo "FAIL: inspect --json: $(cat "$TMP/err")"; fail=1; }
 "$PY" - "$TMP/i.json" <<'EOF2' || { echo "FAIL: inspect --json shapes"; fail=1; }
 import json, sys
