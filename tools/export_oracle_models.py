@@ -118,6 +118,79 @@ def contrib_ops():
     return h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid(ms, 1)], ir_version=8)
 
 
+def newer_opset_ops(opset):
+    """Ops revised in opsets 18-21 (the ONNX library perfpred links knows 17): Reduce* with axes as an
+    input, Split num_outputs, Pad axes, Resize axes/keep_aspect_ratio_policy/antialias, CenterCropPad,
+    Col2Im, LpPool ceil_mode, GroupNormalization-18/21 (opset 18); Gelu, AffineGrid, GridSample and
+    DFT with axis as an input (opset 20); Pad/Reshape/Split/Cast and GroupNormalization-21 (opset 21)."""
+    import numpy as np
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    rng = np.random.default_rng(0)
+
+    def i64(name, v):
+        return nh.from_array(np.array(v, dtype=np.int64), name)
+
+    def f32(name, *shape):
+        return nh.from_array(rng.standard_normal(shape).astype(np.float32) * 0.1, name)
+    n = h.make_node
+    x = h.make_tensor_value_info("x", T.FLOAT, ["batch", 8, 12, 16])
+    common = [i64("ax_12", [1, 2]), i64("ax_neg1", [-1]), i64("pads2", [1, 2, 3, 4]), i64("pad_axes", [1, 3])]
+    if opset == 18:
+        nodes = [
+            n("ReduceMean", ["x", "ax_12"], ["rmean"], keepdims=1, name="reduce_mean_axes_input"),
+            n("ReduceSum", ["x", "ax_neg1"], ["rsum"], keepdims=0, name="reduce_sum_axes_input"),
+            n("ReduceMax", ["x"], ["rmax_all"], keepdims=0, name="reduce_max_no_axes"),
+            n("ReduceL2", ["x", "ax_empty"], ["rl2_noop"], noop_with_empty_axes=1, name="reduce_l2_noop"),
+            n("ReduceLogSumExp", ["x", "ax_3"], ["rlse"], name="reduce_lse"),
+            n("Split", ["x"], ["sp0", "sp1", "sp2"], axis=3, num_outputs=3, name="split_num_outputs_uneven"),
+            n("Split", ["x"], ["sq0", "sq1"], axis=1, num_outputs=2, name="split_num_outputs_even"),
+            n("Pad", ["x", "pads2", "", "pad_axes"], ["padded"], mode="constant", name="pad_axes"),
+            n("Resize", ["x", "", "", "rsizes"], ["resized"], mode="linear", antialias=1, axes=[2, 3], name="resize_antialias"),
+            n("Resize", ["x", "", "", "rsizes2"], ["resized_kar"], mode="nearest", axes=[2, 3],
+              keep_aspect_ratio_policy="not_larger", name="resize_not_larger"),
+            n("Resize", ["x", "", "", "rsizes2"], ["resized_kas"], mode="nearest", axes=[2, 3],
+              keep_aspect_ratio_policy="not_smaller", name="resize_not_smaller"),
+            n("Resize", ["x", "", "rscales"], ["resized_sc"], mode="nearest", axes=[3], name="resize_axes_scales"),
+            n("GroupNormalization", ["x", "gn_s", "gn_b"], ["gn"], num_groups=4, name="group_norm18"),
+            n("LpPool", ["x"], ["lp"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1, name="lppool_ceil"),
+            n("Mish", ["x"], ["mish"], name="mish"),
+            n("CenterCropPad", ["x", "ccp_shape"], ["ccp"], axes=[2, 3], name="center_crop_pad"),
+            n("Col2Im", ["cols", "c2i_img", "c2i_blk"], ["col2im"], strides=[1, 1], name="col2im"),
+        ]
+        inits = common + [i64("ax_empty", np.zeros((0,), np.int64)), i64("ax_3", [3]), i64("rsizes", [24, 8]),
+                          i64("rsizes2", [30, 20]), nh.from_array(np.array([2.5], np.float32), "rscales"),
+                          f32("gn_s", 4), f32("gn_b", 4), i64("ccp_shape", [10, 20]), i64("c2i_img", [5, 5]),
+                          i64("c2i_blk", [2, 2])]
+        inputs = [x, h.make_tensor_value_info("cols", T.FLOAT, [1, 12, 16])]
+    elif opset == 20:
+        nodes = [
+            n("Gelu", ["x"], ["gelu"], approximate="tanh", name="gelu20"),
+            n("AffineGrid", ["theta", "ag_size"], ["grid"], align_corners=0, name="affine_grid"),
+            n("GridSample", ["x", "grid"], ["sampled"], mode="linear", name="grid_sample20"),
+            n("ReduceMean", ["x", "ax_12"], ["rmean20"], keepdims=1, name="reduce_mean20"),
+            n("DFT", ["sig", "dft_len", "dft_axis"], ["spectrum"], onesided=1, name="dft_onesided"),
+            n("DFT", ["sig"], ["dft_default"], name="dft_default_axis"),
+        ]
+        inits = common + [i64("ag_size", [2, 8, 6, 10]), i64("dft_len", 64), i64("dft_axis", 1)]
+        inputs = [x, h.make_tensor_value_info("theta", T.FLOAT, ["batch", 2, 3]),
+                  h.make_tensor_value_info("sig", T.FLOAT, ["batch", 50, 1])]
+    else:
+        nodes = [
+            n("GroupNormalization", ["x", "gn_s21", "gn_b21"], ["gn21"], num_groups=4, name="group_norm21"),
+            n("Pad", ["x", "pads2", "", "pad_axes"], ["padded21"], mode="reflect", name="pad21"),
+            n("Reshape", ["padded21", "rs_shape"], ["reshaped"], name="reshape21"),
+            n("Split", ["reshaped"], ["s0", "s1"], axis=1, num_outputs=2, name="split21"),
+            n("ReduceSum", ["s0", "ax_neg1"], ["rs21"], keepdims=1, name="reduce_sum21"),
+            n("Cast", ["rs21"], ["cast21"], to=T.FLOAT16, name="cast21"),
+            n("Cast", ["cast21"], ["out21"], to=T.FLOAT, name="cast21_back"),
+        ]
+        inits = common + [f32("gn_s21", 8), f32("gn_b21", 8), i64("rs_shape", [0, -1, 22])]
+        inputs = [x]
+    outs = [h.make_tensor_value_info(nodes[-1].output[0], T.FLOAT, None)]
+    g = h.make_graph(nodes, f"opset{opset}_ops", inputs, outs, inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", opset)], ir_version=10 if opset >= 21 else 9)
+
+
 def tv(name, **kw):
     import torchvision.models as m
     return lambda: getattr(m, name)(**kw)
@@ -148,6 +221,11 @@ MODELS = {
                      ""),
     "encoder_ort_fused": (TinyEncoder, [("ids", (1, 16), torch.int64)], {"ids": {0: "batch", 1: "seq"}}, "fused"),
     "mobilenet_v3_ort_fused": (tv("mobilenet_v3_small"), IMG, {"x": {0: "batch"}}, "fused"),
+    "opset18_ops": (lambda: newer_opset_ops(18), [("x", (2, 8, 12, 16), torch.float32), ("cols", (1, 12, 16), torch.float32)],
+                    {}, "helper"),
+    "opset20_ops": (lambda: newer_opset_ops(20), [("x", (2, 8, 12, 16), torch.float32), ("theta", (2, 2, 3), torch.float32),
+                                                  ("sig", (2, 50, 1), torch.float32)], {}, "helper"),
+    "opset21_ops": (lambda: newer_opset_ops(21), [("x", (2, 8, 12, 16), torch.float32)], {}, "helper"),
     "contrib_ops": (contrib_ops, [("x", (2, 5, 64), torch.float32), ("past", (2, 2, 4, 3, 16), torch.float32),
                                   ("img", (2, 3, 32, 32), torch.float32)], {}, "helper"),
 }

@@ -39,8 +39,9 @@ std::string human_bytes(double b) {
   return fmt(b, u == 0 ? 0 : 2) + " " + units[u];
 }
 
-const std::set<std::string> k_entry_keys = {"name",    "model",     "gpu",       "batch",        "precision",
-                                            "mode",    "runtime",   "optimizer", "input_shapes", "limits"};
+const std::set<std::string> k_entry_keys = {"name",      "model",        "gpu",      "batch",      "precision", "mode",
+                                            "runtime",   "optimizer",    "input_shapes", "branches", "loop_trips",
+                                            "dims",      "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj"};
 
@@ -85,6 +86,85 @@ std::string describe(const BudgetCheck& c) {
     return "energy " + fmt(c.value, 2) + " mJ " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " mJ";
   return std::string("peak memory ") + human_bytes(c.value) + " " + (c.passed ? "<=" : ">") + " " +
          human_bytes(c.limit_value) + (c.limit == "peak_memory_fraction" ? " (fraction of device memory)" : "");
+}
+
+// `input_shapes`: {"input": [1, 3, 224, 224]}, positive dims.
+void parse_input_shapes(const nlohmann::json& e, const std::string& where, BudgetEntry& b) {
+  if (e.contains("input_shapes")) {
+    const auto& s = e["input_shapes"];
+    if (!s.is_object()) throw InputError(where + ": input_shapes must be an object {\"input\": [1, 3, 224, 224]}");
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      if (!it.value().is_array() || it.value().empty())
+        throw InputError(where + ": input_shapes." + it.key() + " must be a non-empty array of positive integers");
+      std::vector<int64_t> dims;
+      for (const auto& d : it.value()) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 1)
+          throw InputError(where + ": input_shapes." + it.key() + " must be a non-empty array of positive integers");
+        dims.push_back(d.get<int64_t>());
+      }
+      b.input_shapes[it.key()] = dims;
+    }
+  }
+}
+
+// `branches` {IF: "then"|"else"}, `dims` {DIM: N >= 1} and `loop_trips` {LOOP: N >= 0}: the --branch,
+// --dim and --loop-trips of an entry.
+void parse_control_flow(const nlohmann::json& e, const std::string& where, BudgetEntry& b) {
+  if (e.contains("branches")) {
+    const auto& s = e["branches"];
+    if (!s.is_object()) throw InputError(where + ": branches must be an object {\"IF_NAME\": \"then\" or \"else\"}");
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      const std::string key = "branches." + printable(it.key(), 80);
+      if (it.key().empty()) throw InputError(where + ": branches has an empty If name");
+      if (!it.value().is_string() || (it.value() != "then" && it.value() != "else"))
+        throw InputError(where + ": " + key + " must be \"then\" or \"else\" (got " + json_excerpt(it.value()) + ")");
+      b.branches[it.key()] = it.value().get<std::string>();
+    }
+  }
+  if (e.contains("dims")) {
+    const auto& s = e["dims"];
+    if (!s.is_object()) throw InputError(where + ": dims must be an object {\"DIM_NAME\": value}");
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      if (it.key().empty()) throw InputError(where + ": dims has an empty dim name");
+      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 1)
+        throw InputError(where + ": dims." + printable(it.key(), 80) + " must be an integer >= 1 (got " +
+                         json_excerpt(it.value()) + ")");
+      b.dims[it.key()] = it.value().get<int64_t>();
+    }
+  }
+  if (e.contains("loop_trips")) {
+    const auto& s = e["loop_trips"];
+    if (!s.is_object()) throw InputError(where + ": loop_trips must be an object {\"LOOP_NAME\": iterations}");
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      const std::string key = "loop_trips." + printable(it.key(), 80);
+      if (it.key().empty()) throw InputError(where + ": loop_trips has an empty Loop name");
+      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0)
+        throw InputError(where + ": " + key + " must be an integer >= 0 (got " + json_excerpt(it.value()) + ")");
+      b.loop_trips[it.key()] = it.value().get<int64_t>();
+    }
+  }
+}
+
+// `limits`: at least one known limit, each positive.
+void parse_limits(const nlohmann::json& e, const std::string& where, BudgetLimits& L) {
+  if (!e.contains("limits") || !e["limits"].is_object())
+    throw InputError(where + ": missing 'limits' object (one or more of " +
+                     join(std::vector<std::string>(k_limit_keys.begin(), k_limit_keys.end()), ", ") + ")");
+  const auto& lim = e["limits"];
+  for (auto it = lim.begin(); it != lim.end(); ++it)
+    if (!k_limit_keys.count(it.key()))
+      throw InputError(where + ": unknown limit 'limits." + it.key() + "' (expected " +
+                       join(std::vector<std::string>(k_limit_keys.begin(), k_limit_keys.end()), ", ") + ")");
+  L.latency_ms = get_limit(lim, "latency_ms", where);
+  L.min_throughput_samples_per_s = get_limit(lim, "min_throughput_samples_per_s", where);
+  L.peak_memory_bytes = get_limit(lim, "peak_memory_bytes", where);
+  L.peak_memory_fraction = get_limit(lim, "peak_memory_fraction", where);
+  L.energy_mj = get_limit(lim, "energy_mj", where);
+  if (L.peak_memory_bytes && L.peak_memory_fraction)
+    throw InputError(where + ": give limits.peak_memory_bytes or limits.peak_memory_fraction, not both");
+  if (L.peak_memory_fraction && *L.peak_memory_fraction > 1)
+    throw InputError(where + ": limits.peak_memory_fraction must be in (0, 1] (a share of device memory)");
+  if (lim.empty()) throw InputError(where + ": 'limits' is empty; set at least one limit");
 }
 
 }  // namespace
@@ -137,39 +217,9 @@ BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::pat
     } catch (const InputError& err) {
       throw InputError(where + ": " + err.what());
     }
-    if (e.contains("input_shapes")) {
-      const auto& s = e["input_shapes"];
-      if (!s.is_object()) throw InputError(where + ": input_shapes must be an object {\"input\": [1, 3, 224, 224]}");
-      for (auto it = s.begin(); it != s.end(); ++it) {
-        if (!it.value().is_array() || it.value().empty())
-          throw InputError(where + ": input_shapes." + it.key() + " must be a non-empty array of positive integers");
-        std::vector<int64_t> dims;
-        for (const auto& d : it.value()) {
-          if (!d.is_number_integer() || d.get<int64_t>() < 1)
-            throw InputError(where + ": input_shapes." + it.key() + " must be a non-empty array of positive integers");
-          dims.push_back(d.get<int64_t>());
-        }
-        b.input_shapes[it.key()] = dims;
-      }
-    }
-    if (!e.contains("limits") || !e["limits"].is_object())
-      throw InputError(where + ": missing 'limits' object (one or more of " +
-                       join(std::vector<std::string>(k_limit_keys.begin(), k_limit_keys.end()), ", ") + ")");
-    const auto& lim = e["limits"];
-    for (auto it = lim.begin(); it != lim.end(); ++it)
-      if (!k_limit_keys.count(it.key()))
-        throw InputError(where + ": unknown limit 'limits." + it.key() + "' (expected " +
-                         join(std::vector<std::string>(k_limit_keys.begin(), k_limit_keys.end()), ", ") + ")");
-    b.limits.latency_ms = get_limit(lim, "latency_ms", where);
-    b.limits.min_throughput_samples_per_s = get_limit(lim, "min_throughput_samples_per_s", where);
-    b.limits.peak_memory_bytes = get_limit(lim, "peak_memory_bytes", where);
-    b.limits.peak_memory_fraction = get_limit(lim, "peak_memory_fraction", where);
-    b.limits.energy_mj = get_limit(lim, "energy_mj", where);
-    if (b.limits.peak_memory_bytes && b.limits.peak_memory_fraction)
-      throw InputError(where + ": give limits.peak_memory_bytes or limits.peak_memory_fraction, not both");
-    if (b.limits.peak_memory_fraction && *b.limits.peak_memory_fraction > 1)
-      throw InputError(where + ": limits.peak_memory_fraction must be in (0, 1] (a share of device memory)");
-    if (lim.empty()) throw InputError(where + ": 'limits' is empty; set at least one limit");
+    parse_input_shapes(e, where, b);
+    parse_control_flow(e, where, b);
+    parse_limits(e, where, b.limits);
     file.entries.push_back(std::move(b));
   }
   return file;
@@ -206,7 +256,7 @@ BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, cons
       throw InputError(e.where + ": field 'gpu': " + err.what());
     }
     try {
-      m = load(e.model_path, e.batch, e.input_shapes);
+      m = load(e);
     } catch (const InputError& err) {
       throw InputError(e.where + ": field 'model': " + err.what());
     }

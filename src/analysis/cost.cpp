@@ -28,6 +28,7 @@
 #include "perfpred/analysis/features.hpp"
 #include "perfpred/util/checked_math.hpp"
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
 #include "rules.hpp"
 
 namespace perfpred {
@@ -377,7 +378,9 @@ int unknown_origin(const Graph& g, const std::vector<int>& producer, int start) 
 }
 
 // Runtime inputs that node `ni` depends on, as "'name' [dims]".
-std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& producer, int ni) {
+// The graph inputs node `ni` depends on ("'x' [1, seq, 64]"); their symbolic dims kept by name go to `dims`.
+std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& producer, int ni,
+                                       std::vector<std::string>& dims) {
   std::vector<char> seen(g.nodes.size(), 0), tseen(g.tensors.size(), 0);
   std::vector<int> todo{ni};
   std::vector<std::string> r;
@@ -390,7 +393,13 @@ std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& p
       if (t < 0 || tseen[static_cast<size_t>(t)]) continue;
       tseen[static_cast<size_t>(t)] = 1;
       const Tensor& tt = g.tensors[static_cast<size_t>(t)];
-      if (tt.is_graph_input) r.push_back("'" + tt.name + "' " + shape_to_string(tt));
+      if (tt.is_graph_input) {
+        r.push_back("'" + tt.name + "' " + shape_to_string(tt));
+        for (size_t i = 0; i < tt.dim_names.size() && i < tt.shape.size(); ++i)
+          if (tt.shape[i] < 0 && !tt.dim_names[i].empty() &&
+              std::find(dims.begin(), dims.end(), tt.dim_names[i]) == dims.end())
+            dims.push_back(tt.dim_names[i]);
+      }
       else if (producer[static_cast<size_t>(t)] >= 0) todo.push_back(producer[static_cast<size_t>(t)]);
     }
   }
@@ -418,12 +427,18 @@ std::string unshaped_summary(const Graph& g, const GraphCost& c, size_t max_name
   static const char* const data_dependent[] = {"NonZero", "Compress", "Unique", "NonMaxSuppression", "StringSplit"};
   if (std::find(std::begin(data_dependent), std::end(data_dependent), o.op) != std::end(data_dependent))
     msg += ", whose output size depends on the values of its input, not on shapes";
-  auto ins = inputs_behind(g, producer, origin);
+  std::vector<std::string> dims;
+  auto ins = inputs_behind(g, producer, origin, dims);
   if (!ins.empty()) {
     msg += ", which depends on input";
     msg += ins.size() > 1 ? "s " : " ";
     for (size_t k = 0; k < ins.size() && k < 3; ++k) msg += (k ? ", " : "") + ins[k];
-    msg += " (--input-shape NAME=D0,D1,... sets an input's exact shape)";
+    if (!dims.empty()) {
+      std::sort(dims.begin(), dims.end());
+      msg += " (--dim " + dims.front() + "=N" + (dims.size() > 1 ? ", ..." : "") + " sets a symbolic dim: " + join(dims, ", ") + ")";
+    } else {
+      msg += " (--input-shape NAME=D0,D1,... sets an input's exact shape)";
+    }
   }
   return msg;
 }

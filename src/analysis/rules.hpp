@@ -130,5 +130,7 @@ void cost_topk(RuleContext& ctx, const OpRule& rule);
 void cost_data_movement(RuleContext& ctx, const OpRule& rule);
 void cost_gather(RuleContext& ctx, const OpRule& rule);
 void cost_resize(RuleContext& ctx, const OpRule& rule);
+/// DFT: an FFT of length L is about 5 L log2 L real FLOPs, so 2.5 log2(L) per real output element.
+void cost_dft(RuleContext& ctx, const OpRule& rule);
 
 }  // namespace perfpred::analysis_detail

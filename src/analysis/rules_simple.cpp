@@ -275,4 +275,25 @@ void cost_resize(RuleContext& ctx, const OpRule& rule) {
   ctx.cost.flops = per_output * product(y);
 }
 
+void cost_dft(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  if (x.size() < 2) ctx.fail("the signal needs a batch, a signal axis and a last dim of 1 or 2");
+  // The transformed axis: the attribute before opset 20, the optional scalar input 2 (default -2) from 20.
+  int64_t axis = ctx.graph.opset >= 20 ? -2 : 1;
+  if (ctx.graph.opset < 20) {
+    auto it = ctx.node.attrs.find("axis");
+    if (it != ctx.node.attrs.end())
+      if (const auto* v = std::get_if<int64_t>(&it->second)) axis = *v;
+  } else if (const Tensor* a = ctx.input(2); a && a->int_values && a->int_values->size() == 1) {
+    axis = (*a->int_values)[0];
+  }
+  axis = normalize_axis(ctx, axis, x.size());
+  double len = static_cast<double>(x[static_cast<size_t>(axis)]);
+  if (const Tensor* l = ctx.input(1); l && l->int_values && l->int_values->size() == 1)
+    len = static_cast<double>((*l->int_values)[0]);
+  OpRule per = rule;
+  per.per_element = len > 1 ? 2.5 * std::log2(len) : 0;
+  cost_elementwise(ctx, per);
+}
+
 }  // namespace perfpred::analysis_detail

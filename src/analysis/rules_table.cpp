@@ -180,6 +180,12 @@ const Table& default_table() {
         {"Slice", rule(OpFamily::data_movement, cost_gather)},
         {"Resize", rule(OpFamily::data_movement, cost_resize)},
         {"Upsample", rule(OpFamily::data_movement, cost_resize)},
+        // opsets 18-20: a crop/pad, a scatter-add of patches, a sampling grid and its interpolation, an FFT
+        {"CenterCropPad", data()},
+        {"Col2Im", data()},
+        {"AffineGrid", ew(6)},
+        {"GridSample", rule(OpFamily::data_movement, cost_resize)},
+        {"DFT", rule(OpFamily::elementwise, cost_dft)},
         // view: no kernel
         {"Reshape", view()},
         {"Flatten", view()},

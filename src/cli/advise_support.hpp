@@ -39,6 +39,8 @@ inline std::shared_ptr<const advise::AnalyzedModel> load_model(const std::filesy
   if (control_flow) {
     io.branches = control_flow->branches;
     io.loop_trips = control_flow->loop_trips;
+    io.overrides_are_keys = control_flow->overrides_are_keys;
+    io.dims = control_flow->dims;
   }
   auto m = std::make_shared<advise::AnalyzedModel>();
   m->graph = onnx_import::import_file(path, io);
@@ -69,10 +71,11 @@ inline advise::ModelAtBatch model_at_batch(const std::filesystem::path& path,
   };
 }
 
-/// --branch and --loop-trips of a decision command, as ImportOptions (only those two fields set).
+/// --branch, --loop-trips and --dim of a decision command, as ImportOptions (only those fields set).
 inline onnx_import::ImportOptions control_flow(const PredictChoices& c) {
   onnx_import::ImportOptions io;
   parse_control_flow(c.branches, c.loop_trips, io);
+  parse_dims(c.dims, io);
   return io;
 }
 

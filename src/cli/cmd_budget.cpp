@@ -37,9 +37,13 @@ int run_budget_check(const BudgetCliOptions& o) {
   const std::filesystem::path dir =
       file.path.has_parent_path() ? file.path.parent_path() : std::filesystem::path(".");
   support::Corrector corr(o.bundle, o.analytical);
-  auto loader = [&o](const std::filesystem::path& model, int64_t batch,
-                     const std::map<std::string, std::vector<int64_t>>& shapes) {
-    return support::load_model(model, batch, shapes, false, o.allow_partial);
+  auto loader = [&o](const advise::BudgetEntry& e) {
+    onnx_import::ImportOptions cf;
+    cf.branches = e.branches;
+    cf.loop_trips = e.loop_trips;
+    cf.dims = e.dims;
+    cf.overrides_are_keys = true;
+    return support::load_model(e.model_path, e.batch, e.input_shapes, false, o.allow_partial, &cf);
   };
   auto resolver = [&](const std::string& id) {
     // A spec file is resolved against the budget file's directory, like the model.

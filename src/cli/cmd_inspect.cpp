@@ -16,7 +16,12 @@ namespace {
 nlohmann::json shape_json(const Tensor& t) {
   if (!t.has_shape) return nullptr;
   nlohmann::json s = nlohmann::json::array();
-  for (int64_t d : t.shape) s.push_back(d < 0 ? nlohmann::json(nullptr) : nlohmann::json(d));
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    const int64_t d = t.shape[i];
+    if (d >= 0) s.push_back(d);
+    else if (i < t.dim_names.size() && !t.dim_names[i].empty()) s.push_back(t.dim_names[i]);  // symbolic, by name
+    else s.push_back(nullptr);
+  }
   return s;
 }
 
@@ -136,6 +141,8 @@ int run_inspect(const InspectOptions& opts) {
   io.batch = opts.batch;
   io.input_shapes = parse_input_shapes(opts.input_shapes);
   parse_control_flow(opts.branches, opts.loop_trips, io);
+  parse_dims(opts.dims, io);
+  io.keep_symbolic = true;  // inspect shows a model's symbolic dims by name; predict and the others refuse them
   Graph g = onnx_import::import_file(opts.model, io);
   AnalyzeOptions ao;
   ao.allow_unknown = opts.allow_unknown;

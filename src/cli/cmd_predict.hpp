@@ -26,6 +26,7 @@ struct PredictCmdOptions {
   std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
   std::vector<std::string> branches;      ///< --branch NAME=then|else
   std::vector<std::string> loop_trips;    ///< --loop-trips NAME=N
+  std::vector<std::string> dims;          ///< --dim NAME=N (symbolic dims by name)
   std::string precision = "fp32";
   std::string mode = "inference";
   std::string optimizer = "sgd";

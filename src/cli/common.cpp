@@ -54,6 +54,21 @@ void parse_control_flow(const std::vector<std::string>& branches, const std::vec
   }
 }
 
+void parse_dims(const std::vector<std::string>& dims, onnx_import::ImportOptions& io) {
+  for (const auto& s : dims) {
+    auto eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      throw InputError("--dim '" + printable(s, 80) + "': expected NAME=N (a symbolic input dim, e.g. seq=128)");
+    const std::string name = s.substr(0, eq);
+    int64_t v = parse_int64(s.substr(eq + 1), "--dim " + printable(name, 80));
+    if (v < 1) throw InputError("--dim " + printable(s, 80) + ": the dim must be >= 1");
+    auto [it, fresh] = io.dims.emplace(name, v);
+    if (!fresh && it->second != v)
+      throw InputError("--dim " + printable(name, 80) + " is given twice (" + std::to_string(it->second) + " and " +
+                       std::to_string(v) + "); give it once");
+  }
+}
+
 int64_t model_batch(const Graph& g, int64_t requested) {
   for (int t : g.inputs) {
     const Tensor& in = g.tensors[t];

@@ -21,6 +21,9 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
 void parse_control_flow(const std::vector<std::string>& branches, const std::vector<std::string>& loop_trips,
                         onnx_import::ImportOptions& io);
 
+/// Parse repeated "--dim NAME=N" (N >= 1) into io.dims; throws InputError naming the bad value.
+void parse_dims(const std::vector<std::string>& dims, onnx_import::ImportOptions& io);
+
 /// The batch a model runs at, for throughput: the leading dimension of its first runtime input of rank
 /// >= 2 once shapes are known (a symbolic one took `requested`; a fixed export or an --input-shape keeps
 /// its own), else `requested`.

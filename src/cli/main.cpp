@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
     sub->add_option("--input-shape", inspect_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
     sub->add_option("--branch", inspect_opts.branches, "Branch an If takes: NAME=then|else (repeatable)");
     sub->add_option("--loop-trips", inspect_opts.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
+    sub->add_option("--dim", inspect_opts.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable); unset ones stay symbolic");
     sub->add_flag("--json", inspect_opts.json, "Print one JSON object instead of the table");
     sub->add_flag("--allow-unknown", inspect_opts.allow_unknown,
                   "Cost unknown ops as flagged bytes-only estimates instead of failing");
@@ -134,6 +135,7 @@ int main(int argc, char** argv) {
     sub->add_option("--input-shape", predict_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
     sub->add_option("--branch", predict_opts.branches, "Branch an If takes: NAME=then|else (repeatable)");
     sub->add_option("--loop-trips", predict_opts.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
+    sub->add_option("--dim", predict_opts.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
     sub->add_option("--precision", predict_opts.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
     sub->add_option("--mode", predict_opts.mode, "inference|training")->default_val("inference");
     sub->add_option("--optimizer", predict_opts.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
@@ -165,6 +167,7 @@ int main(int argc, char** argv) {
     sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
     sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
     sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
+    sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
     sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
     sub->add_flag("--allow-partial", p.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");

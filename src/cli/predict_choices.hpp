@@ -15,6 +15,7 @@ struct PredictChoices {
   std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
   std::vector<std::string> branches;      ///< --branch NAME=then|else
   std::vector<std::string> loop_trips;    ///< --loop-trips NAME=N
+  std::vector<std::string> dims;          ///< --dim NAME=N (symbolic dims by name)
   bool allow_unknown = false;
   bool allow_partial = false;             ///< predict even when working nodes have unknown shapes
   std::string bundle;                     ///< learned latency bundle (`default`: the shipped one); empty: none

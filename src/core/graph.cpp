@@ -82,7 +82,8 @@ std::string shape_to_string(const Tensor& t) {
   std::string s = "[";
   for (size_t i = 0; i < t.shape.size(); ++i) {
     if (i) s += ", ";
-    s += t.shape[i] < 0 ? std::string("?") : std::to_string(t.shape[i]);
+    const bool named = t.shape[i] < 0 && i < t.dim_names.size() && !t.dim_names[i].empty();
+    s += named ? t.dim_names[i] : t.shape[i] < 0 ? std::string("?") : std::to_string(t.shape[i]);
   }
   return s + "]";
 }

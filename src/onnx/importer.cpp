@@ -45,8 +45,8 @@ using detail::k_max_float_values;
 using detail::k_max_fold_elems;
 using Shape = std::vector<int64_t>;
 
+using detail::k_max_opset;
 constexpr int64_t k_min_opset = 7;
-constexpr int64_t k_max_opset = 17;
 
 std::string dims_text(const Shape& s) {
   std::string r = "[";
@@ -202,13 +202,16 @@ TypeShape type_shape(const onnx::TypeProto& tp) {
   return r;
 }
 
-void set_type_shape(onnx::TypeProto* tp, DType dtype_unused, const Shape& dims) {
+// Write dims into a type; an unknown dim keeps its symbolic name (names[i], when given) so ONNX's
+// inference carries the symbol through.
+void set_type_shape(onnx::TypeProto* tp, DType dtype_unused, const Shape& dims, const std::vector<std::string>& names = {}) {
   (void)dtype_unused;
   auto* shape = tp->mutable_tensor_type()->mutable_shape();
   shape->clear_dim();
-  for (int64_t d : dims) {
+  for (size_t i = 0; i < dims.size(); ++i) {
     auto* dim = shape->add_dim();
-    if (d >= 0) dim->set_dim_value(d);
+    if (dims[i] >= 0) dim->set_dim_value(dims[i]);
+    else if (i < names.size() && !names[i].empty()) dim->set_dim_param(names[i]);
   }
 }
 
@@ -407,6 +410,19 @@ class Importer {
     }
   }
 
+  // How a message names an override: the option, or the budget file's key.
+  std::string dim_ref(const std::string& name, int64_t v) const {
+    return m_opts.overrides_are_keys ? "dims." + printable(name, 80) + " (" + std::to_string(v) + ")"
+                                     : "--dim " + printable(name, 80) + "=" + std::to_string(v);
+  }
+  std::string branch_ref(const std::string& name, const std::string& v) const {
+    return m_opts.overrides_are_keys ? "branches." + name + " (\"" + v + "\")" : "--branch " + name + "=" + v;
+  }
+  std::string trips_ref(const std::string& name, int64_t v) const {
+    return m_opts.overrides_are_keys ? "loop_trips." + name + " (" + std::to_string(v) + ")"
+                                     : "--loop-trips " + name + "=" + std::to_string(v);
+  }
+
   // An If whose condition did not fold: both branches are imported, and the more expensive one is kept.
   void take_costlier_branch(const std::string& name, int64_t opset) {
     double work[2];
@@ -420,8 +436,8 @@ class Importer {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g vs %.3g", work[then_branch ? 0 : 1], work[then_branch ? 1 : 0]);
     m_g.warnings.push_back("If '" + name + "': condition not known at import; costed the more expensive branch, " +
-                           (then_branch ? "then" : "else") + " (work " + buf + "); --branch " + name + "=" +
-                           (then_branch ? "else" : "then") + " takes the other");
+                           (then_branch ? "then" : "else") + " (work " + buf + "); " + branch_ref(name, then_branch ? "else" : "then") +
+                           " takes the other");
   }
 
   // Decide and expand If/Loop/Scan nodes round by round (a body may hold more control flow, and a
@@ -476,18 +492,18 @@ class Importer {
                          (n.op_type() == "Scan" ? "the scanned input's length is not known"
                                                 : n.input_size() == 0 || n.input(0).empty() ? "no M input, only a condition"
                                                                                             : "M is computed at run time") +
-                         "); pass --loop-trips " + open_loop + "=N");
+                         "); " + (m_opts.overrides_are_keys ? "set loop_trips." + open_loop : "pass --loop-trips " + open_loop + "=N"));
       }
       take_costlier_branch(open_if, opset);
     }
     if (detail::has_control_flow(g)) throw InputError("control flow nested more than 64 levels deep");
     for (const auto& [name, v] : m_opts.branches)
       if (!ifs.count(name))
-        throw InputError("--branch " + name + "=" + v + ": the model has no If named '" + name + "'" +
+        throw InputError(branch_ref(name, v) + ": the model has no If named '" + name + "'" +
                          (ifs.empty() ? "" : "; Ifs: " + join(std::vector<std::string>(ifs.begin(), ifs.end()), ", ")));
     for (const auto& [name, v] : m_opts.loop_trips)
       if (!loops.count(name))
-        throw InputError("--loop-trips " + name + "=" + std::to_string(v) + ": the model has no Loop or Scan named '" + name + "'" +
+        throw InputError(trips_ref(name, v) + ": the model has no Loop or Scan named '" + name + "'" +
                          (loops.empty() ? "" : "; loops: " + join(std::vector<std::string>(loops.begin(), loops.end()), ", ")));
   }
   std::unordered_map<std::string, TypeShape> m_input_types;  // non-initializer graph inputs
@@ -517,8 +533,11 @@ class Importer {
       throw InputError("opset_import has no entry for the default ONNX domain; re-export with a standard opset");
     }
     if (m_g.opset > k_max_opset)
-      m_g.warnings.push_back("opset " + std::to_string(m_g.opset) + " is newer than the tested range " +
-                             std::to_string(k_min_opset) + "-" + std::to_string(k_max_opset) + "; shapes are a best effort");
+      throw InputError("opset " + std::to_string(m_g.opset) + " is newer than perfpred imports (opsets " +
+                       std::to_string(k_min_opset) + "-" + std::to_string(k_max_opset) +
+                       "; ops changed since have no shape rules here); export the model at opset " +
+                       std::to_string(k_max_opset) + " or lower (torch.onnx.export(..., opset_version=" +
+                       std::to_string(k_max_opset) + "))");
     if (m_g.opset < k_min_opset)
       m_g.warnings.push_back("opset " + std::to_string(m_g.opset) + " is older than the supported range " +
                              std::to_string(k_min_opset) + "-" + std::to_string(k_max_opset) + "; shapes are a best effort");
@@ -735,6 +754,80 @@ class Importer {
     return r;
   }
 
+  // --dim names: each must be a symbolic dim of some input (the message lists them).
+  void check_dim_options() const {
+    std::set<std::string> known;
+    for (const auto& name : m_input_order)
+      for (const auto& d : m_input_types.at(name).dim_names)
+        if (!d.empty()) known.insert(d);
+    for (const auto& [dim, v] : m_opts.dims) {
+      if (v < 1) throw InputError(dim_ref(dim, v) + ": a dim must be >= 1");
+      if (!known.count(dim))
+        throw InputError(dim_ref(dim, v) + ": no input has a symbolic dim named '" +
+                         printable(dim, 80) + "'; symbolic dims: " +
+                         (known.empty() ? std::string("(none)") : join(std::vector<std::string>(known.begin(), known.end()), ", ")));
+    }
+  }
+
+  // An input given by --input-shape: its rank checked, dims that differ from the declared ones noted,
+  // and a --dim that names one of its dims must agree with it.
+  Shape given_dims(const std::string& name, const TypeShape& ts, const Shape& dims) {
+    if (ts.has_shape && ts.dims.size() != dims.size())
+      throw InputError("--input-shape " + name + " gives " + std::to_string(dims.size()) +
+                       " dims but the model declares rank " + std::to_string(ts.dims.size()));
+    for (size_t i = 0; i < dims.size() && ts.has_shape; ++i) {
+      if (ts.dims[i] >= 0 && ts.dims[i] != dims[i])
+        m_g.warnings.push_back("input '" + name + "' dim " + std::to_string(i) + ": model declares " +
+                               std::to_string(ts.dims[i]) + ", --input-shape gives " + std::to_string(dims[i]));
+      auto d = ts.dims[i] < 0 ? m_opts.dims.find(ts.dim_names[i]) : m_opts.dims.end();
+      if (d != m_opts.dims.end() && d->second != dims[i])
+        throw InputError("--input-shape " + name + " gives dim " + std::to_string(i) + " ('" + d->first + "') = " +
+                         std::to_string(dims[i]) + " but " + dim_ref(d->first, d->second) +
+                         "; give one value (drop the --input-shape, or make them agree)");
+    }
+    return dims;
+  }
+
+  // An input's declared dims, symbolic ones set from --dim, the leading one of a runtime input from
+  // --batch; any other is kept unknown and named (keep_symbolic) or refused naming the option that sets it.
+  Shape declared_dims(const std::string& name, const TypeShape& ts, const Tensor& t, std::vector<std::string>& names) {
+    if (!ts.has_shape)
+      throw InputError("input '" + name + "' has no declared shape; pass --input-shape " + name + "=D0,D1,...");
+    if (ts.negative_dim >= 0)
+      throw InputError("input '" + name + "' declares dim " + std::to_string(ts.negative_dim) + " as " +
+                       std::to_string(ts.negative_value) +
+                       "; a dim must be >= 1 (or symbolic): fix the model or pass --input-shape " + name + "=D0,D1,...");
+    Shape dims = ts.dims;
+    names.assign(dims.size(), "");
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] >= 0) continue;
+      auto d = m_opts.dims.find(ts.dim_names[i]);
+      if (d != m_opts.dims.end() && !ts.dim_names[i].empty()) {
+        dims[i] = d->second;
+        continue;
+      }
+      if (i == 0 && t.is_graph_input) {
+        dims[i] = m_opts.batch;
+        continue;
+      }
+      if (m_opts.keep_symbolic && t.is_graph_input) {
+        names[i] = ts.dim_names[i];
+        continue;
+      }
+      std::string example;
+      for (size_t k = 0; k < dims.size(); ++k)
+        example += (k ? "," : "") + (k == i ? std::string("N") : std::to_string(dims[k] < 0 ? 1 : dims[k]));
+      if (!ts.dim_names[i].empty())
+        throw InputError("input '" + name + "' dim " + std::to_string(i) + " is the symbolic dim '" + ts.dim_names[i] +
+                         "'; pass --dim " + ts.dim_names[i] + "=N (or --input-shape " + name + "=" + example + ")");
+      throw InputError("input '" + name + "' dim " + std::to_string(i) + " is unknown; pass --input-shape " + name + "=" + example);
+    }
+    if (t.is_graph_input && m_opts.batch != 1 && !dims.empty() && ts.dims[0] >= 0 && ts.dims[0] != m_opts.batch)
+      m_g.warnings.push_back("input '" + name + "' has a fixed leading dim " + std::to_string(ts.dims[0]) +
+                             "; --batch " + std::to_string(m_opts.batch) + " is not applied (use --input-shape)");
+    return dims;
+  }
+
   void resolve_inputs() {
     auto valid = runtime_input_names();
     for (const auto& [name, dims] : m_opts.input_shapes) {
@@ -742,66 +835,40 @@ class Importer {
         throw InputError("--input-shape names '" + name + "', which is not an input of the model; inputs: " +
                          (valid.empty() ? std::string("(none)") : join(valid, ", ")));
     }
+    check_dim_options();
     // Input types in the proto, indexed by name, to write the resolved shapes back for ONNX inference.
     std::unordered_map<std::string, onnx::ValueInfoProto*> protos;
     for (auto& vi : *graph().mutable_input()) protos[vi.name()] = &vi;
     for (const auto& name : m_input_order) {
       const TypeShape& ts = m_input_types[name];
       Tensor& t = m_g.tensors[static_cast<size_t>(m_g.find_tensor(name))];
-      Shape dims;
+      std::vector<std::string> names;
       auto ov = m_opts.input_shapes.find(name);
-      if (ov != m_opts.input_shapes.end()) {
-        dims = ov->second;
-        if (ts.has_shape && ts.dims.size() != dims.size())
-          throw InputError("--input-shape " + name + " gives " + std::to_string(dims.size()) +
-                           " dims but the model declares rank " + std::to_string(ts.dims.size()));
-        for (size_t i = 0; i < dims.size() && ts.has_shape; ++i)
-          if (ts.dims[i] >= 0 && ts.dims[i] != dims[i])
-            m_g.warnings.push_back("input '" + name + "' dim " + std::to_string(i) + ": model declares " +
-                                   std::to_string(ts.dims[i]) + ", --input-shape gives " + std::to_string(dims[i]));
-      } else {
-        if (!ts.has_shape)
-          throw InputError("input '" + name + "' has no declared shape; pass --input-shape " + name + "=D0,D1,...");
-        if (ts.negative_dim >= 0)
-          throw InputError("input '" + name + "' declares dim " + std::to_string(ts.negative_dim) + " as " +
-                           std::to_string(ts.negative_value) +
-                           "; a dim must be >= 1 (or symbolic): fix the model or pass --input-shape " + name + "=D0,D1,...");
-        dims = ts.dims;
-        for (size_t i = 0; i < dims.size(); ++i) {
-          if (dims[i] >= 0) continue;
-          if (i == 0 && t.is_graph_input) {
-            dims[i] = m_opts.batch;
-            continue;
-          }
-          std::string sym = ts.dim_names[i].empty() ? "" : " ('" + ts.dim_names[i] + "')";
-          throw InputError("input '" + name + "' dim " + std::to_string(i) + sym +
-                           " is unknown; pass --input-shape " + name + "=" + [&] {
-                             std::string ex;
-                             for (size_t k = 0; k < dims.size(); ++k)
-                               ex += (k ? "," : "") + (k == i ? std::string("N") : std::to_string(dims[k] < 0 ? 1 : dims[k]));
-                             return ex;
-                           }());
-        }
-        if (t.is_graph_input && m_opts.batch != 1 && !dims.empty() && ts.dims[0] >= 0 && ts.dims[0] != m_opts.batch)
-          m_g.warnings.push_back("input '" + name + "' has a fixed leading dim " + std::to_string(ts.dims[0]) +
-                                 "; --batch " + std::to_string(m_opts.batch) + " is not applied (use --input-shape)");
-      }
-      if (!checked_product(dims) ||
-          !checked_mul(*checked_product(dims), std::max<int64_t>(dtype_size(t.dtype), 1)))
+      Shape dims = ov != m_opts.input_shapes.end() ? given_dims(name, ts, ov->second) : declared_dims(name, ts, t, names);
+      Shape sized = dims;  // symbolic dims kept count as 1 for the overflow check
+      for (auto& d : sized) d = d < 0 ? 1 : d;
+      if (!checked_product(sized) ||
+          !checked_mul(*checked_product(sized), std::max<int64_t>(dtype_size(t.dtype), 1)))
         throw InputError("input '" + name + "' shape " + dims_text(dims) +
                          " overflows int64 elements or bytes; pass smaller dims with --batch/--input-shape");
       if (t.is_graph_input)
         for (size_t i = 0; i < dims.size(); ++i)
-          if (dims[i] <= 0)
+          if (dims[i] == 0 || (dims[i] < 0 && !m_opts.keep_symbolic))
             throw InputError("input '" + name + "' shape " + dims_text(dims) + " has dim " + std::to_string(i) + " = " +
                              std::to_string(dims[i]) + "; runtime inputs need dims >= 1 (pass --input-shape " + name +
                              "=D0,D1,...)");
       t.shape = dims;
       t.has_shape = true;
-      set_type_shape(protos[name]->mutable_type(), t.dtype, dims);
+      if (std::any_of(names.begin(), names.end(), [](const std::string& n) { return !n.empty(); })) {
+        t.dim_names = names;
+        for (const auto& n : names)
+          if (!n.empty()) m_symbols.insert(n);
+      }
+      set_type_shape(protos[name]->mutable_type(), t.dtype, dims, names);
       if (t.is_graph_input) m_g.inputs.push_back(m_g.find_tensor(name));
     }
   }
+  std::set<std::string> m_symbols;  // the symbolic input dims kept (keep_symbolic)
 
   // Kahn's algorithm, keeping the file order where it is already valid. The proto's node list is
   // reordered too, since ONNX shape inference walks it in order.
@@ -875,6 +942,13 @@ class Importer {
         for (size_t i = 0; i < ts.dims.size(); ++i)
           if (t.shape[i] < 0) t.shape[i] = ts.dims[i];
       }
+      // A dim ONNX carried as one of the inputs' symbols (not one it made up, unk__N) is named by it.
+      if (m_symbols.empty() || t.shape.size() != ts.dims.size()) return;
+      for (size_t i = 0; i < ts.dims.size(); ++i)
+        if (t.shape[i] < 0 && m_symbols.count(ts.dim_names[i])) {
+          t.dim_names.resize(t.shape.size());
+          t.dim_names[i] = ts.dim_names[i];
+        }
     };
     for (const auto& vi : m_model.graph().value_info()) take(vi);
     for (const auto& vi : m_model.graph().output()) take(vi);
@@ -1009,6 +1083,12 @@ class Importer {
     graph().clear_value_info();
     for (auto& vi : *graph().mutable_output())
       if (vi.type().has_tensor_type()) vi.mutable_type()->mutable_tensor_type()->clear_shape();
+    // Ops revised after the ONNX library's newest opset are shaped by perfpred alone: ONNX 1.12 would
+    // apply the older semantics (ReduceMean-13 ignores an axes input). Its inference skips their domain.
+    if (m_g.opset > detail::k_onnx_library_opset)
+      for (auto& np : *graph().mutable_node())
+        if ((np.domain().empty() || np.domain() == "ai.onnx") && detail::newer_than_onnx_library(np.op_type(), m_g.opset))
+          np.set_domain("perfpred.newer");
     for (int round = 0; round < 4; ++round) {
       detail::propagate(m_g);
       check_conv_ranks();

@@ -81,7 +81,46 @@ std::string count_range(int lo, int hi) {
   return std::to_string(lo) + " to " + std::to_string(hi);
 }
 
+// Default-domain ops whose schema changed after opset 17 (the ONNX changelog, opsets 18-21), with the
+// arity of the newer version; only changes that matter for shapes or arity are listed (the type-only
+// revisions of 19 and 21 keep their opset-13..17 schemas).
+struct NewerSchema {
+  const char* op;
+  int64_t since;
+  int min_in, max_in, min_out, max_out;
+  const char* required;  // a required attribute, or nullptr
+};
+constexpr int k_any = std::numeric_limits<int>::max();
+const NewerSchema k_newer_schemas[] = {
+    {"ReduceL1", 18, 1, 2, 1, 1, nullptr},        {"ReduceL2", 18, 1, 2, 1, 1, nullptr},
+    {"ReduceLogSum", 18, 1, 2, 1, 1, nullptr},    {"ReduceLogSumExp", 18, 1, 2, 1, 1, nullptr},
+    {"ReduceMax", 18, 1, 2, 1, 1, nullptr},       {"ReduceMean", 18, 1, 2, 1, 1, nullptr},
+    {"ReduceMin", 18, 1, 2, 1, 1, nullptr},       {"ReduceProd", 18, 1, 2, 1, 1, nullptr},
+    {"ReduceSumSquare", 18, 1, 2, 1, 1, nullptr}, {"Split", 18, 1, 2, 1, k_any, nullptr},
+    {"Pad", 18, 2, 4, 1, 1, nullptr},             {"Resize", 18, 1, 4, 1, 1, nullptr},
+    {"LpPool", 18, 1, 1, 1, 1, nullptr},          {"CenterCropPad", 18, 2, 2, 1, 1, nullptr},
+    {"Col2Im", 18, 3, 3, 1, 1, nullptr},          {"GroupNormalization", 18, 3, 3, 1, 1, "num_groups"},
+    {"Mish", 18, 1, 1, 1, 1, nullptr},            {"BitwiseAnd", 18, 2, 2, 1, 1, nullptr},
+    {"BitwiseOr", 18, 2, 2, 1, 1, nullptr},       {"BitwiseXor", 18, 2, 2, 1, 1, nullptr},
+    {"BitwiseNot", 18, 1, 1, 1, 1, nullptr},      {"ScatterElements", 18, 3, 3, 1, 1, nullptr},
+    {"ScatterND", 18, 3, 3, 1, 1, nullptr},       {"AveragePool", 19, 1, 1, 1, 1, nullptr},
+    {"DeformConv", 19, 3, 5, 1, 1, nullptr},      {"AffineGrid", 20, 2, 2, 1, 1, nullptr},
+    {"DFT", 20, 1, 3, 1, 1, nullptr},             {"Gelu", 20, 1, 1, 1, 1, nullptr},
+    {"GridSample", 20, 2, 2, 1, 1, nullptr},
+};
+
+// The newest entry for `op` at `opset`, or nullptr (then ONNX's own schema applies).
+const NewerSchema* newer_schema(const std::string& op, int64_t opset) {
+  const NewerSchema* best = nullptr;
+  if (opset <= k_onnx_library_opset) return nullptr;
+  for (const auto& s : k_newer_schemas)
+    if (op == s.op && s.since <= opset && (!best || s.since > best->since)) best = &s;
+  return best;
+}
+
 }  // namespace
+
+bool newer_than_onnx_library(const std::string& op, int64_t opset) { return newer_schema(op, opset) != nullptr; }
 
 void check_model_limits(const onnx::ModelProto& model) {
   check_name(model.producer_name(), "producer_name");
@@ -95,9 +134,23 @@ void check_schemas(const onnx::GraphProto& gp, const Graph& g) {
     const Node& n = g.nodes[static_cast<size_t>(i)];
     const bool ms = n.domain == "com.microsoft";
     if (!n.domain.empty() && !ms) continue;
+    const std::string label = "node " + quoted(n.name) + " (" + printable(n.op, k_name_bytes) + ")";
+    if (const NewerSchema* ns = ms ? nullptr : newer_schema(n.op, g.opset)) {
+      const std::string schema = " (ONNX " + n.op + "-" + std::to_string(ns->since) + " schema, opset " +
+                                 std::to_string(g.opset) + ")";
+      if (np.input_size() < ns->min_in || np.input_size() > ns->max_in)
+        throw InputError(label + ": has " + std::to_string(np.input_size()) + " inputs; it takes " +
+                         count_range(ns->min_in, ns->max_in) + schema);
+      if (np.output_size() < ns->min_out || np.output_size() > ns->max_out)
+        throw InputError(label + ": has " + std::to_string(np.output_size()) + " outputs; it gives " +
+                         count_range(ns->min_out, ns->max_out) + schema);
+      bool found = !ns->required;
+      for (const auto& a : np.attribute()) found = found || a.name() == ns->required;
+      if (!found) throw InputError(label + ": attribute '" + std::string(ns->required) + "' is required" + schema);
+      continue;
+    }
     const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(n.op, static_cast<int>(g.opset), "");
     if (!s) continue;
-    const std::string label = "node " + quoted(n.name) + " (" + printable(n.op, k_name_bytes) + ")";
     const std::string schema = " (ONNX " + n.op + "-" + std::to_string(s->SinceVersion()) + " schema, opset " +
                                std::to_string(g.opset) + ")";
     const int ins = np.input_size(), outs = np.output_size();

@@ -3,6 +3,7 @@
 // its input) works on it: limits on size, and each node's arity and required attributes against its
 // ONNX schema. Every error names the limit or the schema, so a user knows what to change.
 #include <cstdint>
+#include <string>
 
 #include <onnx/onnx_pb.h>
 
@@ -30,6 +31,17 @@ void check_model_limits(const onnx::ModelProto& model);
 /// default-domain name take the default shape rules, so their arity is checked the same way. Ops ONNX
 /// does not know are left alone. `g.nodes[i]` must be the node read from `gp.node(i)`.
 void check_schemas(const onnx::GraphProto& gp, const Graph& g);
+
+/// The newest opset the linked ONNX library (1.12) has schemas for, and the newest perfpred imports:
+/// the ops that changed in between are checked against perfpred's own table (limits.cpp) and shaped by
+/// perfpred's rules alone. A model of a newer opset is refused.
+inline constexpr int64_t k_onnx_library_opset = 17;
+inline constexpr int64_t k_max_opset = 21;
+
+/// True when `op` (default domain) at `opset` has a schema newer than the ONNX library's: ONNX 1.12's
+/// inference would apply the older semantics (ReduceMean-13 ignores an axes input and reduces every
+/// axis), so the importer keeps such nodes from it.
+bool newer_than_onnx_library(const std::string& op, int64_t opset);
 
 /// Rank and element count of every shaped tensor after inference, against k_max_rank and
 /// k_max_tensor_elements.

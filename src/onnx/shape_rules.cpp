@@ -311,7 +311,8 @@ bool conv_like(Graph& g, Node& n, Tensor& o) {
   size_t sp = xs.size() - 2;
   Shape kernel = n.attr_ints("kernel_shape");
   int64_t out_c = U;
-  const bool is_conv = n.op == "Conv" || n.op == "ConvInteger" || n.op == "QLinearConv" || n.op == "FusedConv";
+  const bool is_conv = n.op == "Conv" || n.op == "ConvInteger" || n.op == "QLinearConv" || n.op == "FusedConv" ||
+                       n.op == "DeformConv";
   const bool is_tconv = n.op == "ConvTranspose";
   if (is_conv || is_tconv) {
     const Tensor* w = shaped(g.input(n, n.op == "QLinearConv" ? 3 : 1));
@@ -544,6 +545,80 @@ bool infer_ms_attention(Graph& g, Node& n) {
   return ch;
 }
 
+// Ops of opsets 17-20 that the ONNX library (1.12) shapes wrongly or not at all: CenterCropPad-18,
+// Col2Im-18, AffineGrid-20, GridSample-16/20 (N-D) and DFT-17/20 (axis and dft_length as inputs from 20).
+bool infer_signal_and_grid(Graph& g, Node& n, Tensor& o) {
+  const Tensor* x = shaped(g.input(n, 0));
+  if (!x) return false;
+  const Shape& xs = x->shape;
+  const int64_t r = static_cast<int64_t>(xs.size());
+  if (n.op == "CenterCropPad") {  // the axes' dims become the shape input's values
+    auto shape = ints_of(g.input(n, 1));
+    if (!shape) return false;
+    Shape axes = n.attr_ints("axes");
+    if (axes.empty())
+      for (int64_t i = 0; i < r; ++i) axes.push_back(i);
+    if (axes.size() != shape->size()) return false;
+    Shape s = xs;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const int64_t a = norm_axis(axes[i], r);
+      if (a < 0 || a >= r) return false;
+      s[static_cast<size_t>(a)] = (*shape)[i];
+    }
+    return set_shape(o, s);
+  }
+  if (n.op == "Col2Im") {  // [N, C * prod(block), L] -> [N, C, *image_shape]
+    auto image = ints_of(g.input(n, 1));
+    auto block = ints_of(g.input(n, 2));
+    if (!image || !block || r != 3 || block->empty()) return false;
+    int64_t kprod = 1;
+    for (int64_t b : *block) kprod = b > 0 ? kprod * b : U;
+    Shape s{xs[0], kprod > 0 && xs[1] >= 0 ? xs[1] / kprod : U};
+    s.insert(s.end(), image->begin(), image->end());
+    return set_shape(o, s);
+  }
+  if (n.op == "AffineGrid") {  // size [N, C, H, W] -> [N, H, W, 2]; [N, C, D, H, W] -> [N, D, H, W, 3]
+    auto size = ints_of(g.input(n, 1));
+    if (!size || (size->size() != 4 && size->size() != 5)) return false;
+    Shape s{(*size)[0]};
+    s.insert(s.end(), size->begin() + 2, size->end());
+    s.push_back(static_cast<int64_t>(size->size()) - 2);
+    return set_shape(o, s);
+  }
+  if (n.op == "GridSample") {  // X [N, C, D1...], grid [N, D1_out..., k] -> [N, C, D1_out...]
+    const Tensor* grid = shaped(g.input(n, 1));
+    if (!grid || grid->shape.size() < 3 || r < 3) return false;
+    Shape s{xs[0], xs[1]};
+    s.insert(s.end(), grid->shape.begin() + 1, grid->shape.end() - 1);
+    return set_shape(o, s);
+  }
+  // DFT: the signal's last dim becomes 2 (complex); the transformed axis takes dft_length, halved + 1
+  // when onesided.
+  if (r < 2) return false;
+  int64_t axis = n.attr_int("axis", 1);
+  std::optional<int64_t> length;
+  if (const Tensor* l = g.input(n, 1)) {
+    length = scalar_int(l);
+    if (!length) return false;
+  }
+  if (g.opset >= 20) {
+    axis = -2;
+    if (const Tensor* a = g.input(n, 2)) {
+      auto v = scalar_int(a);
+      if (!v) return false;
+      axis = *v;
+    }
+  }
+  axis = norm_axis(axis, r);
+  if (axis < 0 || axis >= r - 1) return false;
+  Shape s = xs;
+  int64_t len = length ? *length : xs[static_cast<size_t>(axis)];
+  if (n.attr_int("onesided", 0) && len >= 0) len = len / 2 + 1;
+  s[static_cast<size_t>(axis)] = len;
+  s.back() = 2;
+  return set_shape(o, s);
+}
+
 bool infer_resize(Graph& g, Node& n, Tensor& o) {
   const Tensor* x = shaped(g.input(n, 0));
   if (!x) return false;
@@ -566,14 +641,27 @@ bool infer_resize(Graph& g, Node& n, Tensor& o) {
   }
   Shape axes = n.attr_ints("axes");
   if (sizes) {
+    if (axes.empty())
+      for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
+    if (axes.size() != sizes->size()) return false;
+    for (auto& a : axes) a = norm_axis(a, static_cast<int64_t>(rank));
     Shape s = x->shape;
-    if (axes.empty()) {
-      if (sizes->size() != rank) return false;
-      s = *sizes;
-    } else {
-      if (axes.size() != sizes->size()) return false;
-      for (size_t i = 0; i < axes.size(); ++i) s[static_cast<size_t>(norm_axis(axes[i], static_cast<int64_t>(rank)))] = (*sizes)[i];
+    // Resize-18 keep_aspect_ratio_policy: one scale for all the axes, the smallest (not_larger) or the
+    // largest (not_smaller) of sizes/input, and each axis round(scale * input).
+    const std::string policy = n.attr_string("keep_aspect_ratio_policy", "stretch");
+    if (policy == "not_larger" || policy == "not_smaller") {
+      std::optional<double> scale;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const int64_t in = x->shape[static_cast<size_t>(axes[i])];
+        if (in <= 0) return false;
+        const double r = static_cast<double>((*sizes)[i]) / static_cast<double>(in);
+        if (!scale || (policy == "not_larger" ? r < *scale : r > *scale)) scale = r;
+      }
+      for (int64_t a : axes)
+        s[static_cast<size_t>(a)] = static_cast<int64_t>(std::round(*scale * static_cast<double>(x->shape[static_cast<size_t>(a)])));
+      return set_shape(o, s);
     }
+    for (size_t i = 0; i < axes.size(); ++i) s[static_cast<size_t>(axes[i])] = (*sizes)[i];
     return set_shape(o, s);
   }
   if (!scales) return false;
@@ -1179,7 +1267,7 @@ bool infer_node(Graph& g, Node& n) {
   }
   if (op == "Attention" && n.domain == "com.microsoft") return ch | infer_ms_attention(g, n);
   if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "QLinearConv" || op == "MaxPool" ||
-      op == "AveragePool" || op == "LpPool" || op == "FusedConv") {
+      op == "AveragePool" || op == "LpPool" || op == "FusedConv" || op == "DeformConv") {
     ch |= conv_like(g, n, *o);
     if (op == "MaxPool")
       if (Tensor* m = out_tensor(g, n, 1)) {
@@ -1222,6 +1310,8 @@ bool infer_node(Graph& g, Node& n) {
     return ch;
   }
   if (op == "Resize" || op == "Upsample") return ch | infer_resize(g, n, *o);
+  if (op == "CenterCropPad" || op == "Col2Im" || op == "AffineGrid" || op == "GridSample" || op == "DFT")
+    return ch | infer_signal_and_grid(g, n, *o);
   if (op == "Einsum") return ch | infer_einsum(g, n, *o);
   if (op == "LSTM" || op == "GRU" || op == "RNN") return ch | infer_rnn(g, n);
   if (op == "DepthToSpace" || op == "SpaceToDepth") {

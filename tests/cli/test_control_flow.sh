@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Control flow at the command line: a Loop whose trip count is a runtime input is exit 2 naming the Loop
 # and --loop-trips; with --loop-trips it is predicted with one layer per iteration; an If on a runtime
-# condition is predicted on its more expensive branch with a note, and --branch picks the other.
+# condition is predicted on its more expensive branch with a note, and --branch picks the other; a budget
+# file's `branches` and `loop_trips` keys do the same, bad ones a one-line error naming the file and key.
 # Usage: bash test_control_flow.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
 set -u
 BIN=${1:?perfpred binary}
@@ -57,4 +58,32 @@ grep -q '"gate/else/costly"' "$TMP/i.json" || { echo "FAIL: the costly branch is
 grep -q '"gate/then/cheap"' "$TMP/t.json" && ! grep -q costly "$TMP/t.json" || { echo "FAIL: --branch gate=then did not take the then branch"; fail=1; }
 "$BIN" predict "$TMP/if.onnx" --gpu $GPU --input-shape c=1 --branch gate=maybe >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc = 2 ] && grep -q "'then' or 'else'" "$TMP/err" || { echo "FAIL: --branch gate=maybe exited $rc: $(cat "$TMP/err")"; fail=1; }
+# Budget files: loop_trips and branches as keys of an entry.
+budget() {  # budget NAME EXTRA_KEYS -> $TMP/NAME.json
+  printf '{"schema_version": 1, "entries": [{"name": "e", "model": "%s", "gpu": "%s", %s "limits": {"latency_ms": 1000}}]}\n' \
+    "$2" $GPU "$3" >"$TMP/$1.json"
+}
+budget trips loop.onnx '"loop_trips": {"steps": 3},'
+"$BIN" budget check "$TMP/trips.json" --json >"$TMP/b.json" 2>"$TMP/err" || { echo "FAIL: budget with loop_trips: $(cat "$TMP/err")"; fail=1; }
+budget notrips loop.onnx ''
+"$BIN" budget check "$TMP/notrips.json" >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc = 2 ] && grep -q "notrips.json: entries\[0\].*node 'steps' (Loop): trip count not known.*set loop_trips.steps" "$TMP/err" ||
+  { echo "FAIL: budget without loop_trips exited $rc: $(cat "$TMP/err")"; fail=1; }
+budget then if.onnx '"input_shapes": {"c": [1]}, "branches": {"gate": "then"},'
+budget else if.onnx '"input_shapes": {"c": [1]}, "branches": {"gate": "else"},'
+"$BIN" budget check "$TMP/then.json" --json >"$TMP/bt.json" 2>"$TMP/err" && "$BIN" budget check "$TMP/else.json" --json >"$TMP/be.json" 2>>"$TMP/err" ||
+  { echo "FAIL: budget with branches: $(cat "$TMP/err")"; fail=1; }
+"$PY" - "$TMP/bt.json" "$TMP/be.json" <<'EOF2' || { echo "FAIL: branches.gate did not change the prediction"; fail=1; }
+import json, sys
+t, e = (json.load(open(p))["entries"][0]["prediction"]["latency_ms"] for p in sys.argv[1:3])
+assert t < e, (t, e)  # then is a Relu, else a MatMul
+EOF2
+for keys in '"branches": {"gate": "maybe"},' '"branches": ["gate"],' '"loop_trips": {"steps": -1},' '"loop_trips": {"steps": "3"},' \
+            '"branches": {"nope": "then"},' '"loop_trips": {"nope": 2},'; do
+  budget bad if.onnx "\"input_shapes\": {\"c\": [1]}, $keys"
+  "$BIN" budget check "$TMP/bad.json" >"$TMP/out" 2>"$TMP/err"; rc=$?
+  key=$(echo "$keys" | sed 's/^"\([a-z_]*\)".*/\1/')
+  [ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "bad.json: entries\[0\].*$key" "$TMP/err" ||
+    { echo "FAIL: budget $keys exited $rc: $(cat "$TMP/err")"; fail=1; }
+done
 exit $fail

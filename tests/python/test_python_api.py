@@ -144,6 +144,29 @@ class ControlFlow(unittest.TestCase):
             self.assertEqual(perfpred.predict(paths["if"], gpu="l4", branches={"gate": "then"}).to_json(), want)
             self.assertEqual(len(perfpred.select(loop, ["l4"], loop_trips=["steps=3"]).rows), 1)
 
+    def test_dims_match_cli(self):
+        """--dim as dims=: a symbolic seq dim set by name."""
+        try:
+            import onnx
+            from onnx import TensorProto as T, helper as h
+        except ImportError:
+            self.skipTest("no onnx module")
+        w = h.make_tensor("w", T.FLOAT, [64, 64], [0.01] * 4096)
+        g = h.make_graph([h.make_node("MatMul", ["x", "w"], ["y"], name="mm")], "seq",
+                         [h.make_tensor_value_info("x", T.FLOAT, ["batch", "seq", 64])],
+                         [h.make_tensor_value_info("y", T.FLOAT, None)], [w])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "seq.onnx")
+            onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+            want = cli("predict", path, "--gpu", "l4", "--dim", "seq=7", "--json", "--layers", "--no-meta")
+            self.assertEqual(perfpred.predict(path, gpu="l4", dims={"seq": 7}).to_json(), want)
+            rc, err = cli_error("predict", path, "--gpu", "l4")
+            self.assertIn("--dim seq=N", err)
+            with self.assertRaises(perfpred.InputError) as ctx:
+                perfpred.predict(path, gpu="l4")
+            self.assertEqual("perfpred: error: " + str(ctx.exception), err)
+            self.assertEqual(len(perfpred.select(path, ["l4"], dims=["seq=7"]).rows), 1)
+
 
 class Errors(unittest.TestCase):
     def assert_same_error(self, cli_args, call, *args, **kw):

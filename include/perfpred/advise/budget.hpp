@@ -37,6 +37,9 @@ struct BudgetEntry {
   std::string gpu;                 ///< id, or a spec path as written
   int64_t batch = 1;
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  std::map<std::string, std::string> branches;  ///< If name -> "then" | "else" (key `branches`, as --branch)
+  std::map<std::string, int64_t> loop_trips;    ///< Loop/Scan name -> iterations (key `loop_trips`, as --loop-trips)
+  std::map<std::string, int64_t> dims;          ///< symbolic input dim -> value (key `dims`, as --dim)
   PredictOptions options;          ///< batch, precision, mode, runtime, optimizer
   BudgetLimits limits;
   /// "budgets.json: entries[2] (\"resnet50-jetson\")": the prefix of every message about this entry.
@@ -78,9 +81,8 @@ struct BudgetReport {
   size_t failed_entries() const;
 };
 
-/// Loads a model at a batch with optional exact input shapes.
-using ModelLoader = std::function<std::shared_ptr<const AnalyzedModel>(
-    const std::filesystem::path& model, int64_t batch, const std::map<std::string, std::vector<int64_t>>& input_shapes)>;
+/// Loads an entry's model (model_path) at its batch, input_shapes and control-flow overrides.
+using ModelLoader = std::function<std::shared_ptr<const AnalyzedModel>(const BudgetEntry& entry)>;
 /// Resolves a device id or spec path (relative to the budget file's directory).
 using DeviceResolver = std::function<GpuSpec(const std::string& id_or_path)>;
 

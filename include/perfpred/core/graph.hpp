@@ -21,6 +21,9 @@ struct Tensor {
   DType dtype = DType::unknown;
   std::vector<int64_t> shape;
   bool has_shape = false;        ///< false when even the rank is unknown
+  /// For a dim still unknown after import: the input's symbolic dim it is ("seq"), else "". Empty, or
+  /// one entry per dim. Set only where symbolic dims are kept (inspect; ImportOptions::keep_symbolic).
+  std::vector<std::string> dim_names;
   bool is_initializer = false;   ///< a weight stored in the model (or fed as a graph input with export_params=False)
   bool is_graph_input = false;   ///< a runtime input of the graph (not a weight)
   bool is_graph_output = false;

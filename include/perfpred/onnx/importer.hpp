@@ -14,10 +14,20 @@ namespace perfpred::onnx_import {
 struct ImportOptions {
   int64_t batch = 1;  ///< value for the leading symbolic dim of every runtime input
   std::map<std::string, std::vector<int64_t>> input_shapes;  ///< exact shapes by input name (override batch)
+  /// Symbolic dims by name (--dim seq=128): every input dim with that dim_param, in every input not
+  /// given by input_shapes; wins over batch. An input_shapes entry that gives such a dim another value,
+  /// or a name no input has, is an InputError.
+  std::map<std::string, int64_t> dims;
+  /// Leave symbolic input dims that neither dims nor batch set unknown, named (Tensor::dim_names),
+  /// instead of refusing them: inspect shows what it can, as ONNX Runtime's symbolic inference does.
+  bool keep_symbolic = false;
   /// If nodes by name -> "then" or "else": the branch to take whatever the condition (--branch).
   std::map<std::string, std::string> branches;
   /// Loop/Scan nodes by name -> iterations to unroll, for trip counts not known at import (--loop-trips).
   std::map<std::string, int64_t> loop_trips;
+  /// Messages name the overrides as a file's keys ("branches.NAME", "loop_trips.NAME", "dims.NAME": a
+  /// budget file) instead of the options ("--branch NAME=then", "--loop-trips NAME=N", "--dim NAME=N").
+  bool overrides_are_keys = false;
 };
 
 /// Load an .onnx file (never opening external-data files), resolve dims, expand control flow (an If

@@ -234,7 +234,7 @@ def _input_shapes(shapes):
 
 
 def _pairs(name, given):
-    """{"If_0": "then"} or ["If_0=then"] -> the CLI's NAME=VALUE strings (--branch, --loop-trips)."""
+    """{"If_0": "then"} or ["If_0=then"] -> the CLI's NAME=VALUE strings (--branch, --loop-trips, --dim)."""
     if not given:
         return []
     if isinstance(given, dict):
@@ -299,10 +299,12 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
     _flow(o, **(flow or {}))
 
 
-def _flow(o, branches=None, loop_trips=None, allow_partial=False):
-    """--branch, --loop-trips and --allow-partial (models with If/Loop or shapes left unknown)."""
+def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None):
+    """--branch, --loop-trips, --dim and --allow-partial (models with If/Loop, symbolic dims or shapes
+    left unknown)."""
     o.branches = _pairs("branches", branches)
     o.loop_trips = _pairs("loop_trips", loop_trips)
+    o.dims = _pairs("dims", dims)
     o.allow_partial = bool(allow_partial)
 
 
@@ -318,7 +320,7 @@ def _example_batch(example_inputs):
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
-            allow_partial=False, host_factor=1.0):
+            allow_partial=False, host_factor=1.0, dims=None):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
@@ -326,8 +328,8 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     module, else 1 or the model's fixed batch). bundles: learned bundles (`["default"]` for the shipped
     latency bundle; one per target), as `--model` takes them. layers=False leaves the per-layer rows out;
     meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
-    loop_trips ({"Loop_0": 12}) and allow_partial are --branch, --loop-trips and --allow-partial;
-    host_factor is --host-factor (this machine's host CPU time over the reference machine's)."""
+    loop_trips ({"Loop_0": 12}), dims ({"seq": 128}) and allow_partial are --branch, --loop-trips, --dim and
+    --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's)."""
     o = _perfpred.PredictOptions()
     with _Scratch() as scratch:
         o.model, o.model_bytes = _model_arg(model, scratch, example_inputs, input_names, name)
@@ -341,7 +343,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
         o.optimizer = _str("optimizer", optimizer)
         o.input_shapes = _input_shapes(input_shapes)
         o.layers, o.allow_unknown, o.no_copies, o.no_meta = bool(layers), bool(allow_unknown), not copies, not meta
-        _flow(o, branches, loop_trips, allow_partial)
+        _flow(o, branches, loop_trips, allow_partial, dims)
         o.host_factor = _number("host_factor", host_factor)
         if isinstance(bundles, str):
             bundles = [bundles]
@@ -366,7 +368,8 @@ def gpu(spec):
 def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=None, min_memory_headroom=None,
            objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
-           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False):
+           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
+           dims=None):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
     (docs/formats.md), needed for objective="cost"."""
@@ -385,7 +388,7 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
             prices = scratch.write("prices.json", json.dumps(prices).encode(), "prices dict")
         o.prices = "" if prices is None else _str("prices", prices)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
-                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial))
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
         return Selection(scratch.clean_json(_perfpred.select(o)))
 
 
@@ -399,7 +402,8 @@ def _axis(field, spec):
 
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
-          example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False):
+          example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
+           dims=None):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
     vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points."""
     o = _perfpred.SweepOptions()
@@ -412,14 +416,15 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
             o.vary = [_str("vary", v) for v in ([vary] if isinstance(vary, str) else vary)]
         o.max_points = _int("max_points", max_points)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
-                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial))
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
 
 
 def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_batch_limit=65536, batch=1,
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
-        branches=None, loop_trips=None, allow_partial=False):
+        branches=None, loop_trips=None, allow_partial=False,
+           dims=None):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
     `recommended` is None where no profile fits and meets slo_ms."""
     o = _perfpred.MigOptions()
@@ -431,5 +436,5 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         o.max_batch = bool(max_batch)
         o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
-                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial))
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))

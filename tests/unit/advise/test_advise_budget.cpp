@@ -34,9 +34,9 @@ std::string error_of(const json& j) {
 }
 
 ModelLoader text_loader() {
-  return [](const std::filesystem::path& p, int64_t batch, const std::map<std::string, std::vector<int64_t>>&) {
-    if (p.filename() != "net.onnx") throw InputError(p.string() + ": model file not found");
-    return test::analysed_text(test::cnn_text(32, 32), batch);
+  return [](const BudgetEntry& e) {
+    if (e.model_path.filename() != "net.onnx") throw InputError(e.model_path.string() + ": model file not found");
+    return test::analysed_text(test::cnn_text(32, 32), e.batch);
   };
 }
 
@@ -56,6 +56,8 @@ TEST(BudgetParse, ValidFile) {
                        {"runtime", "pytorch"},
                        {"optimizer", "adam"},
                        {"input_shapes", {{"input", {2, 3, 32, 32}}}},
+                       {"branches", {{"gate", "else"}}},
+                       {"loop_trips", {{"steps", 0}, {"scan", 12}}},
                        {"limits", {{"peak_memory_fraction", 0.5}, {"energy_mj", 100}, {"min_throughput_samples_per_s", 10}}}}});
   auto f = parse_budget_json(j, "ci/budgets.json");
   ASSERT_EQ(f.entries.size(), 2u);
@@ -68,6 +70,9 @@ TEST(BudgetParse, ValidFile) {
   EXPECT_EQ(f.entries[1].options.optimizer, Optimizer::adam);
   EXPECT_EQ(f.entries[1].input_shapes.at("input"), (std::vector<int64_t>{2, 3, 32, 32}));
   EXPECT_EQ(*f.entries[1].limits.peak_memory_fraction, 0.5);
+  EXPECT_TRUE(f.entries[0].branches.empty());
+  EXPECT_EQ(f.entries[1].branches, (std::map<std::string, std::string>{{"gate", "else"}}));
+  EXPECT_EQ(f.entries[1].loop_trips, (std::map<std::string, int64_t>{{"scan", 12}, {"steps", 0}}));
 }
 
 TEST(BudgetParse, ErrorsNameTheEntryAndField) {
@@ -103,6 +108,20 @@ TEST(BudgetParse, ErrorsNameTheEntryAndField) {
                    {"limits", {{"latency_ms", 1}}}}}),
        {"entries[0]", "input_shapes.input"}},
   };
+  // branches and loop_trips: the entry and the key named, the value shown.
+  auto with = [](const char* key, json v) {
+    json e = entry("a", {{"latency_ms", 1}});
+    e[key] = v;
+    return file_with({e});
+  };
+  cases.push_back({with("branches", {{"gate", "maybe"}}), {"ci/budgets.json", "entries[0]", "branches.gate", "\"maybe\""}});
+  cases.push_back({with("branches", {{"gate", true}}), {"entries[0]", "branches.gate", "then"}});
+  cases.push_back({with("branches", json::array({"gate"})), {"entries[0]", "branches must be an object"}});
+  cases.push_back({with("branches", {{"", "then"}}), {"entries[0]", "empty If name"}});
+  cases.push_back({with("loop_trips", {{"steps", -1}}), {"entries[0]", "loop_trips.steps", ">= 0", "-1"}});
+  cases.push_back({with("loop_trips", {{"steps", "3"}}), {"entries[0]", "loop_trips.steps", "integer"}});
+  cases.push_back({with("loop_trips", {{"steps", 2.5}}), {"entries[0]", "loop_trips.steps", "integer"}});
+  cases.push_back({with("loop_trips", 3), {"entries[0]", "loop_trips must be an object"}});
   for (size_t i = 0; i < cases.size(); ++i) {
     std::string msg = error_of(cases[i].doc);
     ASSERT_FALSE(msg.empty()) << "case " << i << " did not throw";

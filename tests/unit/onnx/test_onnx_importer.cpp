@@ -159,6 +159,51 @@ g (float[B, 3, H, W] x) => (float[B, 3, H, W] y) {
   expect_input_error([&] { oi::import_text(text, o); }, {"x", "rank 4"});
 }
 
+// --dim sets a symbolic dim by name in every input; a conflicting --input-shape, an unknown name or an
+// unset non-leading dim are errors naming the dim and --dim; keep_symbolic (inspect) keeps it, named.
+TEST(OnnxImporter, SymbolicDimsByName) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[batch, seq, 64] x, float[batch, past_sequence_length, 64] past, float[64, 64] w) => (float[batch, seq, 64] y, float[batch, seq, 64] z) {
+  kv = Concat <axis = 1> (past, x)
+  y = MatMul (x, w)
+  z = Relu (y)
+}
+)";
+  expect_input_error([&] { oi::import_text(text); }, {"input 'x' dim 1", "symbolic dim 'seq'", "--dim seq=N", "--input-shape x=1,N,64"});
+  oi::ImportOptions o;
+  o.dims = {{"seq", 5}, {"past_sequence_length", 7}};
+  Graph g = oi::import_text(text, o);
+  EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{1, 5, 64}));
+  EXPECT_EQ(S(g, "kv"), (std::vector<int64_t>{1, 12, 64}));
+  o.dims["batch"] = 3;  // wins over --batch
+  o.batch = 2;
+  g = oi::import_text(text, o);
+  EXPECT_EQ(S(g, "kv"), (std::vector<int64_t>{3, 12, 64}));
+  o.input_shapes["x"] = {3, 5, 64};  // agrees with --dim
+  EXPECT_EQ(S(oi::import_text(text, o), "y"), (std::vector<int64_t>{3, 5, 64}));
+  o.input_shapes["x"] = {3, 6, 64};
+  expect_input_error([&] { oi::import_text(text, o); }, {"--input-shape x gives dim 1 ('seq') = 6", "--dim seq=5"});
+  o.input_shapes.clear();
+  o.dims = {{"sek", 5}};
+  expect_input_error([&] { oi::import_text(text, o); }, {"--dim sek=5", "no input has a symbolic dim named 'sek'",
+                                                        "symbolic dims: batch, past_sequence_length, seq"});
+  o.overrides_are_keys = true;  // a budget file's `dims`
+  expect_input_error([&] { oi::import_text(text, o); }, {"dims.sek (5)", "no input has"});
+  // Kept symbolic: the input and what ONNX's inference carries the symbol to are named, the rest unknown.
+  oi::ImportOptions k;
+  k.keep_symbolic = true;
+  k.dims = {{"past_sequence_length", 7}};
+  g = oi::import_text(text, k);
+  EXPECT_EQ(S(g, "x"), (std::vector<int64_t>{1, -1, 64}));
+  EXPECT_EQ(T(g, "x").dim_names, (std::vector<std::string>{"", "seq", ""}));
+  EXPECT_EQ(S(g, "z"), (std::vector<int64_t>{1, -1, 64}));
+  ASSERT_EQ(T(g, "z").dim_names.size(), 3u);
+  EXPECT_EQ(T(g, "z").dim_names[1], "seq");
+  EXPECT_EQ(S(g, "past"), (std::vector<int64_t>{1, 7, 64}));
+  EXPECT_EQ(perfpred::shape_to_string(T(g, "z")), "[1, seq, 64]");
+}
+
 TEST(OnnxImporter, LeadingSymbolicDimTakesBatch) {
   const char* text = R"(
 <ir_version: 8, opset_import: ["" : 13]>
@@ -390,18 +435,20 @@ g (float[N, 4] x) => (float[N, 4] y) {
   EXPECT_FALSE(g.warnings.empty());
 }
 
-TEST(OnnxImporter, NewerOpsetWarnsAndContinues) {
+TEST(OnnxImporter, OpsetsUpTo21ImportPastItAreRefused) {
   const char* text = R"(
-<ir_version: 9, opset_import: ["" : 19]>
+<ir_version: 10, opset_import: ["" : 21]>
 g (float[N, 4] x) => (float[N, 4] y) {
   y = Relu (x)
 }
 )";
   Graph g = oi::import_text(text);
-  EXPECT_EQ(g.opset, 19);
-  ASSERT_FALSE(g.warnings.empty());
-  EXPECT_NE(g.warnings[0].find("opset 19"), std::string::npos);
+  EXPECT_EQ(g.opset, 21);
+  EXPECT_TRUE(g.warnings.empty());
   EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{1, 4}));
+  std::string newer = text;
+  newer.replace(newer.find(": 21]"), 5, ": 23]");
+  expect_input_error([&] { oi::import_text(newer); }, {"opset 23 is newer than perfpred imports", "opset_version=21"});
 }
 
 TEST(OnnxImporter, BadTextIsAnInputError) {

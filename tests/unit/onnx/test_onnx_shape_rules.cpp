@@ -334,3 +334,84 @@ g (float[N, 16, 4, 8] a, float[N, 4, 8, 16] b, float[N, 3, 8, 8] img, float[4, 3
   EXPECT_EQ(S(g, "att"), (V{1, 6, 32}));
   EXPECT_EQ(S(g, "present"), (V{2, 1, 4, 5 + 6, 8}));
 }
+
+// Ops revised in opsets 18-21, which the linked ONNX library (1.12, opset 17) would shape with their
+// older semantics: perfpred's rules alone shape them, as ONNX Runtime does (tests/cli/test_onnx_oracle.sh
+// checks the same ops in opset18_ops/opset20_ops/opset21_ops against it).
+TEST(OnnxShapeRules, Opset18RevisedOps) {
+  Graph g = imp("18", "(float[N, 8, 12, 16] x, float[1, 12, 16] cols) => (float[N, 8, 12, 4] y)", R"(
+  ax12 = Constant <value = int64[2] {1, 2}> ()
+  rmean = ReduceMean <keepdims = 1> (x, ax12)
+  axe = Constant <value = int64[0] {}> ()
+  rnoop = ReduceL2 <noop_with_empty_axes = 1> (x, axe)
+  rall = ReduceMax <keepdims = 0> (x)
+  sp0, sp1, y = Split <axis = 3, num_outputs = 3> (x)
+  pads = Constant <value = int64[4] {1, 2, 3, 4}> ()
+  pax = Constant <value = int64[2] {1, 3}> ()
+  padded = Pad (x, pads, , pax)
+  sizes = Constant <value = int64[2] {30, 20}> ()
+  kar = Resize <mode = "nearest", axes = [2, 3], keep_aspect_ratio_policy = "not_larger"> (x, , , sizes)
+  kas = Resize <mode = "nearest", axes = [2, 3], keep_aspect_ratio_policy = "not_smaller"> (x, , , sizes)
+  sc = Constant <value = float[1] {2.5}> ()
+  rsc = Resize <mode = "nearest", axes = [3]> (x, , sc)
+  ccs = Constant <value = int64[2] {10, 20}> ()
+  ccp = CenterCropPad <axes = [2, 3]> (x, ccs)
+  img = Constant <value = int64[2] {5, 5}> ()
+  blk = Constant <value = int64[2] {2, 2}> ()
+  c2i = Col2Im (cols, img, blk)
+  lp = LpPool <kernel_shape = [3, 3], strides = [2, 2], ceil_mode = 1> (x)
+)");
+  all_known(g);
+  EXPECT_EQ(S(g, "rmean"), (V{2, 1, 1, 16}));
+  EXPECT_EQ(S(g, "rnoop"), (V{2, 8, 12, 16}));
+  EXPECT_EQ(S(g, "rall"), (V{}));
+  EXPECT_EQ(S(g, "sp0"), (V{2, 8, 12, 6}));
+  EXPECT_EQ(S(g, "y"), (V{2, 8, 12, 4}));
+  EXPECT_EQ(S(g, "padded"), (V{2, 12, 12, 22}));
+  EXPECT_EQ(S(g, "kar"), (V{2, 8, 15, 20}));  // scale min(30/12, 20/16) = 1.25
+  EXPECT_EQ(S(g, "kas"), (V{2, 8, 30, 40}));  // scale max = 2.5
+  EXPECT_EQ(S(g, "rsc"), (V{2, 8, 12, 40}));
+  EXPECT_EQ(S(g, "ccp"), (V{2, 8, 10, 20}));
+  EXPECT_EQ(S(g, "c2i"), (V{1, 3, 5, 5}));
+  EXPECT_EQ(S(g, "lp"), (V{2, 8, 6, 8}));
+}
+
+TEST(OnnxShapeRules, Opset20And21Ops) {
+  Graph g = imp("20", "(float[N, 8, 12, 16] x, float[N, 2, 3] theta, float[N, 50, 1] sig) => (float[N, 8, 6, 10] y)", R"(
+  size = Constant <value = int64[4] {2, 8, 6, 10}> ()
+  grid = AffineGrid (theta, size)
+  y = GridSample (x, grid)
+  gl = Gelu <approximate = "tanh"> (x)
+  len = Constant <value = int64 {64}> ()
+  ax = Constant <value = int64 {1}> ()
+  spec = DFT <onesided = 1> (sig, len, ax)
+  full = DFT (sig)
+)");
+  all_known(g);
+  EXPECT_EQ(S(g, "grid"), (V{2, 6, 10, 2}));
+  EXPECT_EQ(S(g, "y"), (V{2, 8, 6, 10}));
+  EXPECT_EQ(S(g, "gl"), (V{2, 8, 12, 16}));
+  EXPECT_EQ(S(g, "spec"), (V{2, 33, 2}));
+  EXPECT_EQ(S(g, "full"), (V{2, 50, 2}));  // axis -2 by default from opset 20
+  g = imp("21", "(float[N, 8, 12, 16] x, float[8] s, float[8] b) => (float[N, 8, 12, 16] y)", R"(
+  y = GroupNormalization <num_groups = 4> (x, s, b)
+)");
+  EXPECT_EQ(S(g, "y"), (V{2, 8, 12, 16}));
+}
+
+// The newer schemas' arity is checked like ONNX's own; a model past the newest opset is refused.
+TEST(OnnxShapeRules, NewerOpsetArityAndRefusal) {
+  try {
+    imp("18", "(float[N, 4] x) => (float[N] y)", "  a = Constant <value = int64[1] {1}> ()\n  y = ReduceMean (x, a, a)");
+    ADD_FAILURE() << "no error";
+  } catch (const perfpred::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has 3 inputs; it takes 1 to 2 (ONNX ReduceMean-18 schema, opset 18)"), std::string::npos)
+        << e.what();
+  }
+  try {
+    imp("22", "(float[N, 4] x) => (float[N, 4] y)", "  y = Relu (x)");
+    ADD_FAILURE() << "no error";
+  } catch (const perfpred::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("opset 22 is newer than perfpred imports (opsets 7-21"), std::string::npos) << e.what();
+  }
+}
