@@ -376,7 +376,9 @@ TEST(PredictKernel, PlanKernelsCarriesFeatures) {
     opt += k.phase == "optimizer";
     EXPECT_GT(k.time_s, 0);
     EXPECT_EQ(k.corrected_time_s, k.time_s);
-    if (k.family == OpFamily::conv && k.phase == "forward") EXPECT_FALSE(k.attrs.empty());
+    if (k.family == OpFamily::conv && k.phase == "forward") {
+      EXPECT_FALSE(k.attrs.empty());
+    }
   }
   EXPECT_GT(weight, data);  // the first conv's input needs no gradient
   EXPECT_GT(data, 0);
