@@ -1138,7 +1138,10 @@ bool infer_node(Graph& g, Node& n) {
       }
       s[static_cast<size_t>(k)] = sa->len;
       sliced[static_cast<size_t>(k)] = true;
-      for (int64_t j = 0; j < sa->len; ++j) coords[static_cast<size_t>(k)].push_back(sa->start + j * sa->step);
+      // Coordinates only for a tensor whose values are folded (at most k_max_fold_elems): a sliced
+      // activation of 2^28 along an axis built a 2 GB index list for nothing (fuzz_onnx_import).
+      if (has_values(x))
+        for (int64_t j = 0; j < sa->len; ++j) coords[static_cast<size_t>(k)].push_back(sa->start + j * sa->step);
     }
     ch |= set_shape(*o, s);
     if (coords_ok && has_values(x) && known(s)) {
