@@ -8,6 +8,7 @@
 
 #include "model_constants.hpp"
 #include "plan.hpp"
+#include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/util/error.hpp"
 
 namespace perfpred {
@@ -48,16 +49,6 @@ const char* phase_suffix(Phase p) {
 namespace {
 double positive_or(double v, double fallback) { return (std::isfinite(v) && v > 0) ? v : fallback; }
 }  // namespace
-
-double sustained_clock_scale(const GpuSpec& gpu) {
-  if (gpu.segment == "embedded" || !(gpu.tdp_w > 0) || !(gpu.fp32_tflops > 0)) return 1.0;
-  for (const auto& ref : model::k_full_power_w_per_tflop) {
-    if (gpu.compute_capability != ref.compute_capability) continue;
-    const double share = (gpu.tdp_w / gpu.fp32_tflops) / ref.w_per_fp32_tflop;
-    return share >= 1 ? 1.0 : std::pow(share, 1.0 / model::k_power_clock_exponent);
-  }
-  return 1.0;  // a chip family without a full-power reference: its boost clock is taken as sustained
-}
 
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   GpuRates r;
@@ -138,8 +129,7 @@ TileResult best_tile(const GemmShape& s, double rate, double eff, double sms, do
       const double block_rate = rate / slots * eff * t.efficiency * k_eff;
       double time = waves * (2.0 * t.m * t.n * kb) / block_rate;
       const double busy = blocks / (waves * slots);
-      if (clock_scale < 1 && busy < 1)
-        time /= std::min(1.0 / clock_scale, std::pow(busy, -1.0 / model::k_power_clock_exponent));
+      time /= partial_load_clock_gain(busy, clock_scale);
       if (split > 1) time += (split + 1.0) * b * m * n * 4.0 / (dram_bps * model::k_mem_eff_stream);  // reduce partials
       if (time < best.time_s) {
         best.time_s = time;

@@ -47,31 +47,8 @@ inline constexpr double k_depthwise_compute_eff = 0.25;
 /// calibration split is flat around it (latency mean APE 11.0% at 1.06-1.09, 11.1% at 1.12, 11.4% at
 /// 1.18, scripts/eval_analytical.sh) and its held-out rows give 21.6% at 1.09-1.18.
 inline constexpr double k_desktop_boost_headroom = 1.12;
-/// Sustained clock of a power-limited card. A busy GPU draws dynamic power ~ f * V^2, and V rises with f,
-/// so power ~ f^3 near the top of the DVFS curve; a card given fewer watts per FP32 TFLOP (rated at
-/// boost) than its chip family's full-power cards settles at clock = boost * (its W/TFLOP / reference)^(1/3),
-/// never above boost. Reference per compute capability: the highest board power per FP32 TFLOP among the
-/// family's catalogued full-power cards, which hold their boost clock under load (NVIDIA's TDP and FP32
-/// figures, ../shared/reference/gpu-specs.md). Slowed most: T4 (8.6 W/TFLOP against 18.6: 0.77), L4 (2.4
-/// against 5.45: 0.76), A10 (4.8 against 9.8: 0.79), P4 (13.6 against 22.8: 0.84), L40S (0.89).
-/// Only the graphics-derived chips (6.1, 7.5, 8.6, 8.9), whose FP32 rate is what their power is sized
-/// for. The compute chips (GP100, GV100, GA100, GH100) size their boards for FP64, tensor cores and HBM:
-/// per FP32 TFLOP their PCIe cards have less power than the SXM ones but NeuSight's A100 PCIe 40GB FP32
-/// kernels show no slowdown (the model is already 8% slow there) and Lambda's H100 PCIe and SXM rows are
-/// equally off, so none of them is slowed. Checked on NeuSight's T4 and P4 kernels (docs/accuracy.md).
-/// Embedded boards are excluded: their power modes give their clocks.
-struct PowerReference {
-  const char* compute_capability;
-  double w_per_fp32_tflop;
-  const char* card;
-};
-inline constexpr PowerReference k_full_power_w_per_tflop[] = {
-    {"6.1", 250 / 10.97, "TITAN X (Pascal), 250 W / 10.97 TFLOPS"},
-    {"7.5", 250 / 13.45, "GeForce RTX 2080 Ti, 250 W / 13.45 TFLOPS"},
-    {"8.6", 350 / 35.58, "GeForce RTX 3090, 350 W / 35.58 TFLOPS"},
-    {"8.9", 450 / 82.58, "GeForce RTX 4090, 450 W / 82.58 TFLOPS"},
-};
-inline constexpr double k_power_clock_exponent = 3.0;
+// The sustained clock of power-limited cards (its reference table and exponent) lives in
+// perfpred/hw/sustained_clock.hpp, shared with the learned roofline.
 /// Convolution gradients that do not run Winograd (1x1, strided, grouped) are slower than the forward at
 /// equal FLOPs: DeepBench's training convolutions (cuDNN 7, square 1x1 filters, 8 FP32 GPU groups from
 /// Maxwell to Turing) put backward-data at a median 1.28x and backward-weight at 1.6x the forward's

@@ -78,13 +78,10 @@ struct GpuRates {
   double l2_bytes = 0;
   double sms = 1;
   double launch_floor_s = 0;
-  double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it)
+  double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it; perfpred/hw/sustained_clock.hpp)
   double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on Volta/GA100/GH100 SMs (own INT32 pipe)
   bool fast_tensor_gradients = false;  ///< sm_80+: tensor-core conv gradients as fast as the forward
 };
-/// Sustained clock under full load over the rated boost clock, from the card's power per FP32 TFLOP
-/// against its chip family's full-power cards (model_constants.hpp); 1 where power does not limit.
-double sustained_clock_scale(const GpuSpec& gpu);
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);

@@ -1,0 +1,46 @@
+#pragma once
+/// The clock a power-limited card sustains under load, from its published board power and FP32 rate.
+/// Shared by the analytical kernel model (src/predict) and the learned roofline (src/learn).
+#include "perfpred/hw/gpu_spec.hpp"
+
+namespace perfpred {
+
+/// A busy GPU draws dynamic power ~ f * V^2, and V rises with f, so power ~ f^3 near the top of the DVFS
+/// curve: clock = boost * (power share)^(1 / k_power_clock_exponent).
+inline constexpr double k_power_clock_exponent = 3.0;
+
+/// A chip family's full-power reference: the highest board power per FP32 TFLOP among its catalogued
+/// full-power cards, which hold their boost clock under load.
+struct PowerReference {
+  const char* compute_capability;
+  double w_per_fp32_tflop;
+  const char* card;
+};
+
+/// Reference per compute capability (NVIDIA's TDP and FP32 figures, ../shared/reference/gpu-specs.md).
+/// Slowed most: T4 (8.6 W/TFLOP against 18.6: 0.77), L4 (2.4 against 5.45: 0.76), A10 (4.8 against 9.8:
+/// 0.79), P4 (13.6 against 22.8: 0.84), L40S (0.89). Only the graphics-derived chips (6.1, 7.5, 8.6, 8.9),
+/// whose FP32 rate is what their power is sized for. The compute chips (GP100, GV100, GA100, GH100) size
+/// their boards for FP64, tensor cores and HBM: per FP32 TFLOP their PCIe cards have less power than the
+/// SXM ones but NeuSight's A100 PCIe 40GB FP32 kernels show no slowdown (the model is already 8% slow
+/// there) and Lambda's H100 PCIe and SXM rows are equally off, so none of them is slowed. Checked on
+/// NeuSight's T4 and P4 kernels (docs/accuracy.md).
+inline constexpr PowerReference k_full_power_w_per_tflop[] = {
+    {"6.1", 250 / 10.97, "TITAN X (Pascal), 250 W / 10.97 TFLOPS"},
+    {"7.5", 250 / 13.45, "GeForce RTX 2080 Ti, 250 W / 13.45 TFLOPS"},
+    {"8.6", 350 / 35.58, "GeForce RTX 3090, 350 W / 35.58 TFLOPS"},
+    {"8.9", 450 / 82.58, "GeForce RTX 4090, 450 W / 82.58 TFLOPS"},
+};
+
+/// Sustained clock under full load over the rated boost clock: a card given fewer watts per FP32 TFLOP
+/// (rated at boost) than its chip family's reference settles at boost * (its W/TFLOP / reference)^(1/3),
+/// never above boost. 1 for embedded boards (their power modes give their clocks), specs without TDP or
+/// FP32 rate, and chip families without a reference (the compute chips; see sustained_clock.cpp).
+double sustained_clock_scale(const GpuSpec& gpu);
+
+/// Speed-up over the fully loaded sustained clock of a kernel that keeps a share `busy` in (0, 1] of the
+/// SMs busy on a card with sustained clock scale `clock_scale`: power goes with the busy SMs, so the clock
+/// that share sustains applies, up to boost. 1 when `clock_scale` >= 1 or `busy` >= 1.
+double partial_load_clock_gain(double busy, double clock_scale);
+
+}  // namespace perfpred

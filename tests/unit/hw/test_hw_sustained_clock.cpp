@@ -1,0 +1,52 @@
+// The sustained clock of power-limited cards from their board power and FP32 rate.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "perfpred/hw/sustained_clock.hpp"
+
+namespace perfpred {
+namespace {
+
+GpuSpec card(const char* cc, double tdp_w, double fp32_tflops, const char* segment = "datacenter") {
+  GpuSpec g;
+  g.id = "x";
+  g.compute_capability = cc;
+  g.segment = segment;
+  g.tdp_w = tdp_w;
+  g.fp32_tflops = fp32_tflops;
+  return g;
+}
+
+TEST(SustainedClock, ScalesWithTheCubeRootOfThePowerShare) {
+  // T4: 70 W for 8.1 TFLOPS on Turing (reference 250 W / 13.45): (8.64 / 18.59)^(1/3) = 0.775.
+  const double t4 = sustained_clock_scale(card("7.5", 70, 8.1));
+  EXPECT_NEAR(t4, std::cbrt((70 / 8.1) / (250 / 13.45)), 1e-12);
+  EXPECT_NEAR(t4, 0.775, 0.005);
+  // Eight times less power per TFLOP halves the clock.
+  EXPECT_NEAR(sustained_clock_scale(card("7.5", 250.0 / 8, 13.45)), 0.5, 1e-12);
+}
+
+TEST(SustainedClock, NeverAboveBoostAndOneWherePowerDoesNotLimit) {
+  EXPECT_DOUBLE_EQ(sustained_clock_scale(card("7.5", 1000, 13.45)), 1.0);     // more power than the reference
+  EXPECT_DOUBLE_EQ(sustained_clock_scale(card("8.0", 70, 19.5)), 1.0);        // compute chip: no reference
+  EXPECT_DOUBLE_EQ(sustained_clock_scale(card("8.7", 15, 5.3, "embedded")), 1.0);  // power modes set the clock
+  EXPECT_DOUBLE_EQ(sustained_clock_scale(card("7.5", 0, 8.1)), 1.0);          // no TDP in the spec
+  EXPECT_DOUBLE_EQ(sustained_clock_scale(card("7.5", 70, 0)), 1.0);           // no FP32 rate
+}
+
+TEST(SustainedClock, PartlyBusyKernelsClockUpToBoost) {
+  EXPECT_DOUBLE_EQ(partial_load_clock_gain(0.5, 1.0), 1.0);    // not power-limited
+  EXPECT_DOUBLE_EQ(partial_load_clock_gain(1.0, 0.77), 1.0);   // every SM busy: the sustained clock
+  EXPECT_NEAR(partial_load_clock_gain(0.9, 0.77), std::cbrt(1 / 0.9), 1e-12);
+  EXPECT_NEAR(partial_load_clock_gain(0.1, 0.77), 1 / 0.77, 1e-12);  // capped at boost
+  double prev = 1;
+  for (double busy : {0.95, 0.8, 0.5, 0.2, 0.05}) {
+    const double g = partial_load_clock_gain(busy, 0.8);
+    EXPECT_GE(g, prev) << busy;
+    prev = g;
+  }
+}
+
+}  // namespace
+}  // namespace perfpred
