@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/learn/features.hpp"
 
 namespace perfpred::learn {
@@ -111,6 +112,9 @@ Roofline kernel_roofline(const KernelEstimate& k, const GpuSpec& gpu, const Pred
   } else {
     r.peak_flops = std::max(gpu.vector_flops(opts.precision), simt);
   }
+  // Math at the clock the card sustains under its power limit (DRAM bandwidth does not follow it).
+  r.clock_scale = sustained_clock_scale(gpu);
+  r.peak_flops *= r.clock_scale;
   r.dram_bps = std::max(0.0, gpu.mem_bandwidth_gbps) * 1e9;
   const double wave_share = (r.matrix && k.waves > 0) ? std::clamp(k.wave_efficiency, 0.05, 1.0) : 1.0;
   const double flops = (conv && r.matrix && winograd_eligible(k)) ? k.flops * k_winograd_flop_share : k.flops;

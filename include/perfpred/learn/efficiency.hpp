@@ -24,6 +24,8 @@ inline constexpr double k_shrink_decades = 1.0;
 /// The roofline of one kernel on one GPU: peak math rate of the path the kernel runs on, DRAM bandwidth.
 struct Roofline {
   double peak_flops = 0;  ///< FLOP/s of the path (tensor, TF32 or SIMT for matrix kernels; vector otherwise)
+                          ///< at the sustained clock (perfpred/hw/sustained_clock.hpp)
+  double clock_scale = 1; ///< sustained / rated boost clock of the GPU
   double dram_bps = 0;
   double compute_s = 0;   ///< flops / (peak x useful share of the last wave) for tiled matrix kernels
   double memory_s = 0;    ///< bytes / bandwidth

@@ -11,7 +11,7 @@
 namespace perfpred::learn {
 
 /// Version of the feature definitions; bump when a feature changes meaning.
-inline constexpr int k_feature_version = 2;  ///< 2: node attributes are analysis feature::names()
+inline constexpr int k_feature_version = 3;  ///< 2: node attributes are analysis feature::names(); 3: the efficiency roofline runs math at the sustained clock
 
 /// What a bundle predicts (always the log of measured over analytical).
 enum class Target { latency, energy, memory };

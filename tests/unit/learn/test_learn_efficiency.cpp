@@ -362,3 +362,24 @@ TEST(LearnEfficiency, BundleKeepsTargetRangesAndFloors) {
   EXPECT_THROW(bundle_from_json(j, "x.json"), InputError);
   std::filesystem::remove(path);
 }
+
+TEST(LearnEfficiency, RooflineMathRunsAtTheSustainedClock) {
+  // A power-limited Turing card (T4: 70 W for 8.1 TFLOPS): math at (8.64 / 18.59)^(1/3) = 0.775 of boost,
+  // the analytical model's sustained_clock_scale(); DRAM bandwidth unchanged.
+  GpuSpec limited = gpu("t4-like", 40, 8.1, 320);
+  limited.compute_capability = "7.5";
+  limited.segment = "datacenter";
+  limited.tdp_w = 70;
+  GpuSpec full = limited;
+  full.tdp_w = 280;
+  const auto k = gemm_kernel(4096, 4096, 4096, 10, 1);
+  const Roofline rl = kernel_roofline(k, limited, PredictOptions{});
+  const Roofline rf = kernel_roofline(k, full, PredictOptions{});
+  EXPECT_NEAR(rl.clock_scale, std::cbrt((70 / 8.1) / (250 / 13.45)), 1e-12);
+  EXPECT_DOUBLE_EQ(rf.clock_scale, 1.0);
+  EXPECT_NEAR(rl.peak_flops, rf.peak_flops * rl.clock_scale, 1e3);
+  EXPECT_NEAR(rl.compute_s * rl.clock_scale, rf.compute_s, 1e-12);
+  EXPECT_DOUBLE_EQ(rl.memory_s, rf.memory_s);
+  const auto e = relu_kernel(1e8);  // memory-bound: the same on both
+  EXPECT_DOUBLE_EQ(kernel_roofline(e, limited, PredictOptions{}).time_s, kernel_roofline(e, full, PredictOptions{}).time_s);
+}
