@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 #include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/learn/features.hpp"
@@ -167,9 +168,14 @@ void efficiency_features(const KernelEstimate& k, const GpuSpec& gpu, const Pred
   }
   const auto& attrs = attr_feature_names();
   for (size_t a = 0; a < attrs.size(); ++a) out[i + a] = k_nan;
+  static const std::unordered_map<std::string, size_t> attr_index = [&] {
+    std::unordered_map<std::string, size_t> m;
+    for (size_t a = 0; a < attrs.size(); ++a) m.emplace(attrs[a], a);
+    return m;
+  }();
   for (const auto& [name, value] : k.attrs) {
-    auto it = std::find(attrs.begin(), attrs.end(), name);
-    if (it != attrs.end()) out[i + static_cast<size_t>(it - attrs.begin())] = f(value);
+    auto it = attr_index.find(name);
+    if (it != attr_index.end()) out[i + it->second] = f(value);
   }
 }
 
@@ -192,17 +198,28 @@ const std::vector<std::string>& efficiency_range_features() {
   return v;
 }
 
-double range_weight(const FeatureRanges& ranges, const float* features) {
-  double worst = 0;
+std::vector<RangeColumn> range_columns(const FeatureRanges& ranges) {
+  const auto& n = names();
+  std::vector<RangeColumn> out;
   for (const auto& [name, lohi] : ranges) {
-    const auto& n = names();
     auto it = std::find(n.begin(), n.end(), name);
-    if (it == n.end()) continue;
-    const double v = features[it - n.begin()];
+    if (it != n.end()) out.push_back({static_cast<size_t>(it - n.begin()), lohi.first, lohi.second});
+  }
+  return out;
+}
+
+double range_weight(const std::vector<RangeColumn>& ranges, const float* features) {
+  double worst = 0;
+  for (const auto& r : ranges) {
+    const double v = features[r.column];
     if (!std::isfinite(v)) continue;
-    worst = std::max({worst, lohi.first - v, v - lohi.second});
+    worst = std::max({worst, r.lo - v, v - r.hi});
   }
   return std::clamp(1.0 - worst / k_shrink_decades, 0.0, 1.0);
+}
+
+double range_weight(const FeatureRanges& ranges, const float* features) {
+  return range_weight(range_columns(ranges), features);
 }
 
 double efficiency_time_s(const KernelEstimate& k, const Roofline& r, double log_efficiency, double weight) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <string_view>
+#include <unordered_map>
 
 #include "perfpred/learn/efficiency.hpp"
 #include "perfpred/util/error.hpp"
@@ -53,6 +55,31 @@ struct KernelView {
   const PredictOptions* opts;
   const std::string* source;  ///< data source (evaluation), or nullptr (predict)
 };
+
+// The booster's prediction for every row of `x`, each distinct row predicted once: a network repeats
+// the same kernel (ResNet-50's bottleneck blocks), and the booster call is most of a learned predict.
+std::vector<float> predict_unique(const xgb::Booster& booster, const xgb::DenseMatrix& x) {
+  const auto nf = static_cast<size_t>(x.cols);
+  std::unordered_map<std::string_view, size_t> seen;
+  seen.reserve(static_cast<size_t>(x.rows));
+  std::vector<size_t> slot(static_cast<size_t>(x.rows));
+  xgb::DenseMatrix u;
+  u.cols = x.cols;
+  for (size_t r = 0; r < slot.size(); ++r) {
+    const std::string_view row(reinterpret_cast<const char*>(x.values.data() + r * nf), nf * sizeof(float));
+    auto [it, fresh] = seen.emplace(row, static_cast<size_t>(u.rows));
+    if (fresh) {
+      u.values.insert(u.values.end(), x.values.begin() + static_cast<std::ptrdiff_t>(r * nf),
+                      x.values.begin() + static_cast<std::ptrdiff_t>((r + 1) * nf));
+      ++u.rows;
+    }
+    slot[r] = it->second;
+  }
+  const auto yu = booster.predict(u);
+  std::vector<float> y(slot.size());
+  for (size_t r = 0; r < slot.size(); ++r) y[r] = yu[slot[r]];
+  return y;
+}
 }  // namespace
 
 // Predicted log(learned / analytical) per kernel (0 where no booster applies), one XGBoost call per family.
@@ -91,14 +118,14 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
       roofs[r] = kernel_roofline(*v.k, *v.gpu, *v.opts, tf32);
       efficiency_features(*v.k, *v.gpu, *v.opts, roofs[r], row);
     }
-    const auto y = booster->predict(x);
+    const auto y = predict_unique(*booster, x);
     if (!eff) {
       for (size_t r = 0; r < idx.size(); ++r) out[idx[r]] = y[r];
       continue;
     }
     auto rit = b.kernel_ranges.find(fam);
     const FeatureRanges no_ranges;
-    const FeatureRanges& ranges = rit == b.kernel_ranges.end() ? no_ranges : rit->second;
+    const auto ranges = range_columns(rit == b.kernel_ranges.end() ? no_ranges : rit->second);
     for (size_t r = 0; r < idx.size(); ++r) {
       const KernelView v = view(idx[r]);
       const double w = range_weight(ranges, x.values.data() + r * nf);
@@ -168,18 +195,37 @@ bool LearnedModel::gpu_seen(const std::string& gpu_id) const {
   return std::find(seen.begin(), seen.end(), gpu_id.substr(0, cut)) != seen.end();
 }
 
+PartDecision BundleCorrector::decision(const std::string& part, const GpuSpec& gpu, const PredictOptions& opts) const {
+  const Bundle& b = m_model->bundle();
+  const bool has = b.target == Target::latency &&
+                   (part == k_part_host ? m_model->has_host_model(opts.runtime) : !b.kernel_models.empty());
+  if (!b.policy.empty()) return decide(b.policy, part, gpu, opts, has);
+  PartDecision d;
+  d.part = part;
+  d.learned = has;
+  d.evidence = has ? "bundle " + b.name + " without a policy: it predicts every part it has boosters for"
+                   : decide(b.policy, part, gpu, opts, false).evidence;
+  return d;
+}
+
 double BundleCorrector::factor(const KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts) const {
+  if (!decision(k_part_kernels, gpu, opts).learned) return 1.0;
   return std::exp(m_model->kernel_log_ratios({k}, gpu, opts)[0]);
 }
 
 void BundleCorrector::factors(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu, const PredictOptions& opts,
                               std::vector<double>& out) const {
+  if (!decision(k_part_kernels, gpu, opts).learned) {
+    out.assign(ks.size(), 1.0);
+    return;
+  }
   const auto r = m_model->kernel_log_ratios(ks, gpu, opts);
   out.resize(r.size());
   for (size_t i = 0; i < r.size(); ++i) out[i] = std::exp(r[i]);
 }
 
 double BundleCorrector::host_overhead_s(double analytical_s, const GpuSpec& gpu, const PredictOptions& opts) const {
+  if (!decision(k_part_host, gpu, opts).learned) return analytical_s;
   return m_model->host_overhead_s(analytical_s, gpu, opts);
 }
 

@@ -25,7 +25,7 @@ namespace {
 // about a quarter of an analytical `perfpred predict`'s instructions, though only learned models use it.
 struct Api {
   decltype(&XGBGetLastError) GetLastError = nullptr;
-  decltype(&XGDMatrixCreateFromMat) DMatrixCreateFromMat = nullptr;
+  decltype(&XGDMatrixCreateFromMat_omp) DMatrixCreateFromMat = nullptr;
   decltype(&XGDMatrixFree) DMatrixFree = nullptr;
   decltype(&XGDMatrixSetFloatInfo) DMatrixSetFloatInfo = nullptr;
   decltype(&XGBoosterCreate) BoosterCreate = nullptr;
@@ -49,6 +49,10 @@ Api load_api() {
     candidates.emplace_back("libxgboost.so.0");
     candidates.emplace_back("libxgboost.so");
   }
+  // libgomp reads its environment when it loads, which is here: unless the user set it, its idle threads
+  // sleep instead of spinning after each parallel region. Spinning doubled the process CPU of a learned
+  // `perfpred predict` (a few small parallel regions per booster call) and steals a shared machine's cores.
+  ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
   for (const auto& c : candidates) {
     lib = ::dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (lib) break;
@@ -66,7 +70,7 @@ Api load_api() {
                        " (perfpred needs XGBoost 1.6 or newer); set PERFPRED_XGBOOST_LIBRARY to a newer one");
   };
   sym(a.GetLastError, "XGBGetLastError");
-  sym(a.DMatrixCreateFromMat, "XGDMatrixCreateFromMat");
+  sym(a.DMatrixCreateFromMat, "XGDMatrixCreateFromMat_omp");
   sym(a.DMatrixFree, "XGDMatrixFree");
   sym(a.DMatrixSetFloatInfo, "XGDMatrixSetFloatInfo");
   sym(a.BoosterCreate, "XGBoosterCreate");
@@ -91,10 +95,12 @@ void check(int rc, const char* what) {
 
 struct DMatrix {
   DMatrixHandle h = nullptr;
-  explicit DMatrix(const DenseMatrix& x) {
+  // `nthread`: OpenMP threads that copy the rows in. Prediction passes 1: its matrices are a few hundred
+  // rows, and a parallel region there cost more CPU (thread start-up and spinning) than the copy itself.
+  DMatrix(const DenseMatrix& x, int nthread) {
     check(api().DMatrixCreateFromMat(x.values.data(), static_cast<bst_ulong>(x.rows), static_cast<bst_ulong>(x.cols),
-                                     std::nanf(""), &h),
-          "XGDMatrixCreateFromMat");
+                                     std::nanf(""), &h, std::max(1, nthread)),
+          "XGDMatrixCreateFromMat_omp");
   }
   ~DMatrix() {
     if (h) api().DMatrixFree(h);
@@ -127,7 +133,7 @@ Booster Booster::train(const DenseMatrix& x, const std::vector<float>& y, const 
   if (x.rows <= 0 || x.cols <= 0 || static_cast<int64_t>(x.values.size()) != x.rows * x.cols ||
       static_cast<int64_t>(y.size()) != x.rows)
     throw InternalError("xgboost: training matrix and labels disagree in size");
-  DMatrix d(x);
+  DMatrix d(x, p.nthread);
   check(api().DMatrixSetFloatInfo(d.h, "label", y.data(), static_cast<bst_ulong>(y.size())), "set labels");
   Booster b;
   BoosterHandle h = nullptr;
@@ -179,7 +185,7 @@ std::string Booster::save_ubj() const {
 
 std::vector<float> Booster::predict(const DenseMatrix& x, int iteration_end) const {
   if (x.rows == 0) return {};
-  DMatrix d(x);
+  DMatrix d(x, 1);
   const std::string config = R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": )" +
                              std::to_string(std::max(0, iteration_end)) + R"(, "strict_shape": false})";
   const bst_ulong* shape = nullptr;

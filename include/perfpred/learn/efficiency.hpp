@@ -61,6 +61,13 @@ using FeatureRanges = std::map<std::string, std::pair<double, double>>;
 /// Weight in [0, 1] of the learned time against the analytical one: 1 inside `ranges`, falling linearly
 /// to 0 at k_shrink_decades outside on the worst feature. `features` is one row of efficiency_features.
 double range_weight(const FeatureRanges& ranges, const float* features);
+/// `ranges` resolved to feature columns once, for many rows: (column, lo, hi).
+struct RangeColumn {
+  size_t column;
+  double lo, hi;
+};
+std::vector<RangeColumn> range_columns(const FeatureRanges& ranges);
+double range_weight(const std::vector<RangeColumn>& ranges, const float* features);
 
 /// The learned kernel time from a predicted log efficiency: the roofline over the efficiency, never below
 /// the kernel's launch floor, blended in log space with the analytical time by `weight` (and never below
