@@ -2,11 +2,13 @@
 # Regenerate the "Learned model" section of docs/accuracy.md: every split trains a bundle without the
 # held-out GPU or family, evaluates it on the held-out rows, and reports it beside the analytical model.
 #
-#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench networks torchvision jetson energy memory default doc
-#                                             (default: all of them, in that order)
+#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench netk policy default networks torchvision jetson
+#                                             energy memory doc (default: all of them, in that order)
 # Environment: PERFPRED (binary, default build/src/cli/perfpred), DATA (default cache/datasets, made by
 # tools/convert_datasets.py), OUT (default cache/eval/learned), ROUNDS (boosting rounds, default 150),
-# THREADS (default 2), MAX_DEPTH (default 6), NET_FRACTION (share of network rows used, default 1).
+# THREADS (default 2), MAX_DEPTH (default 6), NET_FRACTION (share of network rows used, default 1),
+# DEFAULT_MAX_DEPTH (tree depth of the shipped bundle, default MAX_DEPTH), REUSE (1: evaluate fold bundles already
+# in $OUT/bundles instead of retraining them).
 # Results: $OUT/*.json (one `perfpred eval --json` per split), the default bundle models/perfpred-default.json,
 # and docs/accuracy.md between the "learned model" markers.
 set -euo pipefail
@@ -24,13 +26,16 @@ NET_FRACTION=${NET_FRACTION:-1}  # deterministic share of network rows (speed)
 KERNEL_BASE=${KERNEL_BASE:-0}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}  # no OpenMP spinning on a shared machine
 mkdir -p "$OUT/bundles"
-STEPS=${*:-kernels deepbench networks torchvision jetson energy memory default doc}
+DEFAULT_MAX_DEPTH=${DEFAULT_MAX_DEPTH:-$MAX_DEPTH}
+REUSE=${REUSE:-0}  # 1: a fold whose bundle is already in $OUT/bundles is evaluated, not retrained
+STEPS=${*:-kernels deepbench netk jetson policy default networks torchvision energy memory doc}
 [ -x "$PERFPRED" ] || { echo "eval_learned: no perfpred binary at $PERFPRED (set PERFPRED)"; exit 2; }
 
 NS=()
 for f in "$DATA"/neusight-gpu-kernels/*.csv; do NS+=(--data "$f"); done
 DB=()
 for f in "$DATA"/deepbench-kernels/*.csv; do DB+=(--data "$f"); done
+NET_GPUS=(--holdout-gpu gtx-1080ti --holdout-gpu titan-x-pascal --holdout-gpu titan-xp)  # the network GPUs among the kernel rows
 HELP=(--data "$DATA/help-nas-latency/nasbench201.csv" --data "$DATA/help-nas-latency/fbnet.csv")
 TV=(--data "$DATA/pytorch-gpu-benchmark-ryujaehun/torchvision.csv")
 ALL="$OUT/bundles/neusight-all.json"
@@ -55,17 +60,21 @@ for step in $STEPS; do
     for fold in p4 p100-pcie-16gb t4 v100-pcie-32gb a100; do
       if [ $fold = a100 ]; then H=(--holdout-gpu a100-pcie-40gb --holdout-gpu a100-pcie-80gb); else H=(--holdout-gpu $fold); fi
       log "kernels: hold out $fold"
+      [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/kernels-$fold.json" ] ||
       timed "train-kernels-$fold" "$PERFPRED" train "${NS[@]}" "${H[@]}" --out "$OUT/bundles/kernels-$fold.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kernels-$fold.json"
-      "$PERFPRED" eval --model "$OUT/bundles/kernels-$fold.json" "${NS[@]}" "${H[@]}" --json >"$OUT/kernels-$fold.json"
+      "$PERFPRED" eval --model "$OUT/bundles/kernels-$fold.json" "${NS[@]}" "${H[@]}" --rows "$OUT/kernels-$fold.rows.csv" \
+        --json >"$OUT/kernels-$fold.json"
     done ;;
   deepbench)  # DeepBench (cuDNN/cuBLAS; forward, backward, FP16, INT8) leave-one-GPU-out, trained on DeepBench only
     for g in gtx-1080ti titan-x-pascal titan-xp spec:titan-x-maxwell spec:m40 p100-pcie-16gb v100-sxm2-16gb t4; do
       n=${g#spec:}
       log "deepbench: hold out $g"
+      [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/deepbench-$n.json" ] ||
       timed "train-deepbench-$n" "$PERFPRED" train "${DB[@]}" --holdout-gpu $g --out "$OUT/bundles/deepbench-$n.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-deepbench-$n.json"
-      "$PERFPRED" eval --model "$OUT/bundles/deepbench-$n.json" "${DB[@]}" --holdout-gpu $g --json >"$OUT/deepbench-$n.json"
+      "$PERFPRED" eval --model "$OUT/bundles/deepbench-$n.json" "${DB[@]}" --holdout-gpu $g --rows "$OUT/deepbench-$n.rows.csv" \
+        --json >"$OUT/deepbench-$n.json"
     done ;;
   networks)  # HELP: leave-one-GPU-out and leave-family-out (host overhead refitted; kernel boosters with KERNEL_BASE=1)
     [ "$KERNEL_BASE" = 1 ] && need_all
@@ -73,14 +82,15 @@ for step in $STEPS; do
       log "networks: hold out $g"
       "$PERFPRED" train --network-fraction "$NET_FRACTION" "${BASE[@]}" "${HELP[@]}" --holdout-gpu $g --out "$OUT/bundles/help-$g.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-help-$g.json"
-      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/help-$g.json" "${HELP[@]}" --holdout-gpu $g --json >"$OUT/help-gpu-$g.json"
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/help-$g.json" "${HELP[@]}" --holdout-gpu $g \
+        --rows "$OUT/help-gpu-$g.rows.csv" --json >"$OUT/help-gpu-$g.json"
     done
     for fam in nasbench201 fbnet; do
       log "networks: hold out family $fam"
       "$PERFPRED" train --network-fraction "$NET_FRACTION" "${BASE[@]}" "${HELP[@]}" --holdout-family $fam --out "$OUT/bundles/help-no-$fam.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-help-no-$fam.json"
-      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/help-no-$fam.json" "${HELP[@]}" --holdout-family $fam --json \
-        >"$OUT/help-family-$fam.json"
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/help-no-$fam.json" "${HELP[@]}" --holdout-family $fam \
+        --rows "$OUT/help-family-$fam.rows.csv" --json >"$OUT/help-family-$fam.json"
     done ;;
   torchvision)  # ryujaehun torchvision, inference and training, leave-one-GPU-out (host overhead from HELP + the rest)
     [ "$KERNEL_BASE" = 1 ] && need_all
@@ -88,12 +98,14 @@ for step in $STEPS; do
       log "torchvision: hold out $g"
       "$PERFPRED" train --network-fraction "$NET_FRACTION" "${BASE[@]}" "${HELP[@]}" "${TV[@]}" --holdout-gpu $g --out "$OUT/bundles/tv-$g.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-tv-$g.json"
-      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/tv-$g.json" "${TV[@]}" --holdout-gpu $g --json >"$OUT/tv-$g.json"
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/tv-$g.json" "${TV[@]}" --holdout-gpu $g \
+        --rows "$OUT/tv-$g.rows.csv" --json >"$OUT/tv-$g.json"
     done ;;
-  jetson)  # Jetson Nano (TensorRT, none-stated licence: evaluation only): the shipped-data bundle on an unseen device
-    need_all
-    "$PERFPRED" eval --model "$ALL" --data "$DATA/jetson-nano-trt-energy-icas/icas_convnets.csv" --json \
-      >"$OUT/jetson-latency.json" ;;
+  jetson)  # Jetson Nano (TensorRT, none-stated licence: evaluation only): the shipped recipe's kernel boosters
+    # (netk: NeuSight + DeepBench, no network GPU) on an unseen device class and runtime
+    [ -f "$OUT/bundles/netk.json" ] || { echo "eval_learned: no $OUT/bundles/netk.json (run the netk step first)"; exit 2; }
+    "$PERFPRED" eval --model "$OUT/bundles/netk.json" --data "$DATA/jetson-nano-trt-energy-icas/icas_convnets.csv" \
+      --rows "$OUT/jetson-latency.rows.csv" --json >"$OUT/jetson-latency.json" ;;
   energy)  # Zeus (Apache-2.0) training energy: leave-one-GPU-out
     for g in v100-pcie-32gb p100-pcie-16gb a40 spec:quadro-rtx-6000; do
       n=${g#spec:}
@@ -110,16 +122,30 @@ for step in $STEPS; do
       "$PERFPRED" eval --model "$OUT/bundles/memory-no-$fam.json" "${M[@]}" --holdout-family $fam --json \
         >"$OUT/memory-$fam.json" || true
     done ;;
-  default)  # the shipped bundle: host overhead from HELP and ryujaehun (MIT); NeuSight kernel boosters with KERNEL_BASE=1
-    [ "$KERNEL_BASE" = 1 ] && need_all
-    timed train-default "$PERFPRED" train --network-fraction "$NET_FRACTION" "${BASE[@]}" "${HELP[@]}" "${TV[@]}" --out models/perfpred-default.json \
-      --name perfpred-default --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-default.json"
-    for i in 1 2 3; do
-      timed "predict-resnet50-$i" "$PERFPRED" predict models/zoo/resnet50.onnx --gpu a100-pcie-40gb \
-        --model models/perfpred-default.json --json >/dev/null
+  netk)  # the shipped recipe's kernel boosters (NeuSight + DeepBench) under whole networks, trained without the
+    # network GPUs: every HELP, torchvision and Jetson row is held out by GPU and by family (no network trains a kernel booster)
+    log "netk: kernel boosters without the network GPUs"
+    timed train-netk "$PERFPRED" train "${NS[@]}" "${DB[@]}" "${NET_GPUS[@]}" --out "$OUT/bundles/netk.json" \
+      --rounds "$ROUNDS" --max-depth "$DEFAULT_MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-netk.json"
+    "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netk.json" "${HELP[@]}" \
+      --rows "$OUT/netk-help.rows.csv" --json >"$OUT/netk-help.json"
+    "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netk.json" "${TV[@]}" \
+      --rows "$OUT/netk-tv.rows.csv" --json >"$OUT/netk-tv.json" ;;
+  policy)  # which parts the shipped bundle predicts by default, from the held-out rows above
+    /usr/bin/python3 "$ROOT/scripts/eval_learned_policy.py" "$OUT" "$OUT/policy.json" ;;
+  default)  # the shipped bundle: NeuSight (MIT) + DeepBench (Apache-2.0) kernel boosters and the policy
+    [ -f "$OUT/policy.json" ] || { echo "eval_learned: no $OUT/policy.json (run the policy step first)"; exit 2; }
+    timed train-default "$PERFPRED" train "${NS[@]}" "${DB[@]}" --out models/perfpred-default.json --name perfpred-default \
+      --policy "$OUT/policy.json" --rounds "$ROUNDS" --max-depth "$DEFAULT_MAX_DEPTH" --threads "$THREADS" --json \
+      >"$OUT/train-default.json"
+    for i in 1 2 3; do  # `predict` uses the shipped bundle by default
+      timed "predict-resnet50-$i" env PERFPRED_MODEL_DIR=models "$PERFPRED" predict models/zoo/resnet50.onnx \
+        --gpu a100-pcie-40gb --json >"$OUT/predict-resnet50.json"
     done
     timed predict-resnet50-analytical "$PERFPRED" predict models/zoo/resnet50.onnx --gpu a100-pcie-40gb --analytical \
-      --json >/dev/null ;;
+      --json >/dev/null
+    timed sweep-resnet50 env PERFPRED_MODEL_DIR=models "$PERFPRED" sweep models/zoo/resnet50.onnx --gpu a100-pcie-40gb \
+      --bundle default --json >"$OUT/sweep-resnet50.json" ;;
   doc)
     /usr/bin/python3 "$ROOT/scripts/eval_learned_doc.py" "$OUT" docs/accuracy.md ;;
   *) echo "eval_learned: unknown step $step"; exit 2 ;;

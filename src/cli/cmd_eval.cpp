@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "perfpred/learn/pipeline.hpp"
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/paths.hpp"
 
 namespace perfpred::cli {
 
@@ -46,12 +47,30 @@ namespace {
 struct PredictBundles {
   PredictBundles(const std::vector<std::string>& models, bool analytical);
   std::unique_ptr<learn::BundleCorrector> corrector;
+  /// Why no latency bundle predicts (--analytical, no shipped bundle), when `corrector` is null.
+  std::string analytical_reason;
   std::vector<std::shared_ptr<const learn::LearnedModel>> target_models;  ///< energy, memory
   PredictionHook after;
 };
 
 PredictBundles::PredictBundles(const std::vector<std::string>& models, bool analytical) {
   if (analytical && !models.empty()) throw InputError("predict: --model and --analytical exclude each other");
+  if (analytical) analytical_reason = "--analytical: the analytical model alone";
+  if (models.empty() && !analytical) {
+    // The shipped bundle predicts the parts its policy gives it; without it (or without a policy) the
+    // analytical model predicts everything.
+    if (const auto path = learn::default_bundle_path()) {
+      auto m = learn::LearnedModel::load(*path);
+      if (m->bundle().target == learn::Target::latency && !m->bundle().policy.empty())
+        corrector = std::make_unique<learn::BundleCorrector>(m);
+      else
+        analytical_reason = "the shipped bundle " + path->string() +
+                            " has no latency policy saying where it beats the analytical model";
+    } else {
+      analytical_reason = "no shipped bundle (" + (model_dir() / "perfpred-default.json").string() +
+                          " is not there; PERFPRED_MODEL_DIR names its folder)";
+    }
+  }
   std::map<learn::Target, std::string> given;
   for (const auto& path : models) {
     auto m = learn::LearnedModel::load(learn::bundle_argument(path));
@@ -96,15 +115,56 @@ PredictBundles::PredictBundles(const std::vector<std::string>& models, bool anal
 
 }  // namespace
 
+namespace {
+
+/// Which predictor made each part of `r`; model_bundle names the bundle only where it predicted a part.
+void record_predictor(const PredictBundles& b, PredictRun& r, const PredictOptions& po) {
+  PredictorChoice& c = r.predictor;
+  c.parts.clear();
+  bool any = false;
+  for (const char* part : {learn::k_part_kernels, learn::k_part_host}) {
+    PredictorChoice::Part p;
+    p.part = part;
+    if (b.corrector) {
+      const learn::PartDecision d = b.corrector->decision(part, r.gpu, po);
+      p.learned = d.learned;
+      p.rule = d.rule;
+      p.evidence = d.evidence;
+    } else {
+      p.evidence = b.analytical_reason.empty() ? "no latency bundle given: the analytical model" : b.analytical_reason;
+    }
+    any = any || p.learned;
+    c.parts.push_back(std::move(p));
+  }
+  c.bundle = b.corrector ? b.corrector->label() : "";
+  if (b.corrector && !any) {
+    r.prediction.model_bundle = "analytical";
+    r.prediction.gpu_seen_in_training = false;
+  }
+}
+
+PredictRun compute_with_bundles(const PredictCmdOptions& opts, const PredictBundles& b) {
+  PredictOptions po;
+  auto hook = [&](Prediction& p, const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& o) {
+    po = o;
+    if (b.after) b.after(p, g, cost, gpu, o);
+  };
+  PredictRun r = compute_predict(opts, b.corrector.get(), hook);
+  record_predictor(b, r, po);
+  return r;
+}
+
+}  // namespace
+
 int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models, bool analytical) {
   const PredictBundles b(models, analytical);
-  return run_predict(opts, b.corrector.get(), b.after);
+  return print_predict(compute_with_bundles(opts, b));
 }
 
 nlohmann::json predict_document_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models,
                                            bool analytical) {
   const PredictBundles b(models, analytical);
-  return predict_document(compute_predict(opts, b.corrector.get(), b.after));
+  return predict_document(compute_with_bundles(opts, b));
 }
 
 }  // namespace perfpred::cli

@@ -244,20 +244,39 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
   return run;
 }
 
+namespace {
+nlohmann::json predictor_json(const PredictorChoice& c) {
+  nlohmann::json j = {{"bundle", c.bundle.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.bundle)}};
+  for (const auto& part : c.parts) {
+    nlohmann::json d = {{"predictor", part.learned ? "learned" : "analytical"}, {"evidence", part.evidence}};
+    if (!part.rule.empty()) d["rule"] = part.rule;
+    j[part.part] = std::move(d);
+  }
+  return j;
+}
+}  // namespace
+
 nlohmann::json predict_document(const PredictRun& r) {
   nlohmann::json j = prediction_json(r.prediction, r.shown, r.model_name, r.gpu.id);
+  if (!r.predictor.parts.empty()) j["predictor"] = predictor_json(r.predictor);
   if (!r.shown.no_meta)
     j["meta"] = {{"perfpred_version", "0.1.0"}, {"created_utc", utc_now()}, {"model_path", r.shown.model}};
   return j;
 }
 
-int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, const PredictionHook& after) {
-  const PredictRun r = compute_predict(o, corrector, after);
-  if (o.json)
+int print_predict(const PredictRun& r) {
+  if (r.shown.json) {
     print_json(predict_document(r));
-  else
-    print_text(r.prediction, r.shown, r.model_name, r.gpu);
+    return 0;
+  }
+  print_text(r.prediction, r.shown, r.model_name, r.gpu);
+  for (const auto& part : r.predictor.parts)
+    std::printf("%-11s %s (%s)\n", part.part.c_str(), part.learned ? "learned" : "analytical", part.evidence.c_str());
   return 0;
+}
+
+int run_predict(const PredictCmdOptions& o, const KernelCorrector* corrector, const PredictionHook& after) {
+  return print_predict(compute_predict(o, corrector, after));
 }
 
 }  // namespace perfpred::cli

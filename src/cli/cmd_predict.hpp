@@ -44,12 +44,25 @@ struct PredictCmdOptions {
 using PredictionHook =
     std::function<void(Prediction&, const Graph&, const GraphCost&, const GpuSpec&, const PredictOptions&)>;
 
+/// Which predictor made each part of a prediction (`predict --json` "predictor"), and why.
+struct PredictorChoice {
+  struct Part {
+    std::string part;       ///< "kernels", "host"
+    bool learned = false;
+    std::string rule;       ///< the bundle policy's rule that decided, or ""
+    std::string evidence;   ///< held-out figures or the reason
+  };
+  std::string bundle;       ///< the bundle consulted ("" when none)
+  std::vector<Part> parts;  ///< empty: not reported (subcommands other than predict)
+};
+
 /// One prediction with what its JSON and text need: `shown` is the options with the batch the model ran at.
 struct PredictRun {
   Prediction prediction;
   GpuSpec gpu;
   PredictCmdOptions shown;
   std::string model_name;  ///< the model file's stem
+  PredictorChoice predictor;
 };
 
 /// Validate the options, import and cost the model, predict. Throws InputError on bad input.
@@ -58,6 +71,9 @@ PredictRun compute_predict(const PredictCmdOptions& opts, const KernelCorrector*
 
 /// The document `predict --json` prints: prediction_json() plus "meta" unless shown.no_meta.
 nlohmann::json predict_document(const PredictRun& run);
+
+/// Print a prediction as `predict` does (JSON with --json, else text).
+int print_predict(const PredictRun& run);
 
 /// Run a prediction and print it. `corrector` (a learned bundle) may be null: analytical model alone.
 int run_predict(const PredictCmdOptions& opts, const KernelCorrector* corrector = nullptr,

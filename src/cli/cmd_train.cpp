@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "perfpred/learn/pipeline.hpp"
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/util/strings.hpp"
 
 namespace perfpred::cli {
@@ -27,6 +28,7 @@ std::string command_line(const TrainCmdOptions& o) {
   if (o.kernel_target != "efficiency") c += " --kernel-target " + o.kernel_target;
   if (o.network_fraction < 1) c += " --network-fraction " + std::to_string(o.network_fraction);
   if (!o.base.empty()) c += " --base " + o.base;
+  if (!o.policy.empty()) c += " --policy " + o.policy;
   for (const auto& d : o.drop_features) c += " --drop-feature " + d;
   if (o.min_host_sensitivity != 0.25) c += " --host-min-sensitivity " + std::to_string(o.min_host_sensitivity);
   if (o.allow_unlicensed_eval) c += " --allow-unlicensed-eval";
@@ -65,12 +67,21 @@ int run_train(const TrainCmdOptions& o) {
   req.base = o.base;
   req.command = command_line(o);
 
+  // The policy is read before training so that a bad file fails at once, not after minutes of boosting.
+  learn::Policy policy;
+  if (!o.policy.empty()) {
+    if (req.target != learn::Target::latency)
+      throw InputError("train: --policy decides latency parts (kernels, host); drop it for a " + o.target + " bundle");
+    policy = learn::policy_from_json(read_json_file(o.policy, "train --policy"), o.policy);
+  }
+
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
   learn::Bundle b = learn::train_bundle(req);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu_s = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   b.params["train_wall_s"] = wall_s;
+  b.policy = policy;
   learn::save_bundle(b, o.out);
 
   nlohmann::json families = nlohmann::json::object();
@@ -97,6 +108,7 @@ int run_train(const TrainCmdOptions& o) {
                                                                         {"train_mean_ape", b.network_model->train_mean_ape}}
                                                        : nlohmann::json(nullptr)},
                      {"for_shipping", b.for_shipping},
+                     {"policy", b.policy.empty() ? nlohmann::json(nullptr) : learn::to_json(b.policy)},
                      {"bundle_bytes", size},
                      {"train_wall_s", wall_s},
                      {"train_cpu_s", cpu_s}};

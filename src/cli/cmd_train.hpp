@@ -23,6 +23,7 @@ struct TrainCmdOptions {
   double min_host_sensitivity = 0.25;  ///< host-overhead rows: latency share moved by doubling the host cost
   std::vector<std::string> drop_features;  ///< feature names or prefixes ending in '*' left out of training
   std::string base;  ///< reuse the kernel boosters of this latency bundle
+  std::string policy;  ///< JSON file ({"rules": [...]}) embedded as the bundle's policy (learn/policy.hpp)
   bool json = false;
 };
 

@@ -150,8 +150,8 @@ int main(int argc, char** argv) {
                     "Host CPU time of this machine over the reference one (0.1-10; 2 = a CPU half as fast). "
                     "Fit it from one measurement: docs/model.md, Host speed")
         ->default_val(1);
-    sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the analytical model");
-    sub->add_flag("--analytical", predict_analytical, "Analytical model alone (the default; refuses --model)");
+    sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the shipped bundle for the parts its policy gives it, the analytical model elsewhere");
+    sub->add_flag("--analytical", predict_analytical, "Analytical model alone (refuses --model)");
     sub->callback([&, sub] {
       predict_opts.batch_given = sub->get_option("--batch")->count() > 0;
       action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundles, predict_analytical); };
@@ -275,6 +275,7 @@ int main(int argc, char** argv) {
     sub->add_option("--host-min-sensitivity", train_opts.min_host_sensitivity, "Host-overhead rows: share by which doubling the host cost must move the prediction")->default_val(0.25);
     sub->add_option("--drop-feature", train_opts.drop_features, "Leave a feature out of training (name, or prefix ending in '*'; repeatable)");
     sub->add_option("--base", train_opts.base, "Latency bundle whose kernel boosters are reused (fit host overhead only)");
+    sub->add_option("--policy", train_opts.policy, "Policy JSON embedded in the bundle: which parts (kernels, host) it predicts per device class, runtime, mode and precision, with the held-out evidence (scripts/eval_learned_policy.py writes it)");
     sub->add_flag("--allow-unlicensed-eval", train_opts.allow_unlicensed_eval, "Accept data without an MIT/Apache-2.0 licence; the bundle is marked not for shipping");
     sub->add_flag("--json", train_opts.json, "Print one JSON object");
     sub->callback([&] { action = [&] { return perfpred::cli::run_train(train_opts); }; });

@@ -258,6 +258,7 @@ nlohmann::json to_json(const Bundle& b) {
                    {"holdout_families", b.holdout_families},
                    {"params", b.params}};
   j["gpus_seen"] = b.gpus_seen;
+  if (!b.policy.empty()) j["policy"] = to_json(b.policy);
   return j;
 }
 
@@ -316,6 +317,7 @@ Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
     if (t.contains("params")) b.params = t["params"];
   }
   b.gpus_seen = strings(j, "gpus_seen");
+  if (j.contains("policy")) b.policy = policy_from_json(j["policy"], label);
   return b;
 }
 

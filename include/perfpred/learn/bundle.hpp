@@ -13,6 +13,7 @@
 
 #include "perfpred/learn/efficiency.hpp"
 #include "perfpred/learn/features.hpp"
+#include "perfpred/learn/policy.hpp"
 
 namespace perfpred::learn {
 
@@ -62,6 +63,8 @@ struct Bundle {
   bool for_shipping = true;  ///< false when trained with --allow-unlicensed-eval
   std::string created_by;    ///< the command line that made it
   nlohmann::json params = nlohmann::json::object();  ///< training parameters
+  /// Which parts the bundle predicts by default (policy.hpp); empty: every part it has boosters for.
+  Policy policy;
 };
 
 nlohmann::json to_json(const Bundle& b);

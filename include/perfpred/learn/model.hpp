@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "perfpred/learn/bundle.hpp"
+#include "perfpred/learn/policy.hpp"
 #include "perfpred/learn/train.hpp"
 #include "perfpred/predict/predictor.hpp"
 
@@ -53,6 +54,9 @@ class BundleCorrector : public KernelCorrector {
   std::string label() const override;
   bool gpu_seen(const GpuSpec& gpu) const override;
   const LearnedModel& model() const { return *m_model; }
+  /// Which predictor the part (k_part_kernels, k_part_host) uses for this GPU and these options: the
+  /// bundle's policy, or, for a bundle without one, the bundle wherever it has boosters for the part.
+  PartDecision decision(const std::string& part, const GpuSpec& gpu, const PredictOptions& opts) const;
 
  private:
   std::shared_ptr<const LearnedModel> m_model;

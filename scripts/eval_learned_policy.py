@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Write the shipped bundle's policy from the held-out evaluation rows of scripts/eval_learned.sh.
+
+    eval_learned_policy.py OUT POLICY.json
+
+OUT holds `perfpred eval --rows` CSVs named EVIDENCE-*.rows.csv. Each evidence set has a runtime, a level
+(kernel rows or whole networks), a part (kernels or host) and says what was held out:
+
+  kernels-*       NeuSight kernels, leave-one-GPU-out (PyTorch)                      part kernels, kernel level
+  deepbench-*     DeepBench kernels, leave-one-GPU-out (cuDNN/cuBLAS called directly) part kernels, kernel level
+  jetson-latency  Jetson Nano TensorRT networks under the same kernel boosters (unseen device class, runtime)
+  netk-*          whole networks under the shipped kernel boosters trained without the network GPUs: every
+                  network row is held out by GPU and by family (no network ever trains a kernel booster)
+  help-gpu-*, help-family-*, tv-*   host-overhead bundles, leave-one-GPU-out and leave-one-family-out
+
+Rows are grouped into slices (device class of the GPU, runtime, mode, precision). A slice's part is
+learned when the learned layer wins by a clear margin: pooled mean APE at most K_RATIO of the analytical
+model's and K_POINTS points below it, and no held-out group (GPU, family) worse than the analytical model by
+more than K_POINTS. Whole-network evidence decides where it exists; kernel-level evidence alone decides
+the kernel part elsewhere, and the rule says so. A slice without rows gets no rule: `predict` then uses
+the analytical model and says there was no held-out evidence.
+"""
+import csv
+import glob
+import json
+import os
+import sys
+from collections import defaultdict
+
+K_RATIO = 0.9    # learned mean APE at most this share of the analytical one ...
+K_POINTS = 2.0   # ... and this many points below it; no group worse than analytical by more
+
+# evidence prefix -> (runtime, level, part, description)
+SETS = [
+    ("kernels-", "pytorch", "kernel", "kernels", "NeuSight kernels, leave-one-GPU-out"),
+    ("deepbench-", "cudnn", "kernel", "kernels", "DeepBench kernels, leave-one-GPU-out"),
+    ("jetson-latency", "tensorrt", "network", "kernels", "Jetson Nano TensorRT networks, unseen device class and runtime"),
+    ("netk-", "pytorch", "network", "kernels", "whole networks, GPUs and families held out"),
+    ("help-gpu-", "pytorch", "network", "host", "HELP networks, leave-one-GPU-out"),
+    ("help-family-", "pytorch", "network", "host", "HELP networks, leave-one-family-out"),
+    ("tv-", "pytorch", "network", "host", "torchvision networks, leave-one-GPU-out"),
+]
+
+
+def device_classes(root):
+    out = {}
+    for f in glob.glob(os.path.join(root, "data", "gpus", "*.json")):
+        try:
+            j = json.load(open(f))
+        except (OSError, ValueError):
+            continue
+        out[j.get("id", os.path.basename(f)[:-5])] = j.get("segment", "hypothetical")
+    return out
+
+
+def mode_of(phase):
+    if phase in ("inference", "training"):
+        return phase
+    return "inference" if phase == "forward" else "training"
+
+
+def ape(pred, meas):
+    return abs(pred - meas) / meas * 100.0
+
+
+def read_rows(out):
+    """(part, level, description, slice, group kind, group) -> [(learned APE, analytical APE)]"""
+    classes = device_classes(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    cells = defaultdict(list)
+    used = []
+    for path in sorted(glob.glob(os.path.join(out, "*.rows.csv"))):
+        name = os.path.basename(path)[: -len(".rows.csv")]
+        match = next((s for s in SETS if name.startswith(s[0])), None)
+        if not match:
+            continue
+        _, runtime, level, part, desc = match
+        used.append(name)
+        for r in csv.DictReader(open(path)):
+            try:
+                meas, ana, learned = float(r["measured"]), float(r["analytical"]), float(r["learned"])
+            except (KeyError, ValueError):
+                continue
+            if not meas > 0:
+                continue
+            sl = (classes.get(r["gpu_id"], "desktop" if r["gpu_id"].startswith("spec:") else "hypothetical"),
+                  runtime, mode_of(r["phase_or_mode"]), r["precision"])
+            e = (ape(learned, meas), ape(ana, meas))
+            cells[(part, level, desc, sl, "GPU", r["gpu_id"])].append(e)
+            if level == "network":
+                cells[(part, level, desc, sl, "family", r["family"])].append(e)
+    return cells, used
+
+
+def summarise(cells):
+    """(part, slice) -> level -> {desc, n, learned, analytical, groups: [(kind, name, n, l, a)]}"""
+    out = defaultdict(dict)
+    for (part, level, desc, sl, kind, group), es in cells.items():
+        s = out[(part, sl)].setdefault(level, {"descs": set(), "groups": []})
+        s["descs"].add(desc)
+        n = len(es)
+        s["groups"].append((kind, group, n, sum(e[0] for e in es) / n, sum(e[1] for e in es) / n))
+    for s in out.values():
+        for ev in s.values():
+            gpu = [g for g in ev["groups"] if g[0] == "GPU"]
+            ev["n"] = sum(g[2] for g in gpu)
+            ev["learned"] = sum(g[2] * g[3] for g in gpu) / ev["n"]
+            ev["analytical"] = sum(g[2] * g[4] for g in gpu) / ev["n"]
+    return out
+
+
+def wins(ev):
+    worst = max(ev["groups"], key=lambda g: g[3] - g[4])
+    ok = (ev["learned"] <= K_RATIO * ev["analytical"] and ev["analytical"] - ev["learned"] >= K_POINTS
+          and worst[3] - worst[4] <= K_POINTS)
+    return ok, worst
+
+
+def describe(ev):
+    ok, worst = wins(ev)
+    kinds = sorted({g[0] for g in ev["groups"]})
+    text = "{} ({} rows; held out by {}): learned {:.1f}% vs analytical {:.1f}% mean APE; worst {} {} {:.1f}% vs {:.1f}%".format(
+        " + ".join(sorted(ev["descs"])), ev["n"], " and ".join(kinds), ev["learned"], ev["analytical"],
+        worst[0], worst[1], worst[3], worst[4])
+    return ok, text
+
+
+def rules(summary):
+    out = []
+    for (part, sl), levels in sorted(summary.items()):
+        cls, runtime, mode, precision = sl
+        rule = {"part": part, "device_class": cls, "runtime": runtime, "mode": mode, "precision": precision}
+        if "network" in levels:
+            ok, text = describe(levels["network"])
+            if "kernel" in levels:
+                text += "; kernel level: " + describe(levels["kernel"])[1]
+            verdict = "learned: wins on held-out whole networks" if ok else "analytical: no clear win on held-out whole networks"
+        else:
+            ok, text = describe(levels["kernel"])
+            verdict = ("learned: wins on held-out kernels (kernel-level evidence only; no held-out whole-network rows "
+                       "for this slice)") if ok else "analytical: no clear win on held-out kernels"
+        rule["predictor"] = "learned" if ok else "analytical"
+        rule["evidence"] = verdict + ". " + text
+        out.append(rule)
+    # Learned rules after analytical ones would never be reached for the same slice; slices are disjoint,
+    # so order only matters for readability: learned first.
+    out.sort(key=lambda r: (r["predictor"] != "learned", r["part"], r["device_class"], r["runtime"], r["mode"],
+                            r["precision"]))
+    return out
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: eval_learned_policy.py OUT POLICY.json")
+    cells, used = read_rows(sys.argv[1])
+    if not used:
+        sys.exit("eval_learned_policy: no *.rows.csv evidence in " + sys.argv[1] + " (run scripts/eval_learned.sh first)")
+    policy = {"rules": rules(summarise(cells)), "evidence_files": used,
+              "thresholds": {"learned_at_most_share_of_analytical": K_RATIO, "points": K_POINTS}}
+    with open(sys.argv[2], "w") as f:
+        json.dump(policy, f, indent=1)
+        f.write("\n")
+    for r in policy["rules"]:
+        print("{:10s} {:7s} {:10s} {:8s} {:9s} {:5s} {}".format(r["predictor"], r["part"], r["device_class"], r["runtime"],
+                                                             r["mode"], r["precision"], r["evidence"][:150]))
+
+
+if __name__ == "__main__":
+    main()
