@@ -125,6 +125,7 @@ for step in $STEPS; do
   netk)  # the shipped recipe's kernel boosters (NeuSight + DeepBench) under whole networks, trained without the
     # network GPUs: every HELP, torchvision and Jetson row is held out by GPU and by family (no network trains a kernel booster)
     log "netk: kernel boosters without the network GPUs"
+    [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/netk.json" ] ||
     timed train-netk "$PERFPRED" train "${NS[@]}" "${DB[@]}" "${NET_GPUS[@]}" --out "$OUT/bundles/netk.json" \
       --rounds "$ROUNDS" --max-depth "$DEFAULT_MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-netk.json"
     "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netk.json" "${HELP[@]}" \
@@ -144,8 +145,10 @@ for step in $STEPS; do
     done
     timed predict-resnet50-analytical "$PERFPRED" predict models/zoo/resnet50.onnx --gpu a100-pcie-40gb --analytical \
       --json >/dev/null
-    timed sweep-resnet50 env PERFPRED_MODEL_DIR=models "$PERFPRED" sweep models/zoo/resnet50.onnx --gpu a100-pcie-40gb \
-      --bundle default --json >"$OUT/sweep-resnet50.json" ;;
+    # a sweep with the bundle: 71 x 26 = 1846 hypothetical A100s (points/s on stderr, kept in $OUT/sweep-resnet50.log)
+    timed sweep-resnet50 env PERFPRED_MODEL_DIR=models "$PERFPRED" sweep models/zoo/resnet50.onnx --base-gpu a100-pcie-40gb \
+      --vary sm_count=20:160:2 --vary mem_bandwidth_gbps=500:3000:100 --bundle default --csv \
+      >"$OUT/sweep-resnet50.csv" 2>"$OUT/sweep-resnet50.log" ;;
   doc)
     /usr/bin/python3 "$ROOT/scripts/eval_learned_doc.py" "$OUT" docs/accuracy.md ;;
   *) echo "eval_learned: unknown step $step"; exit 2 ;;

@@ -177,7 +177,7 @@ def main():
          "held-out rows; every row is shown beside the analytical model alone on the same rows. APE = "
          "|predicted - measured| / measured; P90 with linear interpolation; Spearman with tie-averaged ranks.",
          "", "Regenerate: `NET_FRACTION=0.2 scripts/eval_learned.sh` (data from `tools/convert_datasets.py --all`; "
-         f"this revision used ROUNDS={rounds} as the most rounds, MAX_DEPTH=6, a deterministic 20% of the network rows).", ""]
+         f"this revision used ROUNDS={rounds} as the most rounds, MAX_DEPTH={os.environ.get('MAX_DEPTH', '6')}, a deterministic 20% of the network rows).", ""]
     status = {}
 
     lines, k = table(out, "Kernels: NeuSight, leave one GPU out (forward FP32, PyTorch 2.1)",
@@ -221,7 +221,18 @@ def main():
     L += lines
     if n1 or n2 or n3:
         status["networks"] = weighted(n1 + n2 + n3)
-    lines, j = table(out, "Jetson Nano (iCAS ConvNets, TensorRT FP32 batch 1; evaluation only, licence none stated)",
+    lines, nk = table(out, "Whole networks under the shipped recipe's kernel boosters (NeuSight + DeepBench, trained "
+                      "without the GTX 1080 Ti, Titan X (Pascal) and Titan Xp; no network trains a kernel booster, so "
+                      "every row is held out by family, and by GPU)",
+                      [("HELP (NAS-Bench-201, FBNet)", "netk-help.json"), ("torchvision (batch 12)", "netk-tv.json")],
+                      "netk")
+    L += lines
+    if nk:
+        L += grouped_table(nk, "by_gpu", "Per GPU")
+        L += grouped_table(nk, "by_model_family", "Per network family")
+        L += grouped_table(nk, "by_phase", "Per mode")
+    lines, j = table(out, "Jetson Nano (iCAS ConvNets, TensorRT FP32 batch 1; evaluation only, licence none stated): "
+                     "the same kernel boosters on an unseen device class and runtime",
                      [("latency, bundle trained without any Jetson data", "jetson-latency.json")], "jetson")
     L += lines
     lines, e = table(out, "Energy: Zeus training (NVML board power), leave one GPU out",
@@ -250,6 +261,26 @@ def main():
             L.append(f"| {key} | <= {goal:.0f}% | not measured | - | - |")
     L.append("")
 
+    pol = load(out, "policy.json")
+    L += ["### What `predict` uses by default", ""]
+    if pol:
+        L += ["`scripts/eval_learned_policy.py` turns the held-out rows above into the shipped bundle's policy: per "
+              "(device class, runtime, mode, precision), the bundle predicts a part only where its pooled held-out "
+              f"mean APE is at most {pol['thresholds']['learned_at_most_share_of_analytical']:.0%} of the analytical "
+              f"model's and {pol['thresholds']['points']:.0f} points below it, with no held-out GPU or family worse than "
+              f"the analytical model by more than {pol['thresholds']['points']:.0f} points; whole-network rows decide "
+              "where they exist, kernel rows alone elsewhere (the rule says which). Anything without a rule "
+              "(other runtimes, precisions, modes, hypothetical GPUs) is predicted analytically, and `predict --json` "
+              "says so in `predictor`.", "",
+              "| part | device class | runtime | mode | precision | predictor | evidence |", "|---|---|---|---|---|---|---|"]
+        for r in pol["rules"]:
+            ev = r["evidence"].replace("|", "/")
+            L.append(f"| {r['part']} | {r['device_class']} | {r['runtime']} | {r['mode']} | {r['precision']} | "
+                     f"{r['predictor']} | {ev} |")
+        L.append("")
+    else:
+        L += ["Not run in this revision (`scripts/eval_learned.sh policy`).", ""]
+
     L += ["### Speed", ""]
     t = load(out, "train-neusight-all.json")
     tt = load(out, "train-neusight-all.time.json")
@@ -260,17 +291,25 @@ def main():
                  f"{t['bundle_bytes'] / 1e6:.1f} MB.")
     d = load(out, "train-default.json")
     if d:
-        L.append(f"- Shipped bundle models/perfpred-default.json: {d['bundle_bytes'] / 1e6:.1f} MB, "
+        L.append(f"- Shipped bundle models/perfpred-default.json: {d['bundle_bytes'] / 1e6:.1f} MB "
+                 f"({d['rows']} kernel rows, {d['train_wall_s']:.0f} s wall / {d['train_cpu_s']:.0f} s CPU to train), "
                  f"GPUs seen: {', '.join(d['gpus_seen'])}.")
     runs = [load(out, f"predict-resnet50-{i}.time.json") for i in (1, 2, 3)]
     runs = [r for r in runs if r]
     a = load(out, "predict-resnet50-analytical.time.json")
     if runs:
         best = min(runs, key=lambda r: r["cpu_s"])
-        L.append(f"- `perfpred predict models/zoo/resnet50.onnx --gpu a100-pcie-40gb --model models/perfpred-default.json`: "
+        L.append(f"- `perfpred predict models/zoo/resnet50.onnx --gpu a100-pcie-40gb` (the shipped bundle by default): "
                  f"best of {len(runs)} runs {best['cpu_s'] * 1e3:.0f} ms user CPU, {best['wall_s'] * 1e3:.0f} ms wall "
                  "(whole process: bundle load, ONNX import, analysis, prediction)"
                  + (f"; analytical alone {a['cpu_s'] * 1e3:.0f} ms user CPU." if a else "."))
+    sw = os.path.join(out, "sweep-resnet50.log")
+    if os.path.exists(sw):
+        last = [l.strip() for l in open(sw) if "points/s" in l]
+        if last:
+            L.append(f"- `perfpred sweep models/zoo/resnet50.onnx --base-gpu a100-pcie-40gb --vary sm_count=20:160:2 "
+                     f"--vary mem_bandwidth_gbps=500:3000:100 --bundle default`: {last[-1].replace('perfpred: ', '')} "
+                     "(sweep points are hypothetical GPUs: the policy predicts them analytically).")
     if L[-1] == "### Speed" or L[-2:] == ["### Speed", ""]:
         old = [l for l in OLD_SECTIONS.get("### Speed", []) if l.startswith("- ")]
         if old:

@@ -138,6 +138,11 @@ def rules(summary):
             ok, text = describe(levels["kernel"])
             verdict = ("learned: wins on held-out kernels (kernel-level evidence only; no held-out whole-network rows "
                        "for this slice)") if ok else "analytical: no clear win on held-out kernels"
+            # Whole networks of the same runtime, mode and precision on other device classes, if any: what the
+            # same boosters did to networks there (a caveat, not a decision: the slice has no network rows).
+            for (p2, sl2), lv2 in sorted(summary.items()):
+                if p2 == part and sl2[1:] == sl[1:] and sl2[0] != cls and "network" in lv2:
+                    text += "; caveat, whole networks on {} GPUs: {}".format(sl2[0], describe(lv2["network"])[1])
         rule["predictor"] = "learned" if ok else "analytical"
         rule["evidence"] = verdict + ". " + text
         out.append(rule)

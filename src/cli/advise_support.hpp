@@ -109,6 +109,13 @@ class Corrector {
   }
   const KernelCorrector* get() const { return m_corrector.get(); }
   std::string label() const { return m_corrector ? m_corrector->label() : "analytical"; }
+  /// What predicts on `gpu` with `o`: the bundle's name where its policy gives it a part, else "analytical".
+  std::string label_for(const GpuSpec& gpu, const PredictOptions& o) const {
+    if (!m_corrector) return "analytical";
+    for (const char* part : {learn::k_part_kernels, learn::k_part_host})
+      if (m_corrector->decision(part, gpu, o).learned) return m_corrector->label();
+    return "analytical";
+  }
 
  private:
   std::shared_ptr<learn::LearnedModel> m_model;

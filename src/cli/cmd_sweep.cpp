@@ -64,7 +64,9 @@ SweepRun compute_sweep(const SweepCliOptions& o, bool progress_on_stderr) {
                                [&](size_t d, size_t t, double sec) {
                                  if (progress_on_stderr) progress(d, t, sec);
                                });
-  return {popts, base, corr.label(), std::move(res)};
+  GpuSpec point = base;
+  point.segment = "hypothetical";  // every sweep point is a hypothetical device (advise/sweep.cpp)
+  return {popts, base, corr.label_for(point, popts), std::move(res)};
 }
 
 nlohmann::json sweep_json(const SweepCliOptions& o, const SweepRun& r) {

@@ -94,19 +94,27 @@ PartDecision decide(const Policy& p, const std::string& part, const GpuSpec& gpu
                     bool has_part) {
   PartDecision d;
   d.part = part;
+  const std::string cls = device_class(gpu);
+  const PolicyRule* rule = nullptr;
+  for (const auto& r : p.rules)
+    if (r.part == part && matches(r.device_class, cls) && matches(r.runtime, to_string(opts.runtime)) &&
+        matches(r.mode, to_string(opts.mode)) && matches(r.precision, to_string(opts.precision))) {
+      rule = &r;
+      break;
+    }
   if (!has_part) {
     d.evidence = part == k_part_host ? "the bundle has no host-overhead booster for runtime " + to_string(opts.runtime)
                                      : "the bundle has no kernel boosters";
+    if (rule) {
+      d.rule = rule_text(*rule);
+      d.evidence += "; held-out evidence: " + rule->evidence;
+    }
     return d;
   }
-  const std::string cls = device_class(gpu);
-  for (const auto& r : p.rules) {
-    if (r.part != part || !matches(r.device_class, cls) || !matches(r.runtime, to_string(opts.runtime)) ||
-        !matches(r.mode, to_string(opts.mode)) || !matches(r.precision, to_string(opts.precision)))
-      continue;
-    d.learned = r.learned;
-    d.rule = rule_text(r);
-    d.evidence = r.evidence;
+  if (rule) {
+    d.learned = rule->learned;
+    d.rule = rule_text(*rule);
+    d.evidence = rule->evidence;
     return d;
   }
   d.evidence = "no held-out evidence for " + part + " on a " + cls + " GPU with " + to_string(opts.runtime) + ", " +

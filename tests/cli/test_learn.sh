@@ -145,6 +145,51 @@ check $PY -c "import json; assert json.load(open('$TMP/n2.json'))['model_bundle'
 PERFPRED_MODEL_DIR="$TMP/no-models" expect_exit 2 predict "$MODEL" --gpu t4 --model default
 check grep -q "perfpred-default.json" "$TMP/err"
 
+# 4b. a policy: the shipped bundle predicts by default only the parts its rules give it, and says why
+cat >"$TMP/policy.json" <<'EOF2'
+{"rules": [{"part": "kernels", "device_class": "embedded", "predictor": "analytical", "evidence": "test: embedded held out, learned worse"},
+           {"part": "kernels", "runtime": "pytorch", "mode": "inference", "precision": "fp32", "predictor": "learned", "evidence": "test: learned wins held out"}]}
+EOF2
+mkdir -p "$TMP/pmodels"
+"$BIN" train --data "$TMP/train.csv" --out "$TMP/pmodels/perfpred-default.json" --name pol --rounds 60 --threads 1 \
+  --policy "$TMP/policy.json" --json >"$TMP/ptrain.json" 2>"$TMP/err" || { echo "FAIL: train --policy"; cat "$TMP/err"; fail=1; }
+PERFPRED_MODEL_DIR="$TMP/pmodels" "$BIN" predict "$MODEL" --gpu t4 --json >"$TMP/pd.json" || { echo "FAIL: predict (policy)"; fail=1; }
+PERFPRED_MODEL_DIR="$TMP/pmodels" "$BIN" predict "$MODEL" --gpu t4 --precision fp16 --json >"$TMP/pf.json" || { echo "FAIL: predict fp16 (policy)"; fail=1; }
+PERFPRED_MODEL_DIR="$TMP/pmodels" "$BIN" predict "$MODEL" --gpu jetson-agx-orin-64gb --json >"$TMP/pj.json" || { echo "FAIL: predict jetson (policy)"; fail=1; }
+PERFPRED_MODEL_DIR="$TMP/pmodels" "$BIN" predict "$MODEL" --gpu t4 --analytical --json >"$TMP/pa.json" || { echo "FAIL: predict --analytical (policy)"; fail=1; }
+check $PY - "$TMP/ptrain.json" "$TMP/pd.json" "$TMP/pf.json" "$TMP/pj.json" "$TMP/pa.json" <<'EOF2'
+import json, sys
+t, d, f, j, a = (json.load(open(p)) for p in sys.argv[1:])
+assert len(t["policy"]["rules"]) == 2, t["policy"]
+# t4, PyTorch FP32 inference: kernels learned by the rule, host analytical (no host booster)
+assert d["model_bundle"] == "pol", d["model_bundle"]
+assert d["predictor"]["bundle"] == "pol"
+assert d["predictor"]["kernels"]["predictor"] == "learned", d["predictor"]
+assert d["predictor"]["kernels"]["rule"] == "kernels */pytorch/inference/fp32"
+assert "learned wins" in d["predictor"]["kernels"]["evidence"]
+assert d["predictor"]["host"]["predictor"] == "analytical" and "host-overhead booster" in d["predictor"]["host"]["evidence"]
+assert d["breakdown"]["kernels_ms"] != a["breakdown"]["kernels_ms"]
+# no rule for fp16, the embedded rule for a Jetson: analytical, model_bundle says so, the reason is given
+for p, why in ((f, "no held-out evidence"), (j, "embedded held out")):
+    assert p["model_bundle"] == "analytical", p["model_bundle"]
+    assert p["predictor"]["kernels"]["predictor"] == "analytical"
+    assert why in p["predictor"]["kernels"]["evidence"], p["predictor"]["kernels"]
+assert "fp16" in f["predictor"]["kernels"]["evidence"]
+assert a["model_bundle"] == "analytical" and a["predictor"]["bundle"] is None
+assert "--analytical" in a["predictor"]["kernels"]["evidence"]
+EOF2
+# sweep names the bundle only where its policy gives it a part (sweep points are hypothetical GPUs)
+for prec in fp32 fp16; do
+  PERFPRED_MODEL_DIR="$TMP/pmodels" "$BIN" sweep "$MODEL" --base-gpu t4 --vary sm_count=20:40:20 --precision $prec \
+    --bundle default --json >"$TMP/sw-$prec.json" 2>/dev/null || { echo "FAIL: sweep --bundle default ($prec)"; fail=1; }
+done
+check $PY -c "import json; assert json.load(open('$TMP/sw-fp32.json'))['model_bundle'] == 'pol'"
+check $PY -c "import json; assert json.load(open('$TMP/sw-fp16.json'))['model_bundle'] == 'analytical'"
+# a bad rule is exit 2 naming the rule and field, before any training
+echo '{"rules": [{"part": "kernels", "runtime": "tvm", "predictor": "learned", "evidence": "x"}]}' >"$TMP/badpol.json"
+expect_exit 2 train --data "$TMP/train.csv" --out "$TMP/x.json" --policy "$TMP/badpol.json"
+check grep -q "policy.rules\[0\].runtime" "$TMP/err"
+
 # 5. licence: refused without --allow-unlicensed-eval; with it the bundle is not for shipping
 expect_exit 2 train --data "$TMP/unlicensed.csv" --out "$TMP/u.json"
 check grep -q "allow-unlicensed-eval" "$TMP/err"
