@@ -2,8 +2,8 @@
 # Regenerate the "Learned model" section of docs/accuracy.md: every split trains a bundle without the
 # held-out GPU or family, evaluates it on the held-out rows, and reports it beside the analytical model.
 #
-#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench netk policy default networks torchvision jetson
-#                                             energy memory doc (default: all of them, in that order)
+#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench kfam netk jetson networks torchvision energy memory
+#                                             policy default doc (default: all of them, in that order)
 # Environment: PERFPRED (binary, default build/src/cli/perfpred), DATA (default cache/datasets, made by
 # tools/convert_datasets.py), OUT (default cache/eval/learned), ROUNDS (boosting rounds, default 150),
 # THREADS (default 2), MAX_DEPTH (default 6), NET_FRACTION (share of network rows used, default 1),
@@ -28,7 +28,7 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}  # no OpenMP spinning on a sh
 mkdir -p "$OUT/bundles"
 DEFAULT_MAX_DEPTH=${DEFAULT_MAX_DEPTH:-$MAX_DEPTH}
 REUSE=${REUSE:-0}  # 1: a fold whose bundle is already in $OUT/bundles is evaluated, not retrained
-STEPS=${*:-kernels deepbench netk jetson policy default networks torchvision energy memory doc}
+STEPS=${*:-kernels deepbench kfam netk jetson networks torchvision energy memory policy default doc}
 [ -x "$PERFPRED" ] || { echo "eval_learned: no perfpred binary at $PERFPRED (set PERFPRED)"; exit 2; }
 
 NS=()
@@ -121,6 +121,23 @@ for step in $STEPS; do
         --out "$OUT/bundles/memory-no-$fam.json" --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-memory-no-$fam.json" || continue
       "$PERFPRED" eval --model "$OUT/bundles/memory-no-$fam.json" "${M[@]}" --holdout-family $fam --json \
         >"$OUT/memory-$fam.json" || true
+    done ;;
+  kfam)  # leave one op family out (its kernels fall to the fallback booster), NeuSight and DeepBench separately
+    for fam in conv gemm elementwise norm softmax; do
+      log "kfam: NeuSight without $fam"
+      [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/kfam-ns-$fam.json" ] ||
+      timed "train-kfam-ns-$fam" "$PERFPRED" train "${NS[@]}" --holdout-family $fam --out "$OUT/bundles/kfam-ns-$fam.json" \
+        --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kfam-ns-$fam.json"
+      "$PERFPRED" eval --model "$OUT/bundles/kfam-ns-$fam.json" "${NS[@]}" --holdout-family $fam \
+        --rows "$OUT/kfam-ns-$fam.rows.csv" --json >"$OUT/kfam-ns-$fam.json"
+    done
+    for fam in conv gemm rnn; do
+      log "kfam: DeepBench without $fam"
+      [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/kfam-db-$fam.json" ] ||
+      timed "train-kfam-db-$fam" "$PERFPRED" train "${DB[@]}" --holdout-family $fam --out "$OUT/bundles/kfam-db-$fam.json" \
+        --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kfam-db-$fam.json"
+      "$PERFPRED" eval --model "$OUT/bundles/kfam-db-$fam.json" "${DB[@]}" --holdout-family $fam \
+        --rows "$OUT/kfam-db-$fam.rows.csv" --json >"$OUT/kfam-db-$fam.json"
     done ;;
   netk)  # the shipped recipe's kernel boosters (NeuSight + DeepBench) under whole networks, trained without the
     # network GPUs: every HELP, torchvision and Jetson row is held out by GPU and by family (no network trains a kernel booster)

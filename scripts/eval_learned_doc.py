@@ -221,6 +221,13 @@ def main():
     L += lines
     if n1 or n2 or n3:
         status["networks"] = weighted(n1 + n2 + n3)
+    lines, kf = table(out, "Kernels: leave one op family out (its kernels fall to the fallback booster trained on the "
+                      "other families; every GPU)",
+                      [("NeuSight conv", "kfam-ns-conv.json"), ("NeuSight gemm (linear, bmm)", "kfam-ns-gemm.json"),
+                       ("NeuSight elementwise", "kfam-ns-elementwise.json"), ("NeuSight norm", "kfam-ns-norm.json"),
+                       ("NeuSight softmax", "kfam-ns-softmax.json"), ("DeepBench conv", "kfam-db-conv.json"),
+                       ("DeepBench gemm", "kfam-db-gemm.json"), ("DeepBench rnn", "kfam-db-rnn.json")], "kfam")
+    L += lines
     lines, nk = table(out, "Whole networks under the shipped recipe's kernel boosters (NeuSight + DeepBench, trained "
                       "without the GTX 1080 Ti, Titan X (Pascal) and Titan Xp; no network trains a kernel booster, so "
                       "every row is held out by family, and by GPU)",

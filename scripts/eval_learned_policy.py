@@ -13,10 +13,12 @@ OUT holds `perfpred eval --rows` CSVs named EVIDENCE-*.rows.csv. Each evidence s
                   network row is held out by GPU and by family (no network ever trains a kernel booster)
   help-gpu-*, help-family-*, tv-*   host-overhead bundles, leave-one-GPU-out and leave-one-family-out
 
+  kfam-ns-*, kfam-db-*  NeuSight and DeepBench kernels, leave-one-op-family-out (the fallback booster predicts)
+
 Rows are grouped into slices (device class of the GPU, runtime, mode, precision). A slice's part is
-learned when the learned layer wins by a clear margin: pooled mean APE at most K_RATIO of the analytical
-model's and K_POINTS points below it, and no held-out group (GPU, family) worse than the analytical model by
-more than K_POINTS. Whole-network evidence decides where it exists; kernel-level evidence alone decides
+learned when the learned layer wins by a clear margin with evidence held out both by GPU and by family:
+pooled mean APE at most K_RATIO of the analytical model's and K_POINTS points below it, and no held-out
+group (GPU, family) worse than the analytical model by more than K_POINTS. Whole-network evidence decides where it exists; kernel-level evidence alone decides
 the kernel part elsewhere, and the rule says so. A slice without rows gets no rule: `predict` then uses
 the analytical model and says there was no held-out evidence.
 """
@@ -30,16 +32,21 @@ from collections import defaultdict
 K_RATIO = 0.9    # learned mean APE at most this share of the analytical one ...
 K_POINTS = 2.0   # ... and this many points below it; no group worse than analytical by more
 
-# evidence prefix -> (runtime, level, part, description)
+# evidence prefix -> (runtime, level, part, what was held out, description)
 SETS = [
-    ("kernels-", "pytorch", "kernel", "kernels", "NeuSight kernels, leave-one-GPU-out"),
-    ("deepbench-", "cudnn", "kernel", "kernels", "DeepBench kernels, leave-one-GPU-out"),
-    ("jetson-latency", "tensorrt", "network", "kernels", "Jetson Nano TensorRT networks, unseen device class and runtime"),
-    ("netk-", "pytorch", "network", "kernels", "whole networks, GPUs and families held out"),
-    ("help-gpu-", "pytorch", "network", "host", "HELP networks, leave-one-GPU-out"),
-    ("help-family-", "pytorch", "network", "host", "HELP networks, leave-one-family-out"),
-    ("tv-", "pytorch", "network", "host", "torchvision networks, leave-one-GPU-out"),
+    ("kernels-", "pytorch", "kernel", "kernels", ("GPU",), "NeuSight kernels, leave-one-GPU-out"),
+    ("kfam-ns-", "pytorch", "kernel", "kernels", ("family",), "NeuSight kernels, leave-one-op-family-out"),
+    ("deepbench-", "cudnn", "kernel", "kernels", ("GPU",), "DeepBench kernels, leave-one-GPU-out"),
+    ("kfam-db-", "cudnn", "kernel", "kernels", ("family",), "DeepBench kernels, leave-one-op-family-out"),
+    ("jetson-latency", "tensorrt", "network", "kernels", ("GPU", "family"),
+     "Jetson Nano TensorRT networks, unseen device class and runtime"),
+    ("netk-", "pytorch", "network", "kernels", ("GPU", "family"), "whole networks, GPUs and families held out"),
+    ("help-gpu-", "pytorch", "network", "host", ("GPU",), "HELP networks, leave-one-GPU-out"),
+    ("help-family-", "pytorch", "network", "host", ("family",), "HELP networks, leave-one-family-out"),
+    ("tv-", "pytorch", "network", "host", ("GPU",), "torchvision networks, leave-one-GPU-out"),
 ]
+# A part is learned only with evidence held out both ways (a GPU and a family the bundle never saw).
+NEEDED = {"GPU", "family"}
 
 
 def device_classes(root):
@@ -73,7 +80,7 @@ def read_rows(out):
         match = next((s for s in SETS if name.startswith(s[0])), None)
         if not match:
             continue
-        _, runtime, level, part, desc = match
+        _, runtime, level, part, held, desc = match
         used.append(name)
         for r in csv.DictReader(open(path)):
             try:
@@ -85,9 +92,8 @@ def read_rows(out):
             sl = (classes.get(r["gpu_id"], "desktop" if r["gpu_id"].startswith("spec:") else "hypothetical"),
                   runtime, mode_of(r["phase_or_mode"]), r["precision"])
             e = (ape(learned, meas), ape(ana, meas))
-            cells[(part, level, desc, sl, "GPU", r["gpu_id"])].append(e)
-            if level == "network":
-                cells[(part, level, desc, sl, "family", r["family"])].append(e)
+            for kind in held:
+                cells[(part, level, desc, sl, kind, r["gpu_id"] if kind == "GPU" else r["family"])].append(e)
     return cells, used
 
 
@@ -101,26 +107,32 @@ def summarise(cells):
         s["groups"].append((kind, group, n, sum(e[0] for e in es) / n, sum(e[1] for e in es) / n))
     for s in out.values():
         for ev in s.values():
-            gpu = [g for g in ev["groups"] if g[0] == "GPU"]
-            ev["n"] = sum(g[2] for g in gpu)
-            ev["learned"] = sum(g[2] * g[3] for g in gpu) / ev["n"]
-            ev["analytical"] = sum(g[2] * g[4] for g in gpu) / ev["n"]
+            # Pooled over every held-out row once: the GPU groups where there are any, else the family groups.
+            kinds = {g[0] for g in ev["groups"]}
+            pool = [g for g in ev["groups"] if g[0] == ("GPU" if "GPU" in kinds else "family")]
+            ev["n"] = sum(g[2] for g in pool)
+            ev["learned"] = sum(g[2] * g[3] for g in pool) / ev["n"]
+            ev["analytical"] = sum(g[2] * g[4] for g in pool) / ev["n"]
+            ev["kinds"] = kinds
     return out
 
 
 def wins(ev):
     worst = max(ev["groups"], key=lambda g: g[3] - g[4])
     ok = (ev["learned"] <= K_RATIO * ev["analytical"] and ev["analytical"] - ev["learned"] >= K_POINTS
-          and worst[3] - worst[4] <= K_POINTS)
+          and worst[3] - worst[4] <= K_POINTS and NEEDED <= ev["kinds"])
     return ok, worst
 
 
 def describe(ev):
     ok, worst = wins(ev)
-    kinds = sorted({g[0] for g in ev["groups"]})
+    kinds = sorted(ev["kinds"])
     text = "{} ({} rows; held out by {}): learned {:.1f}% vs analytical {:.1f}% mean APE; worst {} {} {:.1f}% vs {:.1f}%".format(
         " + ".join(sorted(ev["descs"])), ev["n"], " and ".join(kinds), ev["learned"], ev["analytical"],
         worst[0], worst[1], worst[3], worst[4])
+    missing = sorted(NEEDED - ev["kinds"])
+    if missing:
+        text += "; no held-out-{} evidence".format(" or ".join(missing))
     return ok, text
 
 
