@@ -238,7 +238,7 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
   p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
   for (const auto& w : g.warnings) spdlog::warn("{}", w);
 
-  PredictRun run{std::move(p), gpu, o, std::filesystem::path(o.model).stem().string()};
+  PredictRun run{std::move(p), gpu, o, std::filesystem::path(o.model).stem().string(), {}};
   run.shown.model_bytes.clear();
   run.shown.batch = po.batch;  // the batch the model ran at, which --input-shape or a fixed export decide
   return run;
