@@ -16,13 +16,7 @@ ROOT=${2:?repository root}
 shift 2
 PY=/usr/bin/python3
 "$PY" -c "import torch, torchvision, onnx" 2>/dev/null || { echo "skip: $PY lacks torch, torchvision or onnx"; exit 77; }
-command -v node >/dev/null && command -v npm >/dev/null || { echo "skip: node/npm not installed"; exit 77; }
-NODE_DIR="$ROOT/cache/node"
-if [ ! -d "$NODE_DIR/node_modules/onnxruntime-node" ]; then
-  mkdir -p "$NODE_DIR"
-  (cd "$NODE_DIR" && timeout 600 npm install --ignore-scripts --no-audit --no-fund onnxruntime-node >npm.log 2>&1) ||
-    { echo "skip: npm install onnxruntime-node failed (registry unreachable?), see $NODE_DIR/npm.log"; exit 77; }
-fi
+. "$ROOT/tests/cli/oracle/ort_node.sh"
 OUT="$ROOT/cache/oracle"
 models=("$@")
 [ ${#models[@]} -gt 0 ] || mapfile -t models < <("$PY" "$ROOT/tools/export_oracle_models.py" --out "$OUT" --list)

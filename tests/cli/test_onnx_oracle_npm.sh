@@ -13,13 +13,7 @@ ROOT=${2:?repository root}
 shift 2
 PY=/usr/bin/python3
 "$PY" -c "import onnx" 2>/dev/null || { echo "skip: $PY lacks onnx"; exit 77; }
-command -v node >/dev/null && command -v npm >/dev/null || { echo "skip: node/npm not installed"; exit 77; }
-NODE_DIR="$ROOT/cache/node"
-if [ ! -d "$NODE_DIR/node_modules/onnxruntime-node" ]; then
-  mkdir -p "$NODE_DIR"
-  (cd "$NODE_DIR" && timeout 600 npm install --ignore-scripts --no-audit --no-fund onnxruntime-node >npm.log 2>&1) ||
-    { echo "skip: npm install onnxruntime-node failed (registry unreachable?), see $NODE_DIR/npm.log"; exit 77; }
-fi
+. "$ROOT/tests/cli/oracle/ort_node.sh"
 MODELS_PY="$ROOT/tests/cli/oracle/npm_models.py"
 PKGS="$ROOT/cache/npm_models"
 mkdir -p "$PKGS"
