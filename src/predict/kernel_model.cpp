@@ -171,10 +171,25 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   const double launches = std::max(1, k.launches);
   double rate = r.vector_flops;
   double compute = 0;
+  if (k.matrix && !k.depthwise && k.conv_tf32 && r.tensor_tf32 && !k.simt_only) {
+    // TF32 allowed: cuDNN picks the faster of its TF32 tensor-core and FP32 SIMT kernels (cudnn.benchmark,
+    // or the heuristics' ranking). On GA100/GH100 TF32 has 8x the FP32 rate and always wins; on GA10x/AD10x
+    // GeForce cards TF32 runs at the FP32 rate, and Winograd FP32 kernels win the 3x3 layers.
+    KernelDraft simt = k;
+    simt.simt_only = true;
+    KernelTerms a = time_kernel(simt, r);
+    KernelDraft tc = k;
+    tc.simt_only = true;  // stops the recursion; the TF32 branch below still applies
+    tc.tf32_forced = true;
+    KernelTerms b = time_kernel(tc, r);
+    return a.time_s < b.time_s ? a : b;
+  }
   if (k.matrix && !k.depthwise) {
-    const bool tf32 = k.conv_tf32 && r.tensor_tf32;
-    const bool tensor = tf32 || (r.tensor && k.tensor_ok);
-    rate = tf32 ? r.matrix_tf32_flops : (k.tensor_ok ? r.matrix_flops : r.simt_fp32_flops);
+    const bool simt_path = k.simt_only && !k.tf32_forced;
+    const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32;
+    const bool tensor = !simt_path && (tf32 || (r.tensor && k.tensor_ok));
+    rate = simt_path ? r.simt_fp32_flops
+                     : tf32 ? r.matrix_tf32_flops : (k.tensor_ok ? r.matrix_flops : r.simt_fp32_flops);
     const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
     double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
                       : (tensor ? model::k_gemm_tensor_eff : model::k_gemm_simt_eff);
@@ -266,7 +281,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     d.depthwise = groups > 1 && cin > 0 && cin / groups <= 4;
     d.winograd = groups == 1 && kh == 3 && kw == 3 && sh == 1 && sw == 1 && cin >= model::k_winograd_min_channels &&
                  cout >= model::k_winograd_min_channels;
-    d.conv_tf32 = opts.precision == Precision::fp32;
+    d.conv_tf32 = opts.precision == Precision::fp32 || opts.precision == Precision::tf32;
   }
   if (k.family == OpFamily::rnn) d.serial_steps = static_cast<int>(std::max(1.0, attr_or(k, "seq_len", 1)));
   const auto rates = detail::gpu_rates(gpu, opts.precision, opts.runtime);

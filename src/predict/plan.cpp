@@ -157,7 +157,8 @@ struct PlanContext {
 
   void note_tf32(const char* what) {
     if (noted_tf32) return;
-    plan.notes.push_back(std::string("fp32 ") + what + " run on TF32 tensor cores (the runtime's default on sm_80+)");
+    plan.notes.push_back(std::string("fp32 ") + what + " run on TF32 tensor cores (the runtime's default on sm_80+)" +
+                         " or on FP32 kernels where those are faster");
     noted_tf32 = true;
   }
 };
@@ -364,6 +365,7 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
       d.conv_tf32 = true;
       c.note_tf32("convolutions");
     }
+    if (c.opts.precision == Precision::tf32 && c.has_tf32 && !d.depthwise) d.conv_tf32 = true;
   } else if (c.opts.precision == Precision::fp32 && c.has_tf32 && c.opts.runtime == Runtime::tensorrt) {
     d.conv_tf32 = true;
     c.note_tf32("convolutions and GEMMs");

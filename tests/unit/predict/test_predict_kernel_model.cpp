@@ -171,5 +171,36 @@ TEST(TensorRtFp16, GeForceFp16AccumulateKernelsRunAtTwiceTheFrameworkRate) {
   EXPECT_DOUBLE_EQ(gemm_time(a100, Runtime::pytorch), gemm_time(a100, Runtime::tensorrt));
 }
 
+KernelEstimate conv3x3(const GpuSpec& g, Precision p) {
+  // 64 -> 64 channels, 3x3 stride 1 at 56x56, batch 32: a ResNet stage-1 layer (Winograd-eligible).
+  KernelEstimate k;
+  k.family = OpFamily::conv;
+  k.gemm = GemmShape{1, 32 * 56 * 56, 64, 64 * 9};
+  k.flops = 2.0 * 32 * 56 * 56 * 64 * 64 * 9;
+  k.bytes = 4.0 * (2 * 32 * 64 * 56 * 56 + 64 * 64 * 9);
+  k.attrs = {{"groups", 1}, {"in_channels", 64}, {"out_channels", 64}, {"kernel_h", 3}, {"kernel_w", 3},
+             {"stride_h", 1}, {"stride_w", 1}};
+  PredictOptions o;
+  o.precision = p;
+  estimate_kernel(k, g, o);
+  return k;
+}
+
+TEST(Tf32OrSimt, ConvolutionsTakeTheFasterOfTf32AndFp32Kernels) {
+  // GeForce Ampere: TF32 tensor cores run at the FP32 SIMT rate (35.6 TFLOPS on the RTX 3090), and a 3x3
+  // layer's Winograd FP32 kernel beats the TF32 implicit GEMM: the time is the one without TF32 at all.
+  const GpuSpec rtx = gpu("rtx-3090");
+  GpuSpec rtx_no_tf32 = rtx;
+  rtx_no_tf32.tensor_tf32_tflops = 0;
+  ASSERT_GT(rtx.tensor_tf32_tflops, 0);
+  for (Precision p : {Precision::fp32, Precision::tf32})
+    EXPECT_DOUBLE_EQ(conv3x3(rtx, p).time_s, conv3x3(rtx_no_tf32, Precision::fp32).time_s) << to_string(p);
+  // A100: TF32 has 8x the FP32 rate and wins.
+  const GpuSpec a100 = gpu("a100-sxm4-80gb");
+  GpuSpec a100_no_tf32 = a100;
+  a100_no_tf32.tensor_tf32_tflops = 0;
+  EXPECT_LT(conv3x3(a100, Precision::fp32).time_s, 0.6 * conv3x3(a100_no_tf32, Precision::fp32).time_s);
+}
+
 }  // namespace
 }  // namespace perfpred
