@@ -87,6 +87,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   r.vector_flops *= r.clock_scale;
   r.matrix_flops *= r.clock_scale;
   r.matrix_tf32_flops *= r.clock_scale;
+  r.half_precision = p == Precision::fp16 || p == Precision::bf16;
   r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
   const std::string& cc = gpu.compute_capability;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
@@ -171,7 +172,9 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   const double launches = std::max(1, k.launches);
   double rate = r.vector_flops;
   double compute = 0;
-  if (k.matrix && !k.depthwise && k.conv_tf32 && r.tensor_tf32 && !k.simt_only) {
+  const bool conv_family = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
+  const bool half_tensor_conv = conv_family && r.tensor && r.half_precision && k.tensor_ok;
+  if (k.matrix && !k.depthwise && ((k.conv_tf32 && r.tensor_tf32) || half_tensor_conv) && !k.simt_only) {
     // TF32 allowed: cuDNN picks the faster of its TF32 tensor-core and FP32 SIMT kernels (cudnn.benchmark,
     // or the heuristics' ranking). On GA100/GH100 TF32 has 8x the FP32 rate and always wins; on GA10x/AD10x
     // GeForce cards TF32 runs at the FP32 rate, and Winograd FP32 kernels win the 3x3 layers.

@@ -171,14 +171,14 @@ TEST(TensorRtFp16, GeForceFp16AccumulateKernelsRunAtTwiceTheFrameworkRate) {
   EXPECT_DOUBLE_EQ(gemm_time(a100, Runtime::pytorch), gemm_time(a100, Runtime::tensorrt));
 }
 
-KernelEstimate conv3x3(const GpuSpec& g, Precision p) {
-  // 64 -> 64 channels, 3x3 stride 1 at 56x56, batch 32: a ResNet stage-1 layer (Winograd-eligible).
+/// c -> c channels, 3x3 stride 1 at hw x hw, batch n (Winograd-eligible); default: a ResNet stage-1 layer.
+KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw = 56, double n = 32) {
   KernelEstimate k;
   k.family = OpFamily::conv;
-  k.gemm = GemmShape{1, 32 * 56 * 56, 64, 64 * 9};
-  k.flops = 2.0 * 32 * 56 * 56 * 64 * 64 * 9;
-  k.bytes = 4.0 * (2 * 32 * 64 * 56 * 56 + 64 * 64 * 9);
-  k.attrs = {{"groups", 1}, {"in_channels", 64}, {"out_channels", 64}, {"kernel_h", 3}, {"kernel_w", 3},
+  k.gemm = GemmShape{1, static_cast<int64_t>(n * hw * hw), static_cast<int64_t>(c), static_cast<int64_t>(c * 9)};
+  k.flops = 2.0 * n * hw * hw * c * c * 9;
+  k.bytes = element_bytes(p) * (2 * n * c * hw * hw + c * c * 9);
+  k.attrs = {{"groups", 1}, {"in_channels", c}, {"out_channels", c}, {"kernel_h", 3}, {"kernel_w", 3},
              {"stride_h", 1}, {"stride_w", 1}};
   PredictOptions o;
   o.precision = p;
@@ -200,6 +200,21 @@ TEST(Tf32OrSimt, ConvolutionsTakeTheFasterOfTf32AndFp32Kernels) {
   GpuSpec a100_no_tf32 = a100;
   a100_no_tf32.tensor_tf32_tflops = 0;
   EXPECT_LT(conv3x3(a100, Precision::fp32).time_s, 0.6 * conv3x3(a100_no_tf32, Precision::fp32).time_s);
+}
+
+TEST(Tf32OrSimt, HalfPrecisionConvolutionsTakeTheFasterOfTensorAndFp32Kernels) {
+  // FP16 storage with FP32 math (cuDNN's pseudo-half kernels) at the FP32 rate, Winograd for 3x3: on the
+  // RTX 3090 (71 TFLOPS FP16 tensor with FP32 accumulation, 35.6 FP32) they beat the tensor-core GEMM.
+  const GpuSpec rtx = gpu("rtx-3090");
+  GpuSpec rtx_no_tensor = rtx;
+  rtx_no_tensor.tensor_fp16_tflops = 0;
+  EXPECT_DOUBLE_EQ(conv3x3(rtx, Precision::fp16).time_s, conv3x3(rtx_no_tensor, Precision::fp16).time_s);
+  // The A100's 312 TFLOPS tensor path wins a compute-bound layer (512 channels at 14x14, batch 256).
+  const GpuSpec a100 = gpu("a100-sxm4-80gb");
+  GpuSpec a100_no_tensor = a100;
+  a100_no_tensor.tensor_fp16_tflops = 0;
+  EXPECT_LT(conv3x3(a100, Precision::fp16, 512, 14, 256).time_s,
+            0.9 * conv3x3(a100_no_tensor, Precision::fp16, 512, 14, 256).time_s);
 }
 
 }  // namespace
