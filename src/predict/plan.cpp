@@ -32,6 +32,19 @@ bool is_static(std::string_view op) {
   return op == "Constant" || op == "Identity" || op == "Shape" || op == "ConstantOfShape" || op == "Size";
 }
 
+/// A node whose every output was computed at import (shape arithmetic: Shape -> Gather -> Unsqueeze ->
+/// Concat chains, Cast/Div/Mul on sizes): in the framework these are Python integers or folded by the
+/// runtime's builder, so no dispatch and no kernel.
+bool computes_constants(const Graph& g, const Node& n) {
+  if (n.outputs.empty()) return false;
+  for (int t : n.outputs) {
+    if (t < 0 || t >= static_cast<int>(g.tensors.size())) return false;
+    const Tensor& x = g.tensors[t];
+    if (x.is_graph_output || !(x.int_values.has_value() || x.float_values.has_value())) return false;
+  }
+  return true;
+}
+
 double tensor_bytes(const Graph& g, int t) {
   if (t < 0 || t >= static_cast<int>(g.tensors.size())) return 0;
   auto b = g.tensors[t].bytes();
@@ -435,9 +448,9 @@ void plan_forward(PlanContext& c) {
     const Node& node = g.nodes[i];
     const NodeCost& nc = c.cost.nodes[i];
     OpFamily fam = nc.family;
-    if (fam == OpFamily::view || is_static(node.op) ||
-        (c.eager && fam == OpFamily::data_movement && is_torch_view(node.op))) {
-      if (c.eager && !is_static(node.op)) c.pending_host += c.host.view;
+    const bool constant = is_static(node.op) || computes_constants(g, node);
+    if (constant || fam == OpFamily::view || (c.eager && fam == OpFamily::data_movement && is_torch_view(node.op))) {
+      if (c.eager && !constant) c.pending_host += c.host.view;
       continue;
     }
     KernelDraft d;

@@ -90,6 +90,15 @@ class NetBuilder {
     return y;
   }
   int relu(int x) { return unary("Relu", x); }
+  /// A shape-arithmetic node (Shape, Gather, Unsqueeze, Div on sizes) whose int64 output is known at import.
+  int shape_value(const std::string& op, int x, std::vector<int64_t> values, OpFamily fam) {
+    int y = tensor({static_cast<int64_t>(values.size())});
+    g.tensors[y].dtype = DType::i64;
+    g.tensors[y].int_values = std::move(values);
+    node(op, {x}, y);
+    cost(fam);
+    return y;
+  }
   int add(int a, int b) {
     int y = tensor(shape(a));
     node("Add", {a, b}, y);

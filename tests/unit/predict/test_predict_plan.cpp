@@ -201,5 +201,33 @@ TEST(ActivationPatterns, GeluAndSiluAsExportedAreOneKernelEverywhere) {
   EXPECT_DOUBLE_EQ(k.bytes, static_cast<double>(silu.c.nodes[0].bytes_read + silu.c.nodes[0].bytes_written));
 }
 
+TEST(EagerPlan, ShapeArithmeticExportedIntoTheGraphCostsNothing) {
+  // torch.onnx writes x.size() arithmetic (channel_shuffle, view(b, -1, h, w)) as Shape -> Gather ->
+  // Unsqueeze -> Concat nodes whose values are known at import. Eager PyTorch runs them as Python
+  // integers: no dispatch, no kernel. Only the Reshape of the data tensor is a (view) op.
+  auto build = [](bool with_shape_ops) {
+    test::NetBuilder b;
+    const int x = b.input("x", {1, 16, 8, 8});
+    int y = b.relu(x);
+    if (with_shape_ops) {
+      const int s = b.shape_value("Shape", y, {1, 16, 8, 8}, OpFamily::view);
+      const int c = b.shape_value("Gather", s, {16}, OpFamily::data_movement);
+      const int u = b.shape_value("Unsqueeze", c, {16}, OpFamily::view);
+      b.shape_value("Div", u, {8}, OpFamily::elementwise);
+    }
+    b.output(b.relu(y));
+    return b;
+  };
+  PredictOptions o;
+  o.batch = 1;
+  const auto plain = build(false), shaped = build(true);
+  const Prediction a = predict(plain.g, plain.c, gpu("rtx-2080ti"), o);
+  const Prediction b = predict(shaped.g, shaped.c, gpu("rtx-2080ti"), o);
+  EXPECT_DOUBLE_EQ(b.host_overhead_ms, a.host_overhead_ms);
+  EXPECT_DOUBLE_EQ(b.latency_ms, a.latency_ms);
+  EXPECT_EQ(plan_kernels(shaped.g, shaped.c, gpu("rtx-2080ti"), o).size(),
+            plan_kernels(plain.g, plain.c, gpu("rtx-2080ti"), o).size());
+}
+
 }  // namespace
 }  // namespace perfpred
