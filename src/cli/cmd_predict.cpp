@@ -15,7 +15,6 @@
 #include "perfpred/hw/catalog.hpp"
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/predict/predictor.hpp"
-#include "perfpred/report/text.hpp"
 #include "perfpred/util/error.hpp"
 
 namespace perfpred::cli {
@@ -154,10 +153,7 @@ PredictOptions predict_options(const PredictCmdOptions& o) {
   po.detail = o.layers;
   if (po.mode == Mode::training && po.runtime == Runtime::tensorrt)
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
-  if (!(o.host_factor >= 0.1 && o.host_factor <= 10))
-    throw InputError("--host-factor " + report::fmt_given(o.host_factor) +
-                     ": must be between 0.1 and 10 (this machine's host CPU time over the reference machine's)");
-  po.host_factor = o.host_factor;
+  po.host_factor = checked_host_factor(o.host_factor);
   return po;
 }
 
@@ -233,8 +229,7 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
       p.notes.push_back("unknown ops costed as bytes-only estimates (--allow-unknown)");
       break;
     }
-  if (po.host_factor != 1)
-    notes.push_back("host costs (dispatch, autograd, enqueue) scaled by " + report::fmt_given(po.host_factor) + " (--host-factor)");
+  if (po.host_factor != 1) notes.push_back(host_factor_note(po.host_factor));
   p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
   for (const auto& w : g.warnings) spdlog::warn("{}", w);
 

@@ -123,6 +123,13 @@ int main(int argc, char** argv) {
     show->add_flag("--json", devices_opts.json, "Print JSON");
     sub->callback([&] { action = [&] { return perfpred::cli::run_devices(devices_opts); }; });
   }
+  // --host-factor on every command that predicts for a machine (checked by cli::checked_host_factor).
+  auto add_host_factor = [](CLI::App* sub, double& f) {
+    sub->add_option("--host-factor", f,
+                    "Host CPU time of this machine over the reference one (0.1-10; 2 = a CPU half as fast). "
+                    "Fit it from one measurement: perfpred fit-host, docs/model.md (Host speed)")
+        ->default_val(1);
+  };
   perfpred::cli::PredictCmdOptions predict_opts;
   std::vector<std::string> predict_bundles;
   bool predict_analytical = false;
@@ -146,10 +153,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--allow-partial", predict_opts.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
-    sub->add_option("--host-factor", predict_opts.host_factor,
-                    "Host CPU time of this machine over the reference one (0.1-10; 2 = a CPU half as fast). "
-                    "Fit it from one measurement: docs/model.md, Host speed")
-        ->default_val(1);
+    add_host_factor(sub, predict_opts.host_factor);
     sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the shipped bundle for the parts its policy gives it, the analytical model elsewhere");
     sub->add_flag("--analytical", predict_analytical, "Analytical model alone (refuses --model)");
     sub->callback([&, sub] {
@@ -158,7 +162,7 @@ int main(int argc, char** argv) {
     });
   }
   // Options every decision subcommand shares (mig, select, sweep, report, diff).
-  auto add_predict_options = [](CLI::App* sub, perfpred::cli::PredictChoices& p) {
+  auto add_predict_options = [&add_host_factor](CLI::App* sub, perfpred::cli::PredictChoices& p) {
     sub->add_option("--batch", p.batch, "Batch size (leading symbolic dim of each runtime input)")->default_val(1);
     sub->add_option("--precision", p.precision, "fp32, tf32, fp16, bf16 or int8")->default_val("fp32");
     sub->add_option("--mode", p.mode, "inference or training")->default_val("inference");
@@ -172,6 +176,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--allow-partial", p.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
+    add_host_factor(sub, p.host_factor);
   };
 
   perfpred::cli::MigCliOptions mig_opts;
@@ -241,6 +246,7 @@ int main(int argc, char** argv) {
     check->add_option("--bundle", budget_opts.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone (the default)");
     check->add_flag("--allow-partial", budget_opts.allow_partial, "Check even models whose working nodes have unknown shapes");
+    add_host_factor(check, budget_opts.host_factor);
     check->callback([&] { action = [&] { return perfpred::cli::run_budget_check(budget_opts); }; });
   }
 

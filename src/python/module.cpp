@@ -86,7 +86,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("allow_partial", &cli::PredictChoices::allow_partial)
       .def_readwrite("allow_unknown", &cli::PredictChoices::allow_unknown)
       .def_readwrite("bundle", &cli::PredictChoices::bundle)
-      .def_readwrite("analytical", &cli::PredictChoices::analytical);
+      .def_readwrite("analytical", &cli::PredictChoices::analytical)
+      .def_readwrite("host_factor", &cli::PredictChoices::host_factor);
 
   py::class_<cli::SelectCliOptions, cli::PredictChoices> select(m, "SelectOptions");
   bind_choices(select);

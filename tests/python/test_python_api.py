@@ -291,6 +291,37 @@ class Advise(unittest.TestCase):
             perfpred.mig(RESNET18, "l4")
         self.assertEqual("perfpred: error: " + str(ctx.exception), err)
 
+    def test_host_factor_matches_cli(self):
+        """host_factor= is --host-factor on select, sweep and mig: the CLI's JSON at F=2 (slower than at F=1
+        on a host-bound model), the CLI's one-line error out of range."""
+        lenet = os.path.join(ZOO, "lenet5.onnx")
+        calls = {
+            "select": (["select", lenet, "--devices", "t4,a30"], lambda **kw: perfpred.select(lenet, ["t4", "a30"], **kw),
+                       lambda d: d["ranked"][0]["prediction"]["latency_ms"]),
+            "sweep": (["sweep", lenet, "--base-gpu", "a30", "--vary", "sm_count=28:56:28"],
+                      lambda **kw: perfpred.sweep(lenet, "a30", {"sm_count": (28, 56, 28)}, **kw),
+                      lambda d: d["points"][0]["latency_ms"]),
+            "mig": (["mig", lenet, "--gpu", "a30"], lambda **kw: perfpred.mig(lenet, "a30", **kw),
+                    lambda d: d["whole_gpu"]["latency_ms"]),
+        }
+        for name, (args, call, latency) in calls.items():
+            want = json.loads(cli(*args, "--json", "--host-factor", "2"))
+            got, base = call(host_factor=2).to_dict(), call().to_dict()
+            for d in (want, got, base):
+                d.pop("elapsed_s", None), d.pop("points_per_second", None)  # sweep timings differ between runs
+            self.assertEqual(got, want, name)
+            self.assertEqual(got["host_factor"], 2, name)
+            self.assertNotIn("host_factor", base, name)
+            self.assertGreater(latency(got), 1.5 * latency(base), name)
+            self.assertEqual(call(host_factor=1).to_dict().get("host_factor"), None, name)
+            rc, err = cli_error(*args, "--host-factor", "20")
+            self.assertEqual(rc, 2)
+            with self.assertRaises(perfpred.InputError) as ctx:
+                call(host_factor=20)
+            self.assertEqual("perfpred: error: " + str(ctx.exception), err)
+            with self.assertRaises(perfpred.InputError):
+                call(host_factor="2")
+
 
 class Pandas(unittest.TestCase):
     def test_to_pandas_only_where_pandas_is(self):
