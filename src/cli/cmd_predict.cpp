@@ -21,14 +21,6 @@ namespace perfpred::cli {
 
 namespace {
 
-/// Six significant digits: stable, readable JSON (the model is not more precise than that).
-double r6(double v) {
-  if (!std::isfinite(v) || v == 0) return 0;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return std::strtod(buf, nullptr);
-}
-
 std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);

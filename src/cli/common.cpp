@@ -1,6 +1,9 @@
 #include "common.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -76,6 +79,13 @@ int64_t model_batch(const Graph& g, int64_t requested) {
     if (in.has_shape && in.shape.size() >= 2) return in.shape[0] > 0 ? in.shape[0] : requested;
   }
   return requested;
+}
+
+double r6(double v) {
+  if (!std::isfinite(v) || v == 0) return 0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return std::strtod(buf, nullptr);
 }
 
 double checked_host_factor(double f) {

@@ -37,6 +37,10 @@ GraphCost analyze_model(const Graph& g, const AnalyzeOptions& o, const std::stri
 /// Working nodes of unknown shape ("model: NODE (OP)") of every model analysed with allow_partial so far.
 const std::vector<std::string>& partial_nodes();
 
+/// Six significant digits: stable, readable JSON (the model is not more precise than that); 0 for a
+/// non-finite value.
+double r6(double v);
+
 /// --host-factor F (this machine's host CPU time over the reference machine's) checked: F in [0.1, 10],
 /// else an InputError naming the flag. Every command that predicts for a machine takes it.
 double checked_host_factor(double f);
