@@ -168,6 +168,33 @@ class ControlFlow(unittest.TestCase):
             self.assertEqual(len(perfpred.select(path, ["l4"], dims=["seq=7"]).rows), 1)
 
 
+class FitHost(unittest.TestCase):
+    def test_round_trip_matches_cli(self):
+        """fit_host() is `fit-host --json`: a prediction at F=1.7 fits back to 1.7."""
+        lenet = os.path.join(ZOO, "lenet5.onnx")
+        t = perfpred.predict(lenet, gpu="a100-sxm4-40gb", host_factor=1.7, layers=False).latency_ms
+        got = perfpred.fit_host(lenet, "a100-sxm4-40gb", t)
+        self.assertEqual(got.to_json(), cli("fit-host", lenet, "--gpu", "a100-sxm4-40gb", "--measured-ms", repr(t), "--json"))
+        self.assertAlmostEqual(got.host_factor, 1.7, delta=0.017)
+        self.assertEqual(got.latency_ms["at_host_factor_1"], perfpred.predict(lenet, gpu="a100-sxm4-40gb").latency_ms)
+        with open(lenet, "rb") as f:
+            self.assertEqual(perfpred.fit_host(f.read(), "a100-sxm4-40gb", t, name="lenet5").to_dict(), got.to_dict())
+        train = perfpred.predict(RESNET18, gpu="l4", mode="training", host_factor=3, layers=False).latency_ms
+        self.assertAlmostEqual(perfpred.fit_host(RESNET18, "l4", train, mode="training").host_factor, 3, delta=0.03)
+
+    def test_unmatched_is_the_cli_error(self):
+        lenet = os.path.join(ZOO, "lenet5.onnx")
+        for t in ("0.001", "1000", "-1"):
+            rc, err = cli_error("fit-host", lenet, "--gpu", "a100-sxm4-40gb", "--measured-ms", t)
+            self.assertEqual(rc, 2)
+            with self.assertRaises(perfpred.InputError) as ctx:
+                perfpred.fit_host(lenet, "a100-sxm4-40gb", float(t))
+            self.assertEqual("perfpred: error: " + str(ctx.exception), err)
+        for bad in (None, "1.2"):
+            with self.assertRaises(perfpred.InputError):
+                perfpred.fit_host(lenet, "a100-sxm4-40gb", bad)
+
+
 class Errors(unittest.TestCase):
     def assert_same_error(self, cli_args, call, *args, **kw):
         rc, err = cli_error(*cli_args)

@@ -90,6 +90,14 @@ class Prediction(Result):
         return [(k, self._doc[k]) for k in keys if k in self._doc]
 
 
+class HostFit(Result):
+    """`perfpred fit-host --json`: `host_factor`, the measurement, the latency at 1 and at the fit."""
+
+    def _brief(self):
+        keys = ("model", "gpu", "batch", "measured_ms", "host_factor")
+        return [(k, self._doc[k]) for k in keys if k in self._doc]
+
+
 class Devices(Result):
     """`perfpred devices --json`: `rows` (and iteration) are the catalogued devices."""
 
@@ -319,6 +327,29 @@ def _example_batch(example_inputs):
 # ---- the calls ----------------------------------------------------------------------------------------
 
 
+def _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs, input_names,
+                     input_shapes, allow_unknown, copies, name, flow):
+    """predict's options (also fit_host's) from its keywords."""
+    o = _perfpred.PredictOptions()
+    o.model, o.model_bytes = _model_arg(model, scratch, example_inputs, input_names, name)
+    o.gpu = _gpu_arg(gpu, scratch)
+    if batch is None:
+        batch = (_example_batch(example_inputs) if example_inputs is not None else None) or 1
+    else:
+        o.batch_given = True
+    o.batch = _int("batch", batch)
+    o.precision, o.mode, o.runtime = _str("precision", precision), _str("mode", mode), _str("runtime", runtime)
+    o.optimizer = _str("optimizer", optimizer)
+    o.input_shapes = _input_shapes(input_shapes)
+    o.allow_unknown, o.no_copies = bool(allow_unknown), not copies
+    _flow(o, **flow)
+    return o
+
+
+def _bundles(bundles):
+    return [_str("bundles", b) for b in ([bundles] if isinstance(bundles, str) else bundles or [])]
+
+
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
@@ -332,25 +363,34 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
     loop_trips ({"Loop_0": 12}), dims ({"seq": 128}) and allow_partial are --branch, --loop-trips, --dim and
     --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's)."""
-    o = _perfpred.PredictOptions()
     with _Scratch() as scratch:
-        o.model, o.model_bytes = _model_arg(model, scratch, example_inputs, input_names, name)
-        o.gpu = _gpu_arg(gpu, scratch)
-        if batch is None:
-            batch = (_example_batch(example_inputs) if example_inputs is not None else None) or 1
-        else:
-            o.batch_given = True
-        o.batch = _int("batch", batch)
-        o.precision, o.mode, o.runtime = _str("precision", precision), _str("mode", mode), _str("runtime", runtime)
-        o.optimizer = _str("optimizer", optimizer)
-        o.input_shapes = _input_shapes(input_shapes)
-        o.layers, o.allow_unknown, o.no_copies, o.no_meta = bool(layers), bool(allow_unknown), not copies, not meta
-        _flow(o, branches, loop_trips, allow_partial, dims)
-        o.host_factor = _number("host_factor", host_factor)
-        if isinstance(bundles, str):
-            bundles = [bundles]
-        text = _perfpred.predict(o, [_str("bundles", b) for b in bundles or []], bool(analytical))
+        o = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
+                             input_names, input_shapes, allow_unknown, copies, name,
+                             dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
+                                  host_factor=host_factor))
+        o.layers, o.no_meta = bool(layers), not meta
+        text = _perfpred.predict(o, _bundles(bundles), bool(analytical))
         return Prediction(scratch.clean_json(text))
+
+
+def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
+             optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
+             copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
+             allow_partial=False, dims=None):
+    """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
+    `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s; a
+    measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only floor ...)."""
+    with _Scratch() as scratch:
+        o = _perfpred.FitHostOptions()
+        o.predict = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
+                                     input_names, input_shapes, allow_unknown, copies, name,
+                                     dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial,
+                                          dims=dims))
+        if measured_ms is None:
+            raise InputError("measured_ms=None: give the measured latency in ms")
+        o.measured_ms = _number("measured_ms", measured_ms)
+        o.bundles, o.analytical = _bundles(bundles), bool(analytical)
+        return HostFit(scratch.clean_json(_perfpred.fit_host(o)))
 
 
 def devices():
