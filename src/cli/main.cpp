@@ -45,6 +45,34 @@ void setup_logging(bool verbose, bool quiet) {
   spdlog::set_default_logger(logger);
 }
 
+/// `fit-host`: predict's model and settings, and the measured latency to match.
+void add_fit_host(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std::function<int()>& action) {
+  auto* sub = app.add_subcommand("fit-host", "Fit --host-factor: the host speed at which predict matches one measured latency");
+  auto& p = fit_opts.predict;
+  sub->add_option("model", p.model, "ONNX model file (a small model at batch 1 is host-bound: the best to fit on)")->required();
+  sub->add_option("--gpu", p.gpu, "Catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON: the GPU it was timed on")->required();
+  sub->add_option("--measured-ms", fit_opts.measured_ms, "Measured latency per batch (per step in training), ms")->required();
+  sub->add_option("--batch", p.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
+  sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+  sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
+  sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
+  sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
+  sub->add_option("--precision", p.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
+  sub->add_option("--mode", p.mode, "inference|training")->default_val("inference");
+  sub->add_option("--optimizer", p.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
+  sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
+  sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as bytes-only estimates");
+  sub->add_flag("--allow-partial", p.allow_partial, "Fit even when working nodes have unknown shapes");
+  sub->add_flag("--no-copies", p.no_copies, "The measurement leaves host<->device copies of inputs/outputs out");
+  sub->add_option("--model", fit_opts.bundles, "Learned bundle, as predict's --model");
+  sub->add_flag("--analytical", fit_opts.analytical, "Analytical model alone (refuses --model)");
+  sub->add_flag("--json", fit_opts.json, "Print one JSON object");
+  sub->callback([&, sub] {
+    fit_opts.predict.batch_given = sub->get_option("--batch")->count() > 0;
+    action = [&] { return perfpred::cli::run_fit_host(fit_opts); };
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,32 +191,7 @@ int main(int argc, char** argv) {
     });
   }
   perfpred::cli::FitHostCmdOptions fit_opts;
-  {
-    auto* sub = app.add_subcommand("fit-host", "Fit --host-factor: the host speed at which predict matches one measured latency");
-    auto& p = fit_opts.predict;
-    sub->add_option("model", p.model, "ONNX model file (a small model at batch 1 is host-bound: the best to fit on)")->required();
-    sub->add_option("--gpu", p.gpu, "Catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON: the GPU it was timed on")->required();
-    sub->add_option("--measured-ms", fit_opts.measured_ms, "Measured latency per batch (per step in training), ms")->required();
-    sub->add_option("--batch", p.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
-    sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
-    sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
-    sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
-    sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
-    sub->add_option("--precision", p.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
-    sub->add_option("--mode", p.mode, "inference|training")->default_val("inference");
-    sub->add_option("--optimizer", p.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
-    sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
-    sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as bytes-only estimates");
-    sub->add_flag("--allow-partial", p.allow_partial, "Fit even when working nodes have unknown shapes");
-    sub->add_flag("--no-copies", p.no_copies, "The measurement leaves host<->device copies of inputs/outputs out");
-    sub->add_option("--model", fit_opts.bundles, "Learned bundle, as predict's --model");
-    sub->add_flag("--analytical", fit_opts.analytical, "Analytical model alone (refuses --model)");
-    sub->add_flag("--json", fit_opts.json, "Print one JSON object");
-    sub->callback([&, sub] {
-      fit_opts.predict.batch_given = sub->get_option("--batch")->count() > 0;
-      action = [&] { return perfpred::cli::run_fit_host(fit_opts); };
-    });
-  }
+  add_fit_host(app, fit_opts, action);
   // Options every decision subcommand shares (mig, select, sweep, report, diff).
   auto add_predict_options = [&add_host_factor](CLI::App* sub, perfpred::cli::PredictChoices& p) {
     sub->add_option("--batch", p.batch, "Batch size (leading symbolic dim of each runtime input)")->default_val(1);
