@@ -1,6 +1,8 @@
 #include "cmd_fit_host.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 
@@ -16,7 +18,6 @@ namespace perfpred::cli {
 
 namespace {
 
-using report::fmt_fixed;
 using report::fmt_given;
 using report::fmt_ms;
 
@@ -27,9 +28,10 @@ struct FitRun {
   double measured_ms = 0;
 };
 
+/// A factor as it is printed and echoed: four significant digits (a fit is not more precise than that).
 std::string factor_text(double f) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", f);
+  std::snprintf(buf, sizeof buf, "%.4g", f);
   return buf;
 }
 
@@ -66,6 +68,9 @@ FitRun compute_fit(const FitHostCmdOptions& o) {
   LatencyByHostFactor lat = latency_by_host_factor(po, o.bundles, o.analytical);
   FitRun r{std::move(lat.run), fit_host_factor(lat.latency_ms, o.measured_ms), o.measured_ms};
   if (r.fit.status != HostFit::Status::fitted) unmatched(r);
+  // The factor as printed, and its latency: what `predict --host-factor F` with the printed F gives.
+  r.fit.factor = std::clamp(std::strtod(factor_text(r.fit.factor).c_str(), nullptr), k_host_factor_min, k_host_factor_max);
+  r.fit.latency_ms = lat.latency_ms(r.fit.factor);
   return r;
 }
 
@@ -80,7 +85,7 @@ nlohmann::json fit_json(const FitRun& r) {
                    {"mode", s.mode},
                    {"runtime", s.runtime},
                    {"measured_ms", r.measured_ms},
-                   {"host_factor", r6(r.fit.factor)},
+                   {"host_factor", r.fit.factor},
                    {"latency_ms", {{"at_host_factor_1", r6(p.latency_ms)}, {"fitted", r6(r.fit.latency_ms)}}},
                    {"range_ms", {{"at_host_factor_0.1", r6(r.fit.floor_ms)}, {"at_host_factor_10", r6(r.fit.ceiling_ms)}}},
                    {"breakdown_at_host_factor_1",
@@ -103,7 +108,7 @@ int run_fit_host(const FitHostCmdOptions& o) {
   }
   const PredictCmdOptions& s = r.at_1.shown;
   const Prediction& p = r.at_1.prediction;
-  const std::string f = fmt_fixed(r.fit.factor, 3);
+  const std::string f = factor_text(r.fit.factor);
   std::printf("fit-host %s on %s (batch %lld, %s, %s, runtime %s), predictor %s\n", r.at_1.model_name.c_str(),
               r.at_1.gpu.id.c_str(), static_cast<long long>(s.batch), s.precision.c_str(), s.mode.c_str(),
               s.runtime.c_str(), p.model_bundle.c_str());
