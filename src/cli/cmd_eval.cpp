@@ -173,18 +173,17 @@ LatencyByHostFactor latency_by_host_factor(const PredictCmdOptions& opts, const 
   auto st = std::make_shared<State>();
   auto b = std::make_shared<PredictBundles>(models, analytical);
   st->bundles = b;
-  PredictOptions po;
+  // The hook keeps the imported, costed model and the options predict() got, to predict again at any F.
   auto hook = [&](Prediction& p, const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& o) {
     st->graph = g;
     st->cost = cost;
     st->gpu = gpu;
     st->po = o;
-    po = o;
     if (b->after) b->after(p, g, cost, gpu, o);
   };
   LatencyByHostFactor out;
   out.run = compute_predict(opts, b->corrector.get(), hook);
-  record_predictor(*b, out.run, po);
+  record_predictor(*b, out.run, st->po);
   out.latency_ms = [st](double f) {
     PredictOptions o = st->po;
     o.host_factor = f;

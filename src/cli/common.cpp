@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "perfpred/predict/host_fit.hpp"
 #include "perfpred/report/text.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/json_file.hpp"
@@ -89,7 +90,7 @@ double r6(double v) {
 }
 
 double checked_host_factor(double f) {
-  if (!(f >= 0.1 && f <= 10))
+  if (!(f >= k_host_factor_min && f <= k_host_factor_max))
     throw InputError("--host-factor " + report::fmt_given(f) +
                      ": must be between 0.1 and 10 (this machine's host CPU time over the reference machine's)");
   return f;
