@@ -88,6 +88,7 @@ inline PredictOptions predict_options(const PredictChoices& c) {
   o.mode = mode_from_string(c.mode, "--mode");
   o.runtime = runtime_from_string(c.runtime, "--runtime");
   if (!c.optimizer.empty()) o.optimizer = optimizer_from_string(c.optimizer, "--optimizer");
+  o.host_factor = checked_host_factor(c.host_factor);
   return o;
 }
 

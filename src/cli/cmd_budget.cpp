@@ -33,7 +33,9 @@ std::string check_line(const advise::BudgetCheck& c) {
 }  // namespace
 
 int run_budget_check(const BudgetCliOptions& o) {
+  const double host_factor = checked_host_factor(o.host_factor);
   advise::BudgetFile file = advise::parse_budget_file(o.file);
+  for (auto& e : file.entries) e.options.host_factor = host_factor;  // the machine CI runs on, for every entry
   const std::filesystem::path dir =
       file.path.has_parent_path() ? file.path.parent_path() : std::filesystem::path(".");
   support::Corrector corr(o.bundle, o.analytical);
@@ -65,7 +67,7 @@ int run_budget_check(const BudgetCliOptions& o) {
           jc.failure_message = c.limit + " exceeded on " + r.gpu.id + ": " + check_line(c);
           jc.failure_text = "entry " + std::to_string(r.entry->index) + " (" + r.entry->name + "), model " + r.entry->model +
                             ", batch " + std::to_string(r.batch) + ", " + to_string(r.entry->options.precision) +
-                            ", " + to_string(r.entry->options.mode);
+                            ", " + to_string(r.entry->options.mode) + host_factor_text(host_factor);
         }
         cases.push_back(std::move(jc));
       }
@@ -74,6 +76,7 @@ int run_budget_check(const BudgetCliOptions& o) {
   if (o.json) {
     nlohmann::json j = advise::budget_verdict_json(rep);
     j["model_bundle"] = corr.label();
+    echo_host_factor(j, host_factor);
     if (!o.no_meta)
       j["meta"] = {{"perfpred_version", k_perfpred_version},
                    {"budget_file", o.file},
@@ -82,6 +85,7 @@ int run_budget_check(const BudgetCliOptions& o) {
     print_json(j);
   } else {
     std::cout << advise::budget_text(rep);
+    if (host_factor != 1) std::cout << "note: " << host_factor_note(host_factor) << "\n";
   }
   return rep.passed() ? 0 : 1;
 }

@@ -11,6 +11,7 @@ struct BudgetCliOptions {
   bool no_meta = false;  ///< drop the "meta" field (argv-independent, byte-identical output)
   std::string bundle;
   bool analytical = false;
+  double host_factor = 1;      ///< --host-factor: every entry predicted for a host this much slower
   bool allow_partial = false;  ///< check models whose working nodes have unknown shapes ("complete": false)
 };
 

@@ -62,7 +62,7 @@ int run_diff(const DiffCliOptions& o) {
     nlohmann::json layers = nlohmann::json::array(), top = nlohmann::json::array();
     for (const auto& c : d.layers) layers.push_back(change_json(c));
     for (const auto& c : d.top_changes) top.push_back(change_json(c));
-    print_json({{"schema_version", 1},
+    nlohmann::json j{{"schema_version", 1},
                 {"old_model", o.old_model},
                 {"new_model", o.new_model},
                 {"gpu", device_brief_json(gpu)},
@@ -84,11 +84,13 @@ int run_diff(const DiffCliOptions& o) {
                 {"layers", layers},
                 {"fail_over_pct", o.fail_over_pct ? nlohmann::json(*o.fail_over_pct) : nlohmann::json(nullptr)},
                 {"failed", failed},
-                {"failed_because", over}});
+                {"failed_because", over}};
+    echo_host_factor(j, popts.host_factor);
+    print_json(j);
     return failed ? 1 : 0;
   }
   std::cout << "Diff on " << gpu.id << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << ", predictor " << corr.label() << ")\n\n";
+            << to_string(popts.mode) << host_factor_text(popts.host_factor) << ", predictor " << corr.label() << ")\n\n";
   TextTable t({"", "old", "new", "change"}, {false, true, true, true});
   t.add_row({"latency", fmt_ms(pa.latency_ms), fmt_ms(pb.latency_ms), pct_text(d.latency_pct)});
   t.add_row({"peak memory", fmt_bytes(pa.peak_memory_bytes), fmt_bytes(pb.peak_memory_bytes), pct_text(d.memory_pct)});

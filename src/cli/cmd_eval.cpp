@@ -161,6 +161,37 @@ int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std:
   return print_predict(compute_with_bundles(opts, b));
 }
 
+LatencyByHostFactor latency_by_host_factor(const PredictCmdOptions& opts, const std::vector<std::string>& models,
+                                           bool analytical) {
+  struct State {
+    std::shared_ptr<const PredictBundles> bundles;
+    Graph graph;
+    GraphCost cost;
+    GpuSpec gpu;
+    PredictOptions po;
+  };
+  auto st = std::make_shared<State>();
+  auto b = std::make_shared<PredictBundles>(models, analytical);
+  st->bundles = b;
+  // The hook keeps the imported, costed model and the options predict() got, to predict again at any F.
+  auto hook = [&](Prediction& p, const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& o) {
+    st->graph = g;
+    st->cost = cost;
+    st->gpu = gpu;
+    st->po = o;
+    if (b->after) b->after(p, g, cost, gpu, o);
+  };
+  LatencyByHostFactor out;
+  out.run = compute_predict(opts, b->corrector.get(), hook);
+  record_predictor(*b, out.run, st->po);
+  out.latency_ms = [st](double f) {
+    PredictOptions o = st->po;
+    o.host_factor = f;
+    return predict(st->graph, st->cost, st->gpu, o, st->bundles->corrector.get()).latency_ms;
+  };
+  return out;
+}
+
 nlohmann::json predict_document_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models,
                                            bool analytical) {
   const PredictBundles b(models, analytical);

@@ -1,6 +1,7 @@
 #pragma once
 // `perfpred eval --model BUNDLE --data PATH... [--json]`: accuracy of a bundle beside the analytical model.
 // Also the --model option of `perfpred predict` (run_predict_with_model).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std:
 
 /// The document run_predict_with_model prints with --json (the Python module's predict()).
 nlohmann::json predict_document_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models,
+                                           bool analytical);
+
+/// predict's latency as a function of the host factor, with the bundles run_predict_with_model uses for
+/// `models` and `analytical`: the model is imported and costed once (at opts), then predicted at any F.
+struct LatencyByHostFactor {
+  PredictRun run;                              ///< the prediction at opts (its host_factor)
+  std::function<double(double)> latency_ms;    ///< latency_ms(F): run.prediction.latency_ms at F = opts'
+};
+LatencyByHostFactor latency_by_host_factor(const PredictCmdOptions& opts, const std::vector<std::string>& models,
                                            bool analytical);
 
 }  // namespace perfpred::cli

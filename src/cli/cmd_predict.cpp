@@ -15,20 +15,11 @@
 #include "perfpred/hw/catalog.hpp"
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/predict/predictor.hpp"
-#include "perfpred/report/text.hpp"
 #include "perfpred/util/error.hpp"
 
 namespace perfpred::cli {
 
 namespace {
-
-/// Six significant digits: stable, readable JSON (the model is not more precise than that).
-double r6(double v) {
-  if (!std::isfinite(v) || v == 0) return 0;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return std::strtod(buf, nullptr);
-}
 
 std::string fixed(double v, int digits) {
   char buf[64];
@@ -154,10 +145,7 @@ PredictOptions predict_options(const PredictCmdOptions& o) {
   po.detail = o.layers;
   if (po.mode == Mode::training && po.runtime == Runtime::tensorrt)
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
-  if (!(o.host_factor >= 0.1 && o.host_factor <= 10))
-    throw InputError("--host-factor " + report::fmt_given(o.host_factor) +
-                     ": must be between 0.1 and 10 (this machine's host CPU time over the reference machine's)");
-  po.host_factor = o.host_factor;
+  po.host_factor = checked_host_factor(o.host_factor);
   return po;
 }
 
@@ -233,8 +221,7 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
       p.notes.push_back("unknown ops costed as bytes-only estimates (--allow-unknown)");
       break;
     }
-  if (po.host_factor != 1)
-    notes.push_back("host costs (dispatch, autograd, enqueue) scaled by " + report::fmt_given(po.host_factor) + " (--host-factor)");
+  if (po.host_factor != 1) notes.push_back(host_factor_note(po.host_factor));
   p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
   for (const auto& w : g.warnings) spdlog::warn("{}", w);
 

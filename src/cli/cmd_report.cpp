@@ -39,7 +39,11 @@ int run_report(const ReportCliOptions& o) {
   in.cost = &model->cost;
   in.options = popts;
   in.max_layer_bars = static_cast<size_t>(o.max_layer_bars);
-  for (const auto& g : gpus) in.devices.push_back({g, predict(model->graph, model->cost, g, popts, corr.get())});
+  for (const auto& g : gpus) {
+    Prediction p = predict(model->graph, model->cost, g, popts, corr.get());
+    if (popts.host_factor != 1) p.notes.insert(p.notes.begin(), host_factor_note(popts.host_factor));
+    in.devices.push_back({g, std::move(p)});
+  }
   std::string html = report::render_html_report(in);
   write_text_file(o.out, html, "--out");
   std::cout << "wrote " << o.out << " (" << html.size() << " bytes, " << gpus.size() << " device"

@@ -103,17 +103,19 @@ nlohmann::json select_json(const SelectCliOptions& o, const SelectRun& r) {
   if (c.max_latency_ms) cons["max_latency_ms"] = *c.max_latency_ms;
   if (c.max_power_w) cons["max_power_w"] = *c.max_power_w;
   if (c.min_memory_headroom) cons["min_memory_headroom"] = *c.min_memory_headroom;
-    return {{"schema_version", 1},
-            {"model", o.model},
-            {"batch", popts.batch},
-            {"precision", to_string(popts.precision)},
-            {"mode", to_string(popts.mode)},
-            {"runtime", to_string(popts.runtime)},
-            {"objective", to_string(objective)},
-            {"constraints", cons},
-            {"model_bundle", label},
-            {"ranked", ranked},
-            {"rejected", rejected}};
+  nlohmann::json j{{"schema_version", 1},
+                   {"model", o.model},
+                   {"batch", popts.batch},
+                   {"precision", to_string(popts.precision)},
+                   {"mode", to_string(popts.mode)},
+                   {"runtime", to_string(popts.runtime)},
+                   {"objective", to_string(objective)},
+                   {"constraints", cons},
+                   {"model_bundle", label},
+                   {"ranked", ranked},
+                   {"rejected", rejected}};
+  echo_host_factor(j, popts.host_factor);
+  return j;
 }
 
 }  // namespace
@@ -128,7 +130,7 @@ int run_select(const SelectCliOptions& o) {
     return res.ranked.empty() ? 1 : 0;
   }
   std::cout << "Devices for " << o.model << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << "), ranked by " << to_string(objective) << ", predictor " << label
+            << to_string(popts.mode) << host_factor_text(popts.host_factor) << "), ranked by " << to_string(objective) << ", predictor " << label
             << "\n\n";
   TextTable t({"rank", "device", "latency", "samples/s", "energy", "power", "peak mem", "headroom", "price/h",
                to_string(objective)},

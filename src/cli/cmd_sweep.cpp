@@ -83,18 +83,20 @@ nlohmann::json sweep_json(const SweepCliOptions& o, const SweepRun& r) {
     row["fits"] = p.fits;
     pts.push_back(std::move(row));
   }
-  return {{"schema_version", 1},
-          {"model", o.model},
-          {"base_gpu", device_brief_json(base)},
-          {"batch", popts.batch},
-          {"precision", to_string(popts.precision)},
-          {"mode", to_string(popts.mode)},
-          {"runtime", to_string(popts.runtime)},
-          {"model_bundle", label},
-          {"fields", res.fields},
-          {"points", pts},
-          {"elapsed_s", res.elapsed_s},
-          {"points_per_second", res.points_per_second}};
+  nlohmann::json j{{"schema_version", 1},
+                   {"model", o.model},
+                   {"base_gpu", device_brief_json(base)},
+                   {"batch", popts.batch},
+                   {"precision", to_string(popts.precision)},
+                   {"mode", to_string(popts.mode)},
+                   {"runtime", to_string(popts.runtime)},
+                   {"model_bundle", label},
+                   {"fields", res.fields},
+                   {"points", pts},
+                   {"elapsed_s", res.elapsed_s},
+                   {"points_per_second", res.points_per_second}};
+  echo_host_factor(j, popts.host_factor);
+  return j;
 }
 
 }  // namespace
@@ -130,7 +132,8 @@ int run_sweep(const SweepCliOptions& o) {
     return 0;
   }
   std::cout << "Sweep of " << o.model << " around " << base.id << " (batch " << popts.batch << ", "
-            << to_string(popts.precision) << ", " << to_string(popts.mode) << ", predictor " << label << ")\n\n";
+            << to_string(popts.precision) << ", " << to_string(popts.mode) << host_factor_text(popts.host_factor)
+            << ", predictor " << label << ")\n\n";
   std::vector<std::string> head = res.fields;
   for (const char* c : {"latency", "samples/s", "energy", "power", "peak mem", "fits"}) head.push_back(c);
   TextTable t(head, std::vector<bool>(head.size(), true));

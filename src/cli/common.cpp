@@ -1,12 +1,17 @@
 #include "common.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
 
+#include "perfpred/predict/host_fit.hpp"
+#include "perfpred/report/text.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/json_file.hpp"
 #include "perfpred/util/strings.hpp"
@@ -75,6 +80,33 @@ int64_t model_batch(const Graph& g, int64_t requested) {
     if (in.has_shape && in.shape.size() >= 2) return in.shape[0] > 0 ? in.shape[0] : requested;
   }
   return requested;
+}
+
+double r6(double v) {
+  if (!std::isfinite(v) || v == 0) return 0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return std::strtod(buf, nullptr);
+}
+
+double checked_host_factor(double f) {
+  if (!(f >= k_host_factor_min && f <= k_host_factor_max))
+    throw InputError("--host-factor " + report::fmt_given(f) +
+                     ": must be between 0.1 and 10 (this machine's host CPU time over the reference machine's)");
+  return f;
+}
+
+std::string host_factor_note(double f) {
+  return "host costs (dispatch, autograd, enqueue) scaled by " + report::fmt_given(f) + " (--host-factor)";
+}
+
+std::string host_factor_text(double f) { return f == 1 ? std::string() : ", host factor " + report::fmt_given(f); }
+
+void echo_host_factor(nlohmann::json& j, double f) {
+  if (f == 1) return;
+  j["host_factor"] = f;
+  if (!j.contains("notes")) j["notes"] = nlohmann::json::array();
+  j["notes"].push_back(host_factor_note(f));
 }
 
 namespace {

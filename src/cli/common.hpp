@@ -37,6 +37,21 @@ GraphCost analyze_model(const Graph& g, const AnalyzeOptions& o, const std::stri
 /// Working nodes of unknown shape ("model: NODE (OP)") of every model analysed with allow_partial so far.
 const std::vector<std::string>& partial_nodes();
 
+/// Six significant digits: stable, readable JSON (the model is not more precise than that); 0 for a
+/// non-finite value.
+double r6(double v);
+
+/// --host-factor F (this machine's host CPU time over the reference machine's) checked: F in [0.1, 10],
+/// else an InputError naming the flag. Every command that predicts for a machine takes it.
+double checked_host_factor(double f);
+/// The note a prediction with host factor F != 1 carries ("host costs ... scaled by 2 (--host-factor)").
+std::string host_factor_note(double f);
+/// ", host factor 2" for a text header where F != 1, else "".
+std::string host_factor_text(double f);
+/// Echo F in a command's JSON document as predict does: `host_factor` and the note in `notes`, only
+/// where F != 1 (F = 1 leaves the document byte-identical to one without the flag).
+void echo_host_factor(nlohmann::json& j, double f);
+
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order. An
 /// object gains `"complete": false` and `unshaped_nodes` when a partial model was analysed.
 void print_json(const nlohmann::json& j);

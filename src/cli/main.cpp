@@ -25,6 +25,7 @@
 #include "cmd_diff.hpp"
 #include "cmd_train.hpp"
 #include "cmd_eval.hpp"
+#include "cmd_fit_host.hpp"
 // @@cmd-includes@@
 
 namespace {
@@ -42,6 +43,34 @@ void setup_logging(bool verbose, bool quiet) {
   logger->set_pattern("perfpred: %^%l%$: %v");
   logger->set_level(quiet ? spdlog::level::err : verbose ? spdlog::level::debug : spdlog::level::warn);
   spdlog::set_default_logger(logger);
+}
+
+/// `fit-host`: predict's model and settings, and the measured latency to match.
+void add_fit_host(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std::function<int()>& action) {
+  auto* sub = app.add_subcommand("fit-host", "Fit --host-factor: the host speed at which predict matches one measured latency");
+  auto& p = fit_opts.predict;
+  sub->add_option("model", p.model, "ONNX model file (a small model at batch 1 is host-bound: the best to fit on)")->required();
+  sub->add_option("--gpu", p.gpu, "Catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON: the GPU it was timed on")->required();
+  sub->add_option("--measured-ms", fit_opts.measured_ms, "Measured latency per batch (per step in training), ms")->required();
+  sub->add_option("--batch", p.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
+  sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+  sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
+  sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
+  sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
+  sub->add_option("--precision", p.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
+  sub->add_option("--mode", p.mode, "inference|training")->default_val("inference");
+  sub->add_option("--optimizer", p.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
+  sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
+  sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as bytes-only estimates");
+  sub->add_flag("--allow-partial", p.allow_partial, "Fit even when working nodes have unknown shapes");
+  sub->add_flag("--no-copies", p.no_copies, "The measurement leaves host<->device copies of inputs/outputs out");
+  sub->add_option("--model", fit_opts.bundles, "Learned bundle, as predict's --model");
+  sub->add_flag("--analytical", fit_opts.analytical, "Analytical model alone (refuses --model)");
+  sub->add_flag("--json", fit_opts.json, "Print one JSON object");
+  sub->callback([&, sub] {
+    fit_opts.predict.batch_given = sub->get_option("--batch")->count() > 0;
+    action = [&] { return perfpred::cli::run_fit_host(fit_opts); };
+  });
 }
 
 }  // namespace
@@ -123,6 +152,13 @@ int main(int argc, char** argv) {
     show->add_flag("--json", devices_opts.json, "Print JSON");
     sub->callback([&] { action = [&] { return perfpred::cli::run_devices(devices_opts); }; });
   }
+  // --host-factor on every command that predicts for a machine (checked by cli::checked_host_factor).
+  auto add_host_factor = [](CLI::App* sub, double& f) {
+    sub->add_option("--host-factor", f,
+                    "Host CPU time of this machine over the reference one (0.1-10; 2 = a CPU half as fast). "
+                    "Fit it from one measurement: perfpred fit-host, docs/model.md (Host speed)")
+        ->default_val(1);
+  };
   perfpred::cli::PredictCmdOptions predict_opts;
   std::vector<std::string> predict_bundles;
   bool predict_analytical = false;
@@ -146,10 +182,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--allow-partial", predict_opts.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
-    sub->add_option("--host-factor", predict_opts.host_factor,
-                    "Host CPU time of this machine over the reference one (0.1-10; 2 = a CPU half as fast). "
-                    "Fit it from one measurement: docs/model.md, Host speed")
-        ->default_val(1);
+    add_host_factor(sub, predict_opts.host_factor);
     sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the shipped bundle for the parts its policy gives it, the analytical model elsewhere");
     sub->add_flag("--analytical", predict_analytical, "Analytical model alone (refuses --model)");
     sub->callback([&, sub] {
@@ -157,8 +190,10 @@ int main(int argc, char** argv) {
       action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundles, predict_analytical); };
     });
   }
+  perfpred::cli::FitHostCmdOptions fit_opts;
+  add_fit_host(app, fit_opts, action);
   // Options every decision subcommand shares (mig, select, sweep, report, diff).
-  auto add_predict_options = [](CLI::App* sub, perfpred::cli::PredictChoices& p) {
+  auto add_predict_options = [&add_host_factor](CLI::App* sub, perfpred::cli::PredictChoices& p) {
     sub->add_option("--batch", p.batch, "Batch size (leading symbolic dim of each runtime input)")->default_val(1);
     sub->add_option("--precision", p.precision, "fp32, tf32, fp16, bf16 or int8")->default_val("fp32");
     sub->add_option("--mode", p.mode, "inference or training")->default_val("inference");
@@ -172,6 +207,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--allow-partial", p.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
+    add_host_factor(sub, p.host_factor);
   };
 
   perfpred::cli::MigCliOptions mig_opts;
@@ -241,6 +277,7 @@ int main(int argc, char** argv) {
     check->add_option("--bundle", budget_opts.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone (the default)");
     check->add_flag("--allow-partial", budget_opts.allow_partial, "Check even models whose working nodes have unknown shapes");
+    add_host_factor(check, budget_opts.host_factor);
     check->callback([&] { action = [&] { return perfpred::cli::run_budget_check(budget_opts); }; });
   }
 

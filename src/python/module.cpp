@@ -12,6 +12,7 @@
 
 #include "cmd_devices.hpp"
 #include "cmd_eval.hpp"
+#include "cmd_fit_host.hpp"
 #include "cmd_mig.hpp"
 #include "cmd_predict.hpp"
 #include "cmd_select.hpp"
@@ -72,6 +73,13 @@ void bind_options(py::module_& m) {
       .def_readwrite("no_copies", &cli::PredictCmdOptions::no_copies)
       .def_readwrite("host_factor", &cli::PredictCmdOptions::host_factor);
 
+  py::class_<cli::FitHostCmdOptions>(m, "FitHostOptions")
+      .def(py::init<>())
+      .def_readwrite("predict", &cli::FitHostCmdOptions::predict)
+      .def_readwrite("measured_ms", &cli::FitHostCmdOptions::measured_ms)
+      .def_readwrite("bundles", &cli::FitHostCmdOptions::bundles)
+      .def_readwrite("analytical", &cli::FitHostCmdOptions::analytical);
+
   py::class_<cli::PredictChoices>(m, "PredictChoices")
       .def(py::init<>())
       .def_readwrite("batch", &cli::PredictChoices::batch)
@@ -86,7 +94,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("allow_partial", &cli::PredictChoices::allow_partial)
       .def_readwrite("allow_unknown", &cli::PredictChoices::allow_unknown)
       .def_readwrite("bundle", &cli::PredictChoices::bundle)
-      .def_readwrite("analytical", &cli::PredictChoices::analytical);
+      .def_readwrite("analytical", &cli::PredictChoices::analytical)
+      .def_readwrite("host_factor", &cli::PredictChoices::host_factor);
 
   py::class_<cli::SelectCliOptions, cli::PredictChoices> select(m, "SelectOptions");
   bind_choices(select);
@@ -127,6 +136,9 @@ void bind_commands(py::module_& m) {
       },
       py::arg("options"), py::arg("bundles") = std::vector<std::string>{}, py::arg("analytical") = false, release(),
       "The JSON text `perfpred predict --json` prints for these options.");
+  m.def(
+      "fit_host", [](const cli::FitHostCmdOptions& o) { return text(cli::fit_host_document(o)); },
+      py::arg("options"), release(), "The JSON text `perfpred fit-host --json` prints.");
   m.def(
       "select", [](const cli::SelectCliOptions& o) { return text(cli::select_document(o)); }, py::arg("options"),
       release(), "The JSON text `perfpred select --json` prints.");

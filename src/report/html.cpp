@@ -434,7 +434,9 @@ std::string render_html_report(const ReportInput& in) {
        " nodes &middot; " + fmt_si(static_cast<double>(in.cost->total_params)) + " parameters &middot; " +
        fmt_si(in.cost->total_flops) + "FLOP per forward pass &middot; batch " + std::to_string(in.options.batch) +
        " &middot; " + xml_escape(to_string(prec)) + " &middot; " + xml_escape(to_string(in.options.mode)) + " &middot; " +
-       xml_escape(to_string(in.options.runtime)) + " &middot; predictor " +
+       xml_escape(to_string(in.options.runtime)) +
+       (in.options.host_factor != 1 ? " &middot; host factor " + fmt_given(in.options.host_factor) : std::string()) +
+       " &middot; predictor " +
        xml_escape(in.devices.front().prediction.model_bundle.empty() ? "analytical" : in.devices.front().prediction.model_bundle) +
        "</p>\n";
 

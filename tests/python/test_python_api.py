@@ -168,6 +168,33 @@ class ControlFlow(unittest.TestCase):
             self.assertEqual(len(perfpred.select(path, ["l4"], dims=["seq=7"]).rows), 1)
 
 
+class FitHost(unittest.TestCase):
+    def test_round_trip_matches_cli(self):
+        """fit_host() is `fit-host --json`: a prediction at F=1.7 fits back to 1.7."""
+        lenet = os.path.join(ZOO, "lenet5.onnx")
+        t = perfpred.predict(lenet, gpu="a100-sxm4-40gb", host_factor=1.7, layers=False).latency_ms
+        got = perfpred.fit_host(lenet, "a100-sxm4-40gb", t)
+        self.assertEqual(got.to_json(), cli("fit-host", lenet, "--gpu", "a100-sxm4-40gb", "--measured-ms", repr(t), "--json"))
+        self.assertAlmostEqual(got.host_factor, 1.7, delta=0.017)
+        self.assertEqual(got.latency_ms["at_host_factor_1"], perfpred.predict(lenet, gpu="a100-sxm4-40gb").latency_ms)
+        with open(lenet, "rb") as f:
+            self.assertEqual(perfpred.fit_host(f.read(), "a100-sxm4-40gb", t, name="lenet5").to_dict(), got.to_dict())
+        train = perfpred.predict(RESNET18, gpu="l4", mode="training", host_factor=3, layers=False).latency_ms
+        self.assertAlmostEqual(perfpred.fit_host(RESNET18, "l4", train, mode="training").host_factor, 3, delta=0.03)
+
+    def test_unmatched_is_the_cli_error(self):
+        lenet = os.path.join(ZOO, "lenet5.onnx")
+        for t in ("0.001", "1000", "-1"):
+            rc, err = cli_error("fit-host", lenet, "--gpu", "a100-sxm4-40gb", "--measured-ms", t)
+            self.assertEqual(rc, 2)
+            with self.assertRaises(perfpred.InputError) as ctx:
+                perfpred.fit_host(lenet, "a100-sxm4-40gb", float(t))
+            self.assertEqual("perfpred: error: " + str(ctx.exception), err)
+        for bad in (None, "1.2"):
+            with self.assertRaises(perfpred.InputError):
+                perfpred.fit_host(lenet, "a100-sxm4-40gb", bad)
+
+
 class Errors(unittest.TestCase):
     def assert_same_error(self, cli_args, call, *args, **kw):
         rc, err = cli_error(*cli_args)
@@ -290,6 +317,37 @@ class Advise(unittest.TestCase):
         with self.assertRaises(perfpred.InputError) as ctx:
             perfpred.mig(RESNET18, "l4")
         self.assertEqual("perfpred: error: " + str(ctx.exception), err)
+
+    def test_host_factor_matches_cli(self):
+        """host_factor= is --host-factor on select, sweep and mig: the CLI's JSON at F=2 (slower than at F=1
+        on a host-bound model), the CLI's one-line error out of range."""
+        lenet = os.path.join(ZOO, "lenet5.onnx")
+        calls = {
+            "select": (["select", lenet, "--devices", "t4,a30"], lambda **kw: perfpred.select(lenet, ["t4", "a30"], **kw),
+                       lambda d: d["ranked"][0]["prediction"]["latency_ms"]),
+            "sweep": (["sweep", lenet, "--base-gpu", "a30", "--vary", "sm_count=28:56:28"],
+                      lambda **kw: perfpred.sweep(lenet, "a30", {"sm_count": (28, 56, 28)}, **kw),
+                      lambda d: d["points"][0]["latency_ms"]),
+            "mig": (["mig", lenet, "--gpu", "a30"], lambda **kw: perfpred.mig(lenet, "a30", **kw),
+                    lambda d: d["whole_gpu"]["latency_ms"]),
+        }
+        for name, (args, call, latency) in calls.items():
+            want = json.loads(cli(*args, "--json", "--host-factor", "2"))
+            got, base = call(host_factor=2).to_dict(), call().to_dict()
+            for d in (want, got, base):
+                d.pop("elapsed_s", None), d.pop("points_per_second", None)  # sweep timings differ between runs
+            self.assertEqual(got, want, name)
+            self.assertEqual(got["host_factor"], 2, name)
+            self.assertNotIn("host_factor", base, name)
+            self.assertGreater(latency(got), 1.5 * latency(base), name)
+            self.assertEqual(call(host_factor=1).to_dict().get("host_factor"), None, name)
+            rc, err = cli_error(*args, "--host-factor", "20")
+            self.assertEqual(rc, 2)
+            with self.assertRaises(perfpred.InputError) as ctx:
+                call(host_factor=20)
+            self.assertEqual("perfpred: error: " + str(ctx.exception), err)
+            with self.assertRaises(perfpred.InputError):
+                call(host_factor="2")
 
 
 class Pandas(unittest.TestCase):

@@ -90,6 +90,14 @@ class Prediction(Result):
         return [(k, self._doc[k]) for k in keys if k in self._doc]
 
 
+class HostFit(Result):
+    """`perfpred fit-host --json`: `host_factor`, the measurement, the latency at 1 and at the fit."""
+
+    def _brief(self):
+        keys = ("model", "gpu", "batch", "measured_ms", "host_factor")
+        return [(k, self._doc[k]) for k in keys if k in self._doc]
+
+
 class Devices(Result):
     """`perfpred devices --json`: `rows` (and iteration) are the catalogued devices."""
 
@@ -299,9 +307,11 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
     _flow(o, **(flow or {}))
 
 
-def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None):
+def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0):
     """--branch, --loop-trips, --dim and --allow-partial (models with If/Loop, symbolic dims or shapes
-    left unknown)."""
+    left unknown), and --host-factor (this machine's host CPU time over the reference machine's; its range
+    is checked in C++ with the CLI's message)."""
+    o.host_factor = _number("host_factor", host_factor)
     o.branches = _pairs("branches", branches)
     o.loop_trips = _pairs("loop_trips", loop_trips)
     o.dims = _pairs("dims", dims)
@@ -317,6 +327,29 @@ def _example_batch(example_inputs):
 # ---- the calls ----------------------------------------------------------------------------------------
 
 
+def _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs, input_names,
+                     input_shapes, allow_unknown, copies, name, flow):
+    """predict's options (also fit_host's) from its keywords."""
+    o = _perfpred.PredictOptions()
+    o.model, o.model_bytes = _model_arg(model, scratch, example_inputs, input_names, name)
+    o.gpu = _gpu_arg(gpu, scratch)
+    if batch is None:
+        batch = (_example_batch(example_inputs) if example_inputs is not None else None) or 1
+    else:
+        o.batch_given = True
+    o.batch = _int("batch", batch)
+    o.precision, o.mode, o.runtime = _str("precision", precision), _str("mode", mode), _str("runtime", runtime)
+    o.optimizer = _str("optimizer", optimizer)
+    o.input_shapes = _input_shapes(input_shapes)
+    o.allow_unknown, o.no_copies = bool(allow_unknown), not copies
+    _flow(o, **flow)
+    return o
+
+
+def _bundles(bundles):
+    return [_str("bundles", b) for b in ([bundles] if isinstance(bundles, str) else bundles or [])]
+
+
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
@@ -330,25 +363,34 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
     loop_trips ({"Loop_0": 12}), dims ({"seq": 128}) and allow_partial are --branch, --loop-trips, --dim and
     --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's)."""
-    o = _perfpred.PredictOptions()
     with _Scratch() as scratch:
-        o.model, o.model_bytes = _model_arg(model, scratch, example_inputs, input_names, name)
-        o.gpu = _gpu_arg(gpu, scratch)
-        if batch is None:
-            batch = (_example_batch(example_inputs) if example_inputs is not None else None) or 1
-        else:
-            o.batch_given = True
-        o.batch = _int("batch", batch)
-        o.precision, o.mode, o.runtime = _str("precision", precision), _str("mode", mode), _str("runtime", runtime)
-        o.optimizer = _str("optimizer", optimizer)
-        o.input_shapes = _input_shapes(input_shapes)
-        o.layers, o.allow_unknown, o.no_copies, o.no_meta = bool(layers), bool(allow_unknown), not copies, not meta
-        _flow(o, branches, loop_trips, allow_partial, dims)
-        o.host_factor = _number("host_factor", host_factor)
-        if isinstance(bundles, str):
-            bundles = [bundles]
-        text = _perfpred.predict(o, [_str("bundles", b) for b in bundles or []], bool(analytical))
+        o = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
+                             input_names, input_shapes, allow_unknown, copies, name,
+                             dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
+                                  host_factor=host_factor))
+        o.layers, o.no_meta = bool(layers), not meta
+        text = _perfpred.predict(o, _bundles(bundles), bool(analytical))
         return Prediction(scratch.clean_json(text))
+
+
+def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
+             optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
+             copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
+             allow_partial=False, dims=None):
+    """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
+    `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s; a
+    measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only floor ...)."""
+    with _Scratch() as scratch:
+        o = _perfpred.FitHostOptions()
+        o.predict = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
+                                     input_names, input_shapes, allow_unknown, copies, name,
+                                     dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial,
+                                          dims=dims))
+        if measured_ms is None:
+            raise InputError("measured_ms=None: give the measured latency in ms")
+        o.measured_ms = _number("measured_ms", measured_ms)
+        o.bundles, o.analytical = _bundles(bundles), bool(analytical)
+        return HostFit(scratch.clean_json(_perfpred.fit_host(o)))
 
 
 def devices():
@@ -369,10 +411,10 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
            objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
            example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-           dims=None):
+           dims=None, host_factor=1.0):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
-    (docs/formats.md), needed for objective="cost"."""
+    (docs/formats.md), needed for objective="cost". host_factor is --host-factor, as in predict()."""
     o = _perfpred.SelectOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -388,7 +430,8 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
             prices = scratch.write("prices.json", json.dumps(prices).encode(), "prices dict")
         o.prices = "" if prices is None else _str("prices", prices)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
-                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
+                      host_factor=host_factor))
         return Selection(scratch.clean_json(_perfpred.select(o)))
 
 
@@ -403,9 +446,10 @@ def _axis(field, spec):
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-           dims=None):
+          dims=None, host_factor=1.0):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
-    vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points."""
+    vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points.
+    host_factor is --host-factor, as in predict()."""
     o = _perfpred.SweepOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -416,17 +460,17 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
             o.vary = [_str("vary", v) for v in ([vary] if isinstance(vary, str) else vary)]
         o.max_points = _int("max_points", max_points)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
-                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
+                      host_factor=host_factor))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
 
 
 def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_batch_limit=65536, batch=1,
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
-        branches=None, loop_trips=None, allow_partial=False,
-           dims=None):
+        branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
-    `recommended` is None where no profile fits and meets slo_ms."""
+    `recommended` is None where no profile fits and meets slo_ms. host_factor is --host-factor, as in predict()."""
     o = _perfpred.MigOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -436,5 +480,6 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         o.max_batch = bool(max_batch)
         o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
-                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
+                 dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
+                      host_factor=host_factor))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))
