@@ -37,11 +37,16 @@ CALIBRATION_GPUS = {"gtx-1080ti", "rtx-2080ti"}
 CALIBRATION_FAMILIES = {"nasbench201", "torchvision"}
 # torchvision networks used for calibration; the rest of torchvision is held out as unseen families.
 CALIBRATION_TORCHVISION = {"resnet18", "resnet50", "vgg16", "densenet121"}
+# GPUMemNet timm CNNs (A100 memory) that calibrate k_context_pytorch_cudnn_conv_bytes.
+GPUMEMNET_CALIBRATION_CNNS = {"resnet18", "resnet50", "resnext50_32x4d", "wide_resnet50_2"}
 
 
 def calibration(row):
     if row["model_family"] == "icas-convnet":  # Jetson Nano: one ICAS stage calibrates, the others are held out
         return row["id"].startswith("icas-conv_layers_1_5-")
+    if row.get("_set") == "gpumemnet-a100-memory" and row["model_family"] == "torchvision":
+        # A100 memory of timm CNNs: four networks calibrate cuDNN's conv-library context, the rest are held out
+        return row.get("recipe", "").split(":")[-1] in GPUMEMNET_CALIBRATION_CNNS
     if row["model_family"] == "gpumemnet-mlp":  # A100 memory: even row numbers calibrate the context constant
         digits = re.sub(r"\D", "", row["id"].split("-")[-1])
         return digits != "" and int(digits) % 2 == 0

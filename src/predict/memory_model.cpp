@@ -202,10 +202,11 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
 
   // ---- workspace ------------------------------------------------------------------------------
   double ws = 0;
-  bool any_gemm = false;
+  bool any_gemm = false, any_conv = false;
   for (int i = 0; i < n_nodes; ++i) {
     const OpFamily f = cost.nodes[i].family;
     if (f == OpFamily::conv || f == OpFamily::conv_transpose) {
+      any_conv = true;
       const NodeCost& c = cost.nodes[i];
       const double io = static_cast<double>(c.bytes_read - c.weight_bytes + c.bytes_written) * scale;
       ws = std::max(ws, std::min(model::k_conv_workspace_cap_bytes, model::k_conv_workspace_share * io));
@@ -219,7 +220,9 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
   // ---- context --------------------------------------------------------------------------------
   if (gpu.segment == "embedded") m.context_bytes = model::k_context_embedded_bytes;
   else switch (opts.runtime) {
-      case Runtime::pytorch: m.context_bytes = model::k_context_pytorch_bytes; break;
+      case Runtime::pytorch:
+        m.context_bytes = model::k_context_pytorch_bytes + (any_conv ? model::k_context_pytorch_cudnn_conv_bytes : 0.0);
+        break;
       case Runtime::onnxruntime: m.context_bytes = model::k_context_onnxruntime_bytes; break;
       case Runtime::tensorrt: m.context_bytes = model::k_context_tensorrt_bytes; break;
       case Runtime::cudnn: m.context_bytes = model::k_context_cudnn_bytes; break;

@@ -178,6 +178,20 @@ TEST(PredictSanity, TrainingStepCostsMoreThanInference) {
   }
 }
 
+TEST(PredictMemory, CudnnConvolutionLibrariesLoadIntoTheContextOnlyForConvNets) {
+  // nvidia-smi counts cuDNN's convolution kernel images once PyTorch runs a conv; an MLP never loads them.
+  PredictOptions o;
+  o.batch = 8;
+  o.mode = Mode::training;
+  const Prediction conv = run(test::resnet_like(8), gpu("a100-sxm4-40gb"), o);
+  const Prediction mlp = run(test::big_gemm(8, 256, 256), gpu("a100-sxm4-40gb"), o);
+  EXPECT_NEAR(conv.memory.context_bytes - mlp.memory.context_bytes, 0.7e9, 1e6);
+  // Other runtimes keep their own context figures.
+  o.runtime = Runtime::onnxruntime;
+  EXPECT_DOUBLE_EQ(run(test::resnet_like(8), gpu("a100-sxm4-40gb"), o).memory.context_bytes,
+                   run(test::big_gemm(8, 256, 256), gpu("a100-sxm4-40gb"), o).memory.context_bytes);
+}
+
 TEST(PredictSanity, OptimizerStateOrdersMemoryAndTime) {
   auto net = test::resnet_like(8);
   auto mk = [&](Optimizer opt) {
