@@ -90,6 +90,10 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
   if (b.target != Target::latency) return out;
   const bool eff = b.kernel_target == k_efficiency_target;
   const size_t nf = eff ? efficiency_feature_names().size() : kernel_feature_names().size();
+  // Bundles before feature_version 4 saw the raw runtime enum in runtime_code.
+  const auto& names = efficiency_feature_names();
+  const size_t runtime_col =
+      static_cast<size_t>(std::find(names.begin(), names.end(), "runtime_code") - names.begin());
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < n; ++i) {
     const KernelView v = view(i);
@@ -117,6 +121,7 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
       const bool tf32 = v.source ? source_settings(*v.source).tf32_conv : true;
       roofs[r] = kernel_roofline(*v.k, *v.gpu, *v.opts, tf32);
       efficiency_features(*v.k, *v.gpu, *v.opts, roofs[r], row);
+      if (b.feature_version < 4) row[runtime_col] = static_cast<float>(static_cast<int>(v.opts->runtime));
     }
     const auto y = predict_unique(*booster, x);
     if (!eff) {
@@ -124,8 +129,11 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
       continue;
     }
     auto rit = b.kernel_ranges.find(fam);
+    auto cit = b.kernel_codes.find(fam);
     const FeatureRanges no_ranges;
-    const auto ranges = range_columns(rit == b.kernel_ranges.end() ? no_ranges : rit->second);
+    const FeatureCodes no_codes;
+    const auto ranges = range_columns(rit == b.kernel_ranges.end() ? no_ranges : rit->second,
+                                      cit == b.kernel_codes.end() ? no_codes : cit->second);
     for (size_t r = 0; r < idx.size(); ++r) {
       const KernelView v = view(idx[r]);
       const double w = range_weight(ranges, x.values.data() + r * nf);

@@ -184,7 +184,9 @@ Bundle train_bundle(const TrainRequest& req) {
     b.kernel_target = base->kernel_target;
     b.kernel_features = base->kernel_features;
     b.kernel_ranges = base->kernel_ranges;
+    b.kernel_codes = base->kernel_codes;
     b.timer_floors = base->timer_floors;
+    b.feature_version = base->feature_version;  // its kernel boosters read the features of their version
     b.sources = base->sources;
     b.train_rows = base->train_rows;
     if (!base->for_shipping) b.for_shipping = false;
