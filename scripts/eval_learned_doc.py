@@ -152,9 +152,10 @@ def label_notes(out, name, label):
     lc = (t or {}).get("label_corrections")
     if not lc:
         return []
+    excluded = lc.get("rows_excluded_by_source", 0)
     return [f"Label corrections in the {label} fold: {lc['rows']} rows trained, {lc['rows_at_timer_floor_dropped']} dropped "
             f"as at their timer floor, {lc['rows_faster_than_roofline_clamped_to_1']} faster than their roofline "
-            "(efficiency clamped to 1).", ""]
+            "(efficiency clamped to 1)" + (f", {excluded} convolutions left out by source" if excluded else "") + ".", ""]
 
 
 def main():
@@ -167,10 +168,12 @@ def main():
          "against its wave-quantised roofline on the GPU (src/learn/efficiency.cpp): predicted time = roofline "
          "time / efficiency, never below the roofline or the launch floor, from dimensionless features only "
          "(`efficiency_feature_names()`: waves and tail, arithmetic intensity over the ridge point, working set "
-         "over L2, work per SM, roofline time over the launch floor, GEMM shape ratios, precision/phase/runtime "
-         "codes; no GPU identity or absolute spec). Efficiency may not fall as the waves or the roofline time "
+         "over L2, work per SM, roofline time over the launch floor, GEMM shape ratios, precision and phase codes, "
+         "the kernel library (cuDNN/cuBLAS, which PyTorch, ONNX Runtime and a bare cuDNN call share, or TensorRT); "
+         "no GPU identity or absolute spec). Efficiency may not fall as the waves or the roofline time "
          "grow (monotone constraints); outside the training range of those features the correction shrinks "
-         "toward the analytical time (fully at one decade out). Boosting rounds are chosen by leave-one-GPU-out "
+         "toward the analytical time (fully at one decade out), and a precision, phase, library or path no "
+         "training row of the booster had keeps the analytical time. Boosting rounds are chosen by leave-one-GPU-out "
          "validation among the training GPUs, never by a random row split. Labels are corrected per source "
          "(see \"Label corrections\" in the notes). The host (dispatch) overhead is refitted per runtime on whole "
          "networks. Every split below trains a bundle without the held-out GPU or family and evaluates only the "

@@ -108,6 +108,19 @@ void read_efficiency_fields(const nlohmann::json& j, const std::string& label, B
       }
     }
   }
+  if (j.contains("kernel_codes")) {
+    if (!j["kernel_codes"].is_object()) throw InputError(label + ": field kernel_codes must be an object");
+    for (const auto& [fam, c] : j["kernel_codes"].items()) {
+      if (!c.is_object()) throw InputError(label + ": kernel_codes." + fam + " must be an object");
+      for (const auto& [name, values] : c.items()) {
+        const std::string what = label + ": kernel_codes." + fam + "." + name;
+        if (!values.is_array()) throw InputError(what + ": must be an array of the codes seen");
+        auto& seen = b.kernel_codes[fam][name];
+        for (const auto& v : values) seen.push_back(finite_number(v, what));
+        std::sort(seen.begin(), seen.end());
+      }
+    }
+  }
   if (j.contains("timer_floors")) {
     if (!j["timer_floors"].is_object()) throw InputError(label + ": field timer_floors must be an object");
     for (const auto& [src, ops] : j["timer_floors"].items()) {
@@ -237,6 +250,10 @@ nlohmann::json to_json(const Bundle& b) {
     for (const auto& [fam, r] : b.kernel_ranges)
       for (const auto& [name, lohi] : r) ranges[fam][name] = {lohi.first, lohi.second};
     j["kernel_ranges"] = ranges;
+    nlohmann::json codes = nlohmann::json::object();
+    for (const auto& [fam, c] : b.kernel_codes)
+      for (const auto& [name, seen] : c) codes[fam][name] = seen;
+    j["kernel_codes"] = codes;
     j["timer_floors"] = b.timer_floors;
   }
   j["host_features"] = b.host_features;
@@ -274,9 +291,10 @@ Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
     throw InputError(label + ": schema_version " + std::to_string(b.schema_version) + " but this perfpred reads " +
                      std::to_string(k_bundle_schema_version) + "; retrain the bundle with this version's `perfpred train`");
   b.feature_version = j.value("feature_version", -1);
-  if (b.feature_version != k_feature_version)
+  if (b.feature_version < k_oldest_feature_version || b.feature_version > k_feature_version)
     throw InputError(label + ": feature_version " + std::to_string(b.feature_version) + " but this perfpred computes " +
-                     std::to_string(k_feature_version) + "; retrain the bundle with this version's `perfpred train`");
+                     std::to_string(k_feature_version) + " (and reads back to " + std::to_string(k_oldest_feature_version) +
+                     "); retrain the bundle with this version's `perfpred train`");
   b.kernel_target = j.value("kernel_target", std::string("log_ratio"));
   if (b.kernel_target != "log_ratio" && b.kernel_target != k_efficiency_target)
     throw InputError(label + ": field kernel_target is '" + b.kernel_target +

@@ -91,6 +91,7 @@ SourceSettings source_settings(const std::string& source) {
   if (source == "neusight") {
     s.tf32_conv = false;   // collect.py sets cudnn.allow_tf32 = False
     s.timer_floor = true;  // one PyTorch op between two CUDA events: dispatch and launch are in the label
+    s.trains_conv = false; // random-shape convolutions, half as efficient as network-shaped ones (efficiency.hpp)
   }
   // deepbench: cuDNN/cuBLAS called directly and timed over many repeats; no floor, no TF32 on its GPUs.
   return s;
@@ -127,6 +128,8 @@ Roofline kernel_roofline(const KernelEstimate& k, const GpuSpec& gpu, const Pred
 
 const std::vector<std::string>& efficiency_feature_names() { return names(); }
 
+int runtime_library_code(Runtime r) { return r == Runtime::tensorrt ? 1 : 0; }
+
 void efficiency_features(const KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts, const Roofline& r,
                          float* out) {
   size_t i = 0;
@@ -140,7 +143,7 @@ void efficiency_features(const KernelEstimate& k, const GpuSpec& gpu, const Pred
   out[i++] = static_cast<float>(std::count(k.op.begin(), k.op.end(), '+') + 1);
   out[i++] = static_cast<float>(phase_code(k.phase));
   out[i++] = static_cast<float>(static_cast<int>(opts.precision));
-  out[i++] = static_cast<float>(static_cast<int>(opts.runtime));
+  out[i++] = static_cast<float>(runtime_library_code(opts.runtime));
   out[i++] = r.tensor ? 1.0f : 0.0f;
   out[i++] = r.matrix ? 1.0f : 0.0f;
   out[i++] = (k.bytes > 0 && k.flops > 0 && ridge > 0) ? lg(k.flops / k.bytes / ridge) : k_nan;
@@ -190,20 +193,31 @@ std::string efficiency_monotone_constraints() {
 }
 
 const std::vector<std::string>& efficiency_range_features() {
-  // The codes are here too: a precision, phase, runtime or path (tensor cores) no training row had lies at
-  // least one unit outside the codes seen, so its kernels keep the analytical time.
+  // The codes are here too: a precision, phase, runtime or path (tensor cores) outside the codes seen keeps
+  // the analytical time; one between seen codes is caught by the seen values (efficiency_code_features()).
   static const std::vector<std::string> v = {"log_ai_over_ridge", "log_waves", "log_ws_over_l2", "log_work_per_sm",
                                              "log_bytes_per_sm", "log_roofline_over_launch", "precision_code",
                                              "phase_code", "runtime_code", "tensor_path", "matrix_path"};
   return v;
 }
 
-std::vector<RangeColumn> range_columns(const FeatureRanges& ranges) {
+const std::vector<std::string>& efficiency_code_features() {
+  static const std::vector<std::string> v = {"precision_code", "phase_code", "runtime_code", "tensor_path",
+                                             "matrix_path"};
+  return v;
+}
+
+std::vector<RangeColumn> range_columns(const FeatureRanges& ranges, const FeatureCodes& codes) {
   const auto& n = names();
   std::vector<RangeColumn> out;
   for (const auto& [name, lohi] : ranges) {
     auto it = std::find(n.begin(), n.end(), name);
-    if (it != n.end()) out.push_back({static_cast<size_t>(it - n.begin()), lohi.first, lohi.second});
+    if (it != n.end()) out.push_back({static_cast<size_t>(it - n.begin()), lohi.first, lohi.second, {}});
+  }
+  for (const auto& [name, seen] : codes) {
+    auto it = std::find(n.begin(), n.end(), name);
+    if (it == n.end() || seen.empty()) continue;
+    out.push_back({static_cast<size_t>(it - n.begin()), seen.front(), seen.back(), seen});
   }
   return out;
 }
@@ -213,13 +227,14 @@ double range_weight(const std::vector<RangeColumn>& ranges, const float* feature
   for (const auto& r : ranges) {
     const double v = features[r.column];
     if (!std::isfinite(v)) continue;
+    if (!r.seen.empty() && std::find(r.seen.begin(), r.seen.end(), v) == r.seen.end()) return 0;
     worst = std::max({worst, r.lo - v, v - r.hi});
   }
   return std::clamp(1.0 - worst / k_shrink_decades, 0.0, 1.0);
 }
 
-double range_weight(const FeatureRanges& ranges, const float* features) {
-  return range_weight(range_columns(ranges), features);
+double range_weight(const FeatureRanges& ranges, const float* features, const FeatureCodes& codes) {
+  return range_weight(range_columns(ranges, codes), features);
 }
 
 double efficiency_time_s(const KernelEstimate& k, const Roofline& r, double log_efficiency, double weight) {

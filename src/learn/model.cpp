@@ -82,6 +82,17 @@ std::vector<float> predict_unique(const xgb::Booster& booster, const xgb::DenseM
 }
 }  // namespace
 
+namespace {
+// The bundle's timer floor for an op of a source whose labels carry one (0 otherwise).
+double bundle_floor(const Bundle& b, const std::string& source, const std::string& op) {
+  auto fit = b.timer_floors.find(source);
+  if (fit == b.timer_floors.end() || !source_settings(source).timer_floor) return 0;
+  auto oit = fit->second.find(floor_op(op));
+  if (oit == fit->second.end()) oit = fit->second.find("*");
+  return oit == fit->second.end() ? 0.0 : oit->second;
+}
+}  // namespace
+
 // Predicted log(learned / analytical) per kernel (0 where no booster applies), one XGBoost call per family.
 template <class View>
 std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const View& view) {
@@ -90,6 +101,10 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
   if (b.target != Target::latency) return out;
   const bool eff = b.kernel_target == k_efficiency_target;
   const size_t nf = eff ? efficiency_feature_names().size() : kernel_feature_names().size();
+  // Bundles before feature_version 4 saw the raw runtime enum in runtime_code.
+  const auto& names = efficiency_feature_names();
+  const size_t runtime_col =
+      static_cast<size_t>(std::find(names.begin(), names.end(), "runtime_code") - names.begin());
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < n; ++i) {
     const KernelView v = view(i);
@@ -117,6 +132,7 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
       const bool tf32 = v.source ? source_settings(*v.source).tf32_conv : true;
       roofs[r] = kernel_roofline(*v.k, *v.gpu, *v.opts, tf32);
       efficiency_features(*v.k, *v.gpu, *v.opts, roofs[r], row);
+      if (b.feature_version < 4) row[runtime_col] = static_cast<float>(static_cast<int>(v.opts->runtime));
     }
     const auto y = predict_unique(*booster, x);
     if (!eff) {
@@ -124,21 +140,17 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
       continue;
     }
     auto rit = b.kernel_ranges.find(fam);
+    auto cit = b.kernel_codes.find(fam);
     const FeatureRanges no_ranges;
-    const auto ranges = range_columns(rit == b.kernel_ranges.end() ? no_ranges : rit->second);
+    const FeatureCodes no_codes;
+    const auto ranges = range_columns(rit == b.kernel_ranges.end() ? no_ranges : rit->second,
+                                      cit == b.kernel_codes.end() ? no_codes : cit->second);
     for (size_t r = 0; r < idx.size(); ++r) {
       const KernelView v = view(idx[r]);
       const double w = range_weight(ranges, x.values.data() + r * nf);
       double t = efficiency_time_s(*v.k, roofs[r], y[r], w);
       double analytical = v.k->time_s;
-      if (v.source) {  // evaluation against a timer with a per-op floor: the timer sees the floor too
-        auto fit = b.timer_floors.find(*v.source);
-        if (fit != b.timer_floors.end() && source_settings(*v.source).timer_floor) {
-          auto oit = fit->second.find(floor_op(v.k->op));
-          if (oit == fit->second.end()) oit = fit->second.find("*");
-          if (oit != fit->second.end()) t = with_timer_floor(t, oit->second);
-        }
-      }
+      if (v.source) t = with_timer_floor(t, bundle_floor(b, *v.source, v.k->op));  // the timer sees the floor too
       out[idx[r]] = std::log(t / analytical);
     }
   }
@@ -155,6 +167,11 @@ std::vector<double> LearnedModel::sample_log_ratios(const std::vector<KernelSamp
     const auto& s = samples[i];
     return KernelView{&s.kernel, &s.gpu, &s.opts, &s.source};
   });
+}
+
+double LearnedModel::timer_floor_s(const KernelSample& s) const {
+  const Bundle& b = m_impl->bundle;
+  return b.kernel_target == k_efficiency_target ? bundle_floor(b, s.source, s.kernel.op) : 0.0;
 }
 
 bool LearnedModel::has_host_model(Runtime r) const { return m_impl->bundle.host_models.count(to_string(r)) != 0; }

@@ -11,6 +11,7 @@
 
 #include "perfpred/dataset/dataset.hpp"
 #include "perfpred/learn/data.hpp"
+#include "perfpred/learn/efficiency.hpp"
 #include "perfpred/learn/metrics.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
@@ -184,7 +185,9 @@ Bundle train_bundle(const TrainRequest& req) {
     b.kernel_target = base->kernel_target;
     b.kernel_features = base->kernel_features;
     b.kernel_ranges = base->kernel_ranges;
+    b.kernel_codes = base->kernel_codes;
     b.timer_floors = base->timer_floors;
+    b.feature_version = base->feature_version;  // its kernel boosters read the features of their version
     b.sources = base->sources;
     b.train_rows = base->train_rows;
     if (!base->for_shipping) b.for_shipping = false;
@@ -335,7 +338,9 @@ EvalResult evaluate(const LearnedModel& model, const EvalRequest& req) {
         rec.phase = r.phase;
         rec.precision = r.precision;
         rec.measured = *r.time_ms;
-        rec.analytical = s.kernel.time_s * 1e3;
+        // A timer with a per-op floor (NeuSight) sees it under either predictor: the analytical time gets the
+        // floor the learned one gets (sample_log_ratios), or the comparison credits the boosters with it.
+        rec.analytical = with_timer_floor(s.kernel.time_s, model.timer_floor_s(s)) * 1e3;
         ks.push_back(std::move(s));
         kr.push_back(std::move(rec));
       } catch (const InputError& e) {
@@ -344,7 +349,7 @@ EvalResult evaluate(const LearnedModel& model, const EvalRequest& req) {
     }
     const auto ratios = model.sample_log_ratios(ks);
     for (size_t i = 0; i < kr.size(); ++i) {
-      kr[i].learned = kr[i].analytical * std::exp(ratios[i]);
+      kr[i].learned = ks[i].kernel.time_s * 1e3 * std::exp(ratios[i]);
       res.records.push_back(std::move(kr[i]));
     }
     // Networks.

@@ -120,6 +120,21 @@ FeatureRanges ranges_of(const Rows& rows) {
   return out;
 }
 
+FeatureCodes codes_of(const Rows& rows) {
+  FeatureCodes out;
+  const auto& names = efficiency_feature_names();
+  for (const auto& n : efficiency_code_features()) {
+    const auto c = static_cast<size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+    std::set<double> seen;
+    for (int64_t r = 0; r < rows.x.rows; ++r) {
+      const double v = rows.x.values[static_cast<size_t>(r * rows.x.cols) + c];
+      if (std::isfinite(v)) seen.insert(v);
+    }
+    if (!seen.empty()) out[n] = std::vector<double>(seen.begin(), seen.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string floor_op(const std::string& op) { return op.substr(0, op.find_first_of("+.")); }
@@ -175,7 +190,7 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
   const size_t nf = names.size();
   std::map<std::string, std::vector<size_t>> by_family;
   Rows all;
-  size_t at_floor = 0, above_roofline = 0, unusable = 0;
+  size_t at_floor = 0, above_roofline = 0, unusable = 0, source_excluded = 0;
   for (const auto& s : samples) {
     const std::string fam = booster_family(s.kernel.family);
     if (fam.empty() || !(s.measured_s > 0) || !std::isfinite(s.measured_s)) {
@@ -183,6 +198,10 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
       continue;
     }
     const SourceSettings set = source_settings(s.source);
+    if (!set.trains_conv && fam == booster_family(OpFamily::conv)) {
+      ++source_excluded;  // a source whose convolution labels do not transfer to networks (efficiency.hpp)
+      continue;
+    }
     double body = s.measured_s;
     if (set.timer_floor) {
       body = body_behind_floor(s.measured_s, gpu_floor(floors, s.source, s.gpu.id, floor_op(s.kernel.op)));
@@ -204,8 +223,8 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
   all.x.rows = static_cast<int64_t>(all.y.size());
   all.x.cols = static_cast<int64_t>(nf);
   if (all.y.empty())
-    throw InputError("training: no usable kernel rows for the efficiency target (every row was at its timer floor "
-                     "or had no positive time_ms)");
+    throw InputError("training: no usable kernel rows for the efficiency target (every row was at its timer floor, "
+                     "had no positive time_ms or came from a source whose convolutions do not train)");
   // Dropped features: their columns become missing, so no tree splits on them.
   const auto dropped = dropped_columns(names, opts.drop_features);
   for (int64_t r = 0; r < all.x.rows; ++r)
@@ -213,6 +232,7 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
 
   out.kernel_models.clear();
   out.kernel_ranges.clear();
+  out.kernel_codes.clear();
   out.kernel_target = k_efficiency_target;
   out.kernel_features = names;
   nlohmann::json stopping = nlohmann::json::object();
@@ -225,6 +245,7 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
     else if (gpus.size() >= 2) rounds = logo_rounds(rows, opts, rep);
     out.kernel_models[key] = fit_final(rows, opts, rounds);
     out.kernel_ranges[key] = ranges_of(rows);
+    out.kernel_codes[key] = codes_of(rows);
     stopping[key] = rep;
     chosen.push_back(rounds);
     spdlog::info("training: efficiency {}: {} rows, {} rounds (leave-one-GPU-out over {} GPUs), in-sample mean APE "
@@ -250,6 +271,9 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
       {"rows_at_timer_floor_dropped", at_floor},
       {"rows_faster_than_roofline_clamped_to_1", above_roofline},
       {"rows_unusable", unusable},
+      {"rows_excluded_by_source", source_excluded},
+      {"source_exclusions", "neusight convolutions do not train (random shapes at about half the efficiency of "
+                            "network-shaped convolutions on the same GPUs); they are still evaluated"},
       {"timer_floor", "sources with a per-op floor (neusight): floor = 2nd percentile of the op's time per GPU over rows "
                       "whose roofline is under 2 us (ops with fewer than 20: the GPU's median op floor); "
                       "body = sqrt(measured^2 - floor^2); rows under twice the floor dropped"},

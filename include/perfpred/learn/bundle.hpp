@@ -48,6 +48,8 @@ struct Bundle {
   std::string kernel_target = "log_ratio";
   /// Efficiency bundles: training range per booster family of efficiency_range_features().
   std::map<std::string, FeatureRanges> kernel_ranges;
+  /// Efficiency bundles: values seen in training per booster family of efficiency_code_features().
+  std::map<std::string, FeatureCodes> kernel_codes;
   /// Efficiency bundles: per-op timer floor (seconds) of each source whose labels include one, the median
   /// over the training GPUs (source -> op -> seconds; op "*" is the median over ops). Evaluation on that
   /// source's rows adds it back (with_timer_floor); predict never does.

@@ -38,12 +38,23 @@ struct Roofline {
 struct SourceSettings {
   bool tf32_conv = true;     ///< FP32 convolutions may use TF32 tensor cores (PyTorch's default; NeuSight turned it off)
   bool timer_floor = false;  ///< a label includes a per-op launch and dispatch floor (one op timed with CUDA events)
+  /// Its convolution rows train the boosters. NeuSight's do not: its random-shape convolutions (odd channel
+  /// counts, 5-64 px, batch 11-42) run at about half the efficiency of network-shaped ones on the same GPUs
+  /// (DeepBench), and a booster trained on them predicts DeepBench's FP32 forward convolutions 2.4-3.4x too
+  /// slow (docs/accuracy.md, "Label corrections"). They are still evaluated.
+  bool trains_conv = true;
 };
 /// Settings of a data source by its name (the rows' `source`): neusight, deepbench, anything else (defaults).
 SourceSettings source_settings(const std::string& source);
 
 /// Roofline of `k` on `gpu`; `tf32_conv` lets an FP32 convolution use TF32 where the GPU has it.
 Roofline kernel_roofline(const KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts, bool tf32_conv = true);
+
+/// The `runtime_code` feature: the kernel library a runtime's kernels come from, not the runtime. PyTorch,
+/// ONNX Runtime (CUDA provider) and a bare cuDNN/cuBLAS call run the same cuDNN/cuBLAS kernels (0); the
+/// per-op dispatch that separates them is charged on the host timeline, and floored labels have it removed.
+/// TensorRT picks its own tactics (1). Bundles of feature_version 3 saw the raw runtime enum instead.
+int runtime_library_code(Runtime r);
 
 /// Efficiency-booster features, in order (all dimensionless; no GPU identity or absolute spec).
 const std::vector<std::string>& efficiency_feature_names();
@@ -56,17 +67,25 @@ std::string efficiency_monotone_constraints();
 /// Features whose training range a bundle records; outside it the correction shrinks toward the analytical time.
 const std::vector<std::string>& efficiency_range_features();
 
+/// Categorical features (codes and path flags) whose seen values a bundle records: a value no training row
+/// had keeps the analytical time even when it lies between seen values (TF32 between FP32 and FP16).
+const std::vector<std::string>& efficiency_code_features();
+
 /// Per-feature [lo, hi] of efficiency_range_features() over training rows.
 using FeatureRanges = std::map<std::string, std::pair<double, double>>;
+/// Per-feature sorted distinct values of efficiency_code_features() over training rows.
+using FeatureCodes = std::map<std::string, std::vector<double>>;
 /// Weight in [0, 1] of the learned time against the analytical one: 1 inside `ranges`, falling linearly
-/// to 0 at k_shrink_decades outside on the worst feature. `features` is one row of efficiency_features.
-double range_weight(const FeatureRanges& ranges, const float* features);
-/// `ranges` resolved to feature columns once, for many rows: (column, lo, hi).
+/// to 0 at k_shrink_decades outside on the worst feature; 0 where a code feature holds a value not in
+/// `codes`. `features` is one row of efficiency_features.
+double range_weight(const FeatureRanges& ranges, const float* features, const FeatureCodes& codes = {});
+/// `ranges` (and `codes`) resolved to feature columns once, for many rows: (column, lo, hi, seen values).
 struct RangeColumn {
   size_t column;
   double lo, hi;
+  std::vector<double> seen;  ///< code features: the values training saw (empty: a range only)
 };
-std::vector<RangeColumn> range_columns(const FeatureRanges& ranges);
+std::vector<RangeColumn> range_columns(const FeatureRanges& ranges, const FeatureCodes& codes = {});
 double range_weight(const std::vector<RangeColumn>& ranges, const float* features);
 
 /// The learned kernel time from a predicted log efficiency: the roofline over the efficiency, never below

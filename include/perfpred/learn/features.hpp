@@ -11,7 +11,10 @@
 namespace perfpred::learn {
 
 /// Version of the feature definitions; bump when a feature changes meaning.
-inline constexpr int k_feature_version = 3;  ///< 2: node attributes are analysis feature::names(); 3: the efficiency roofline runs math at the sustained clock
+inline constexpr int k_feature_version = 4;  ///< 2: node attributes are analysis feature::names(); 3: the efficiency roofline runs math at the sustained clock; 4: runtime_code is the kernel library (runtime_library_code) and bundles record the codes seen
+/// Oldest feature_version still read: version 3 bundles predict as trained (their runtime_code is the raw
+/// runtime enum) and have no seen codes (ranges only).
+inline constexpr int k_oldest_feature_version = 3;
 
 /// What a bundle predicts (always the log of measured over analytical).
 enum class Target { latency, energy, memory };

@@ -31,6 +31,10 @@ class LearnedModel {
   /// cost each sample with its source's settings and, for a source whose timer has a per-op floor, predict
   /// what that timer measures (the kernel plus the bundle's floor for the op, with_timer_floor).
   std::vector<double> sample_log_ratios(const std::vector<KernelSample>& samples) const;
+  /// The timer floor sample_log_ratios adds to a sample of a source whose labels carry one (the bundle's
+  /// floor for the op, the median over its training GPUs); 0 for other sources and non-efficiency bundles.
+  /// Evaluation adds the same floor to the analytical time, so both predictors face the same timer.
+  double timer_floor_s(const KernelSample& s) const;
   /// Corrected host overhead (seconds) for an analytical one; unchanged when the runtime has no booster.
   double host_overhead_s(double analytical_s, const GpuSpec& gpu, const PredictOptions& opts) const;
   /// Whether a host-overhead booster exists for this runtime.

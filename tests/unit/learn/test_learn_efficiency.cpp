@@ -383,3 +383,120 @@ TEST(LearnEfficiency, RooflineMathRunsAtTheSustainedClock) {
   const auto e = relu_kernel(1e8);  // memory-bound: the same on both
   EXPECT_DOUBLE_EQ(kernel_roofline(e, limited, PredictOptions{}).time_s, kernel_roofline(e, full, PredictOptions{}).time_s);
 }
+
+namespace {
+// GEMM samples of gemm_samples() with each one's precision or runtime set by `set(i, sample)`.
+template <class Set>
+std::vector<KernelSample> samples_with(const std::vector<GpuSpec>& gpus, size_t n, unsigned seed, Set set) {
+  auto v = gemm_samples(gpus, n, seed);
+  for (size_t i = 0; i < v.size(); ++i) {
+    set(i, v[i]);
+    v[i].measured_s = kernel_roofline(v[i].kernel, v[i].gpu, v[i].opts).time_s /
+                      (0.3 + 0.5 * std::min(1.0, std::log10(v[i].kernel.waves) / 2 + 0.5));
+  }
+  return v;
+}
+
+Bundle train_bundle(const std::vector<KernelSample>& samples) {
+  TrainOptions o;
+  o.kernel_target = KernelTarget::efficiency;
+  o.rounds = 30;
+  o.nthread = 1;
+  Bundle b;
+  b.name = "codes";
+  train_efficiency_models(samples, o, b);
+  return b;
+}
+}  // namespace
+
+TEST(LearnEfficiency, ACodeBetweenSeenCodesKeepsTheAnalyticalTime) {
+  // Trained on FP32 and INT8 kernels only (precision codes 0 and 4): FP16 (2) lies inside their range but
+  // no training row had it, so its kernels keep the analytical time.
+  const std::vector<GpuSpec> gpus = {gpu("a", 40, 8, 320), gpu("b", 80, 14, 900)};
+  const Bundle b = train_bundle(samples_with(gpus, 400, 8, [](size_t i, KernelSample& s) {
+    s.opts.precision = i % 2 ? Precision::int8 : Precision::fp32;
+  }));
+  EXPECT_EQ(b.kernel_codes.at("gemm").at("precision_code"), (std::vector<double>{0, 4}));
+  const LearnedModel m(b);
+  KernelEstimate k = gemm_kernel(1024, 1024, 512, 3, 1);
+  PredictOptions fp16, fp32;
+  fp16.precision = Precision::fp16;
+  k.time_s = 2 * kernel_roofline(k, gpus[1], fp16).time_s;
+  EXPECT_NEAR(m.kernel_log_ratios({k}, gpus[1], fp16)[0], 0.0, 1e-9);
+  k.time_s = 2 * kernel_roofline(k, gpus[1], fp32).time_s;
+  EXPECT_GT(std::abs(m.kernel_log_ratios({k}, gpus[1], fp32)[0]), 1e-3);  // a seen code: learned
+
+  // The seen codes survive a save and load; a bundle without them (feature_version 3) has ranges only.
+  const auto path = std::filesystem::temp_directory_path() / "perfpred_test_eff_codes.json";
+  save_bundle(b, path);
+  const Bundle c = load_bundle(path);
+  EXPECT_EQ(c.kernel_codes, b.kernel_codes);
+  std::filesystem::remove(path);
+  std::vector<float> v(efficiency_feature_names().size(), std::nanf(""));
+  v[index_of("precision_code")] = 2;
+  const FeatureRanges range = {{"precision_code", {0, 4}}};
+  EXPECT_DOUBLE_EQ(range_weight(range, v.data()), 1.0);
+  EXPECT_DOUBLE_EQ(range_weight(range, v.data(), {{"precision_code", {0, 4}}}), 0.0);
+}
+
+TEST(LearnEfficiency, PyTorchAndCudnnKernelsShareTheLibraryTensorRtDoesNot) {
+  // A PyTorch convolution or GEMM runs the cuDNN/cuBLAS kernel a bare cuDNN call runs: boosters trained on
+  // cuDNN rows (DeepBench) predict it. TensorRT's own tactics are something no training row had.
+  EXPECT_EQ(runtime_library_code(Runtime::pytorch), runtime_library_code(Runtime::cudnn));
+  EXPECT_EQ(runtime_library_code(Runtime::onnxruntime), runtime_library_code(Runtime::cudnn));
+  EXPECT_NE(runtime_library_code(Runtime::tensorrt), runtime_library_code(Runtime::cudnn));
+  const std::vector<GpuSpec> gpus = {gpu("a", 40, 8, 320), gpu("b", 80, 14, 900)};
+  const Bundle b = train_bundle(samples_with(gpus, 300, 9, [](size_t, KernelSample& s) {
+    s.opts.runtime = Runtime::cudnn;
+  }));
+  const LearnedModel m(b);
+  KernelEstimate k = gemm_kernel(1024, 1024, 512, 3, 1);
+  k.time_s = 2 * kernel_roofline(k, gpus[1], PredictOptions{}).time_s;
+  PredictOptions cudnn, trt;
+  cudnn.runtime = Runtime::cudnn;
+  trt.runtime = Runtime::tensorrt;
+  const double torch = m.kernel_log_ratios({k}, gpus[1], PredictOptions{})[0];
+  EXPECT_GT(std::abs(torch), 1e-3);
+  EXPECT_DOUBLE_EQ(torch, m.kernel_log_ratios({k}, gpus[1], cudnn)[0]);
+  EXPECT_NEAR(m.kernel_log_ratios({k}, gpus[1], trt)[0], 0.0, 1e-9);
+
+  // A feature_version 3 bundle predicts as it was trained: its runtime_code was the raw runtime enum
+  // (cuDNN 3), so a PyTorch kernel (0) stays outside what it saw.
+  Bundle legacy = b;
+  legacy.feature_version = 3;
+  legacy.kernel_codes.clear();
+  for (auto& [fam, r] : legacy.kernel_ranges) r["runtime_code"] = {3, 3};
+  const auto path = std::filesystem::temp_directory_path() / "perfpred_test_eff_v3.json";
+  save_bundle(legacy, path);
+  const LearnedModel lm(load_bundle(path));
+  std::filesystem::remove(path);
+  EXPECT_NEAR(lm.kernel_log_ratios({k}, gpus[1], PredictOptions{})[0], 0.0, 1e-9);
+}
+
+TEST(LearnEfficiency, NeuSightConvolutionsDoNotTrain) {
+  // NeuSight's random-shape convolutions run at about half the efficiency of network-shaped ones on the same
+  // GPUs: they train no booster (neither the conv booster nor the fallback) and are counted.
+  const std::vector<GpuSpec> gpus = {gpu("a", 40, 8, 320), gpu("b", 80, 14, 900)};
+  auto train = gemm_samples(gpus, 200, 10);
+  const size_t n_conv = 60;
+  for (size_t i = 0; i < n_conv; ++i) {
+    KernelSample s;
+    s.gpu = gpus[i % 2];
+    s.source = "neusight";
+    s.kernel = gemm_kernel(50176, 256, 2304, 20, 1);
+    s.kernel.family = OpFamily::conv;
+    s.kernel.op = "Conv";
+    s.kernel.attrs = {{"kernel_h", 3}, {"kernel_w", 3}, {"groups", 1}, {"in_channels", 256}};
+    s.measured_s = 3 * kernel_roofline(s.kernel, s.gpu, s.opts, false).time_s;
+    train.push_back(s);
+  }
+  EXPECT_FALSE(source_settings("neusight").trains_conv);
+  EXPECT_TRUE(source_settings("deepbench").trains_conv);
+  const Bundle b = train_bundle(train);
+  EXPECT_FALSE(b.kernel_models.count("conv"));
+  EXPECT_EQ(b.params["label_corrections"]["rows_excluded_by_source"].get<size_t>(), n_conv);
+  EXPECT_EQ(b.kernel_models.at("gemm").train_rows, 200u);
+  // The same rows from a source whose convolutions do train make a conv booster.
+  for (auto& s : train) if (s.kernel.family == OpFamily::conv) s.source = "deepbench";
+  EXPECT_TRUE(train_bundle(train).kernel_models.count("conv"));
+}

@@ -1,0 +1,101 @@
+// Evaluation of a bundle on dataset rows (pipeline.cpp): what the learned and analytical columns hold.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "perfpred/dataset/dataset.hpp"
+#include "perfpred/hw/catalog.hpp"
+#include "perfpred/learn/data.hpp"
+#include "perfpred/learn/efficiency.hpp"
+#include "perfpred/learn/model.hpp"
+#include "perfpred/learn/pipeline.hpp"
+#include "perfpred/learn/train.hpp"
+
+using namespace perfpred;
+using namespace perfpred::learn;
+
+namespace {
+
+KernelRow relu_row(const std::string& id, const std::string& source, double elements, double time_ms) {
+  KernelRow r;
+  r.id = id;
+  r.source = source;
+  r.gpu_id = "t4";
+  r.runtime = "pytorch";
+  r.precision = "fp32";
+  r.op_family = "elementwise";
+  r.op = "Relu";
+  r.phase = "forward";
+  r.inputs = std::to_string(static_cast<int64_t>(elements));
+  r.flops = elements;
+  r.bytes = 8 * elements;
+  r.time_ms = time_ms;
+  return r;
+}
+
+// An efficiency bundle whose NeuSight Relu floor is 25 us: tiny floored ReLUs, and larger ones to learn from.
+Bundle floored_bundle() {
+  const GpuSpec t4 = resolve_gpu("t4"), v100 = resolve_gpu("v100-pcie-32gb");
+  std::vector<KernelSample> train;
+  for (int i = 0; i < 200; ++i) {
+    KernelSample s;
+    s.gpu = i % 2 ? t4 : v100;
+    s.source = "neusight";
+    const double elements = i < 60 ? 1000 + i : 1e6 * (1 + i % 40);
+    s.kernel = row_kernel(relu_row("r" + std::to_string(i), "neusight", elements, 1), s.gpu, PredictOptions{}, "test");
+    s.measured_s = i < 60 ? 25e-6 : 1.3 * kernel_roofline(s.kernel, s.gpu, s.opts).time_s + 25e-6;
+    train.push_back(s);
+  }
+  TrainOptions o;
+  o.kernel_target = KernelTarget::efficiency;
+  o.rounds = 20;
+  o.nthread = 1;
+  Bundle b;
+  b.name = "floored";
+  train_efficiency_models(train, o, b);
+  return b;
+}
+
+}  // namespace
+
+TEST(LearnPipeline, FlooredSourcesGiveTheAnalyticalTimeTheSameFloor) {
+  // NeuSight's timer includes a per-op floor: evaluation adds the bundle's floor to the learned kernel time,
+  // and must add the same floor to the analytical one, or the boosters are credited with the floor.
+  const Bundle b = floored_bundle();
+  const double floor_s = b.timer_floors.at("neusight").at("Relu");
+  EXPECT_NEAR(floor_s, 25e-6, 1e-9);
+  const auto dir = std::filesystem::temp_directory_path() / "perfpred_test_pipeline";
+  std::filesystem::create_directories(dir);
+  const auto csv = dir / "relu.csv";
+  {
+    std::ofstream out(csv);
+    out << "#perfpred kernel-dataset schema_version=1\n" << csv_line(kernel_columns());
+    out << csv_line(to_fields(relu_row("ns-1", "neusight", 2e5, 0.04)));
+    out << csv_line(to_fields(relu_row("other-1", "deepbench", 2e5, 0.04)));
+  }
+  const LearnedModel m(b);
+  EvalRequest req;
+  req.data = {csv};
+  const EvalResult r = evaluate(m, req);
+  ASSERT_EQ(r.records.size(), 2u);
+  const GpuSpec t4 = resolve_gpu("t4");
+  const KernelEstimate k = row_kernel(relu_row("k", "neusight", 2e5, 0.04), t4, PredictOptions{}, "test");
+  for (const auto& rec : r.records) {
+    KernelSample s;
+    s.kernel = k;
+    s.gpu = t4;
+    s.source = rec.id == "ns-1" ? "neusight" : "deepbench";
+    const double learned_ms = k.time_s * std::exp(m.sample_log_ratios({s})[0]) * 1e3;
+    EXPECT_NEAR(rec.learned, learned_ms, 1e-9) << rec.id;
+    if (rec.id == "ns-1") {
+      EXPECT_DOUBLE_EQ(m.timer_floor_s(s), floor_s);
+      EXPECT_NEAR(rec.analytical, with_timer_floor(k.time_s, floor_s) * 1e3, 1e-9);
+    } else {
+      EXPECT_DOUBLE_EQ(m.timer_floor_s(s), 0.0);  // a source without a floor: the kernel time alone
+      EXPECT_NEAR(rec.analytical, k.time_s * 1e3, 1e-12);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
