@@ -286,7 +286,16 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
                  cout >= model::k_winograd_min_channels;
     d.conv_tf32 = opts.precision == Precision::fp32 || opts.precision == Precision::tf32;
   }
-  if (k.family == OpFamily::rnn) d.serial_steps = static_cast<int>(std::max(1.0, attr_or(k, "seq_len", 1)));
+  if (k.family == OpFamily::rnn) {
+    const int seq = static_cast<int>(std::max(1.0, attr_or(k, "seq_len", 1)));
+    if (d.phase == Phase::backward_weight && d.matrix) {
+      // The weight gradient needs no recurrence: every step's dgates are known after the data-gradient
+      // pass, so cuDNN forms dW = sum_t dgates_t^T [x_t, h_t-1] as one GEMM with the steps in its reduction.
+      d.gemm = GemmShape{d.gemm.batch, d.gemm.n, d.gemm.k, d.gemm.m * seq};
+    } else {
+      d.serial_steps = seq;
+    }
+  }
   const auto rates = detail::gpu_rates(gpu, opts.precision, opts.runtime);
   detail::apply_terms(detail::time_kernel(d, rates), k);
 }

@@ -538,12 +538,27 @@ void plan_loss(PlanContext& c) {
 /// Data and weight gradients of a conv/GEMM/RNN forward draft.
 void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f, KernelDraft b) {
   const Graph& g = c.g;
-  if (f.family == OpFamily::rnn) {  // BPTT: the same steps twice (data and weight gradients)
-    b.phase = Phase::backward;
-    b.flops *= 2;
-    b.bytes *= 2;
-    if (f.serial_steps > 1) b.launches = f.launches * 2;
-    c.plan.kernels.push_back(b);
+  if (f.family == OpFamily::rnn) {
+    if (f.serial_steps <= 1) {  // the input projection: data and weight gradients of one big GEMM
+      b.phase = Phase::backward;
+      b.flops *= 2;
+      b.bytes *= 2;
+      c.plan.kernels.push_back(b);
+      return;
+    }
+    // BPTT: the data gradients run the steps backwards, one dependent step at a time; the recurrent
+    // weights' gradient needs no recurrence (every step's gate gradients are known by then), so it is one
+    // GEMM with the steps in its reduction.
+    KernelDraft dd = b;
+    dd.phase = Phase::backward_data;
+    c.plan.kernels.push_back(dd);
+    KernelDraft dw = b;
+    dw.phase = Phase::backward_weight;
+    dw.serial_steps = 1;
+    dw.launches = 1;
+    dw.gemm = GemmShape{f.gemm.batch, f.gemm.n, f.gemm.k, f.gemm.m * f.serial_steps};
+    dw.host_s = c.eager ? c.host.inner : c.host.kernel;
+    c.plan.kernels.push_back(dw);
     return;
   }
   const bool data_is_input = !node.inputs.empty() && node.inputs[0] >= 0 && g.tensors[node.inputs[0]].is_graph_input;

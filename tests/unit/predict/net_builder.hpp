@@ -90,6 +90,22 @@ class NetBuilder {
     return y;
   }
   int relu(int x) { return unary("Relu", x); }
+  /// Unidirectional LSTM over x [seq, batch, in] with `hidden` units: Y [seq, 1, batch, hidden].
+  int lstm(int x, int64_t hidden) {
+    auto s = shape(x);
+    const int64_t seq = s[0], batch = s[1], in = s[2];
+    int w = weight({1, 4 * hidden, in}), r = weight({1, 4 * hidden, hidden});
+    int y = tensor({seq, 1, batch, hidden});
+    Node& nd = node("LSTM", {x, w, r}, y);
+    nd.attrs["hidden_size"] = hidden;
+    NodeCost& nc = cost(OpFamily::rnn);
+    nc.flops = 2.0 * seq * batch * 4 * hidden * (in + hidden);
+    nc.params = numel(w) + numel(r);
+    nc.weight_bytes = nc.params * 4;
+    nc.bytes_read = numel(x) * 4 + nc.weight_bytes;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
   /// A shape-arithmetic node (Shape, Gather, Unsqueeze, Div on sizes) whose int64 output is known at import.
   int shape_value(const std::string& op, int x, std::vector<int64_t> values, OpFamily fam) {
     int y = tensor({static_cast<int64_t>(values.size())});

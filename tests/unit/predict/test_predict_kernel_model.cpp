@@ -186,6 +186,25 @@ KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw =
   return k;
 }
 
+TEST(RecurrentKernels, WeightGradientRowsAreOneGemmNotSeqLenSteps) {
+  // A DeepBench-style RNN row: the per-step GEMM [batch x 4h x (h + in)] and seq_len. Forward and data
+  // gradients are seq_len dependent steps; the weight gradient is one GEMM over batch x seq_len.
+  auto row = [](const char* phase) {
+    KernelEstimate k;
+    k.family = OpFamily::rnn;
+    k.phase = phase;
+    k.gemm = GemmShape{1, 16, 2048, 1024};
+    k.flops = 2.0 * 16 * 2048 * 1024 * 100;
+    k.bytes = 4.0 * (2048 * 1024 + 100 * 16 * (1024 + 2048));
+    k.attrs = {{"seq_len", 100}};
+    estimate_kernel(k, gpu("v100-sxm2-16gb"), PredictOptions{});
+    return k;
+  };
+  const KernelEstimate fwd = row("forward"), dw = row("backward_weight");
+  ASSERT_TRUE(dw.gemm.has_value());
+  EXPECT_LT(dw.time_s, 0.3 * fwd.time_s);
+}
+
 TEST(Tf32OrSimt, ConvolutionsTakeTheFasterOfTf32AndFp32Kernels) {
   // GeForce Ampere: TF32 tensor cores run at the FP32 SIMT rate (35.6 TFLOPS on the RTX 3090), and a 3x3
   // layer's Winograd FP32 kernel beats the TF32 implicit GEMM: the time is the one without TF32 at all.

@@ -201,6 +201,32 @@ TEST(ActivationPatterns, GeluAndSiluAsExportedAreOneKernelEverywhere) {
   EXPECT_DOUBLE_EQ(k.bytes, static_cast<double>(silu.c.nodes[0].bytes_read + silu.c.nodes[0].bytes_written));
 }
 
+TEST(TrainingPlan, RecurrentWeightGradientIsOneGemmOverAllSteps) {
+  // BPTT runs the data gradients one dependent step at a time, but the recurrent weights' gradient is a
+  // single GEMM with the steps in its reduction (cuDNN's RNNBackwardWeights): its time is not the forward
+  // step's time multiplied by seq_len.
+  test::NetBuilder b;
+  const int x = b.input("x", {100, 16, 512});
+  b.output(b.lstm(x, 512));
+  PredictOptions o = training(16);
+  const auto ks = plan_kernels(b.g, b.c, gpu("v100-sxm2-16gb"), o);
+  const KernelEstimate* fwd_rec = nullptr;
+  const KernelEstimate* dw = nullptr;
+  const KernelEstimate* dd = nullptr;
+  for (const auto& k : ks) {
+    if (k.family != OpFamily::rnn) continue;
+    if (k.phase == "forward" && k.gemm && k.gemm->m == 16) fwd_rec = &k;  // the recurrent steps
+    if (k.phase == "backward_weight") dw = &k;
+    if (k.phase == "backward_data") dd = &k;
+  }
+  ASSERT_NE(fwd_rec, nullptr);
+  ASSERT_NE(dw, nullptr);
+  ASSERT_NE(dd, nullptr);
+  EXPECT_EQ(dw->gemm->k, 16 * 100);          // batch x steps in the reduction
+  EXPECT_LT(dw->time_s, 0.5 * dd->time_s);   // one parallel GEMM against 100 dependent steps
+  EXPECT_NEAR(dd->time_s, fwd_rec->time_s, 1e-12);
+}
+
 TEST(EagerPlan, ShapeArithmeticExportedIntoTheGraphCostsNothing) {
   // torch.onnx writes x.size() arithmetic (channel_shuffle, view(b, -1, h, w)) as Shape -> Gather ->
   // Unsqueeze -> Concat nodes whose values are known at import. Eager PyTorch runs them as Python
