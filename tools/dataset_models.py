@@ -308,6 +308,131 @@ class GpuMemNetMLP(nn.Module):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# OFA MobileNetV3 subnets (help-nas-latency/PROVENANCE.md: ofa_mbv3_d234_e346_k357_w1.2, set_active_subnet(ks, e, d)
+# then get_active_subnet()), written out as plain modules because the `ofa` package is not a Debian package.
+#
+# Search space, from mit-han-lab/once-for-all (MIT), ofa/imagenet_classification/elastic_nn/networks/ofa_mbv3.py
+# (OFAMobileNetV3.__init__), ofa/imagenet_classification/elastic_nn/modules/dynamic_layers.py
+# (DynamicMBConvLayer.get_active_subnet_config), ofa/utils/layers.py (ConvLayer, MBConvLayer, ResidualBlock) and
+# ofa/utils/pytorch_modules.py (make_divisible, Hswish, Hsigmoid, SEModule):
+#   base_stage_width [16, 16, 24, 40, 80, 112, 160, 960, 1280], each make_divisible(w * 1.2, 8)
+#     -> 24 (first conv), 24 (first block), 32, 48, 96, 136, 192, final expand 1152, feature mix 1536
+#   stride_stages [1, 2, 2, 2, 1, 2]; act_stages [relu, relu, relu, h_swish, h_swish, h_swish];
+#   se_stages [False, False, True, False, True, True] (first block, then the 5 elastic stages of 4 blocks)
+#   first conv: Conv3x3 s2 (3 -> 24, no bias) BN h_swish; first block: MBConv e=1 k3 s1 ReLU (depthwise 3x3 -> BN
+#   -> ReLU -> 1x1 24 -> 24 -> BN) + identity shortcut
+#   elastic block: [1x1 in -> mid, BN, act] (mid = make_divisible(round(in * e), 8)), depthwise kxk stride s pad
+#   k//2, BN, act, [SE: mean(3).mean(2) -> 1x1 mid -> make_divisible(mid // 4, 8) with bias -> ReLU -> 1x1 back
+#   with bias -> h_sigmoid -> x * y], 1x1 mid -> out, BN; identity shortcut when stride 1 and in == out
+#   head: 1x1 192 -> 1152 BN h_swish, mean(3).mean(2), 1x1 1152 -> 1536 (no bias, no BN) h_swish, flatten,
+#   Linear(1536 -> 1000) (dropout 0.1 before it is a no-op in inference and left out)
+#   h_swish(x) = x * relu6(x + 3) / 6, h_sigmoid(x) = relu6(x + 3) / 6 (OFA's own modules: 4 and 3 eager kernels,
+#   not nn.Hardswish); BN eps 1e-5.
+#   ks and e list 20 entries (5 stages x 4 blocks), d 5 depths in 2..4: stage i uses its first d[i] entries.
+
+OFA_STAGES = ((32, 2, "relu", False), (48, 2, "relu", True), (96, 2, "h_swish", False), (136, 1, "h_swish", True),
+              (192, 2, "h_swish", True))  # (width, first stride, activation, SE) after make_divisible(. * 1.2, 8)
+OFA_STEM, OFA_FINAL_EXPAND, OFA_FEATURE_MIX, OFA_CLASSES = 24, 1152, 1536, 1000
+
+
+def ofa_make_divisible(v, divisor=8):
+    """OFA's (TF slim's) make_divisible: round to the nearest multiple, never more than 10% down."""
+    new_v = max(divisor, int(v + divisor / 2) // divisor * divisor)
+    return new_v + divisor if new_v < 0.9 * v else new_v
+
+
+def parse_ofa(recipe):
+    """'r=R ks=k,k,... e=e,e,... d=d,d,d,d,d' (or the CSV's space-separated lists) -> (r, [(k, e) per active block
+    per stage]); raises ValueError."""
+    m = re.fullmatch(r"(?:ofa_mbv3_d234_e346_k357_w1\.2 )?r=(\d+) ks=([\d ,]+) e=([\d ,]+) d=([\d ,]+)", recipe.strip())
+    if not m:
+        raise ValueError(f"bad OFA recipe {recipe!r} (want 'r=R ks=20 ints e=20 ints d=5 ints')")
+    r = int(m.group(1))
+    ks, es, ds = ([int(t) for t in re.split(r"[ ,]+", m.group(i).strip())] for i in (2, 3, 4))
+    if len(ks) != 20 or len(es) != 20 or len(ds) != 5 or any(k not in (3, 5, 7) for k in ks) or \
+            any(e not in (3, 4, 6) for e in es) or any(d not in (2, 3, 4) for d in ds) or not 32 <= r <= 1024:
+        raise ValueError(f"bad OFA recipe {recipe!r} (want 20 ks in 3/5/7, 20 e in 3/4/6, 5 d in 2..4, r 32..1024)")
+    return r, [[(ks[4 * i + j], es[4 * i + j]) for j in range(ds[i])] for i in range(5)]
+
+
+def ofa_recipe(resolution, ks, e, d):
+    """The recipe string of a HELP OFA row (CSV columns resolution, ks, e, d; lists space-separated)."""
+    return f"ofa_mbv3_d234_e346_k357_w1.2 r={resolution} ks={ks} e={e} d={d}"
+
+
+class OfaHswish(nn.Module):
+    def forward(self, x):
+        return x * F.relu6(x + 3.0) / 6.0
+
+
+class OfaHsigmoid(nn.Module):
+    def forward(self, x):
+        return F.relu6(x + 3.0) / 6.0
+
+
+def _ofa_act(name):
+    return nn.ReLU() if name == "relu" else OfaHswish()
+
+
+class OfaSE(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        mid = ofa_make_divisible(c // 4)
+        self.reduce = nn.Conv2d(c, mid, 1)
+        self.relu = nn.ReLU()
+        self.expand = nn.Conv2d(mid, c, 1)
+        self.h_sigmoid = OfaHsigmoid()
+
+    def forward(self, x):
+        y = x.mean(3, keepdim=True).mean(2, keepdim=True)
+        return x * self.h_sigmoid(self.expand(self.relu(self.reduce(y))))
+
+
+class OfaMBConv(nn.Module):
+    def __init__(self, c_in, c_out, k, stride, e, act, se):
+        super().__init__()
+        mid = c_in if e == 1 else ofa_make_divisible(round(c_in * e))
+        self.inverted_bottleneck = None if e == 1 else nn.Sequential(
+            nn.Conv2d(c_in, mid, 1, bias=False), nn.BatchNorm2d(mid), _ofa_act(act))
+        layers = [nn.Conv2d(mid, mid, k, stride, k // 2, groups=mid, bias=False), nn.BatchNorm2d(mid), _ofa_act(act)]
+        if se:
+            layers.append(OfaSE(mid))
+        self.depth_conv = nn.Sequential(*layers)
+        self.point_linear = nn.Sequential(nn.Conv2d(mid, c_out, 1, bias=False), nn.BatchNorm2d(c_out))
+        self.residual = stride == 1 and c_in == c_out
+
+    def forward(self, x):
+        y = self.inverted_bottleneck(x) if self.inverted_bottleneck is not None else x
+        y = self.point_linear(self.depth_conv(y))
+        return y + x if self.residual else y
+
+
+class OfaMobileNetV3(nn.Module):
+    """The active subnet of OFA's w1.2 MobileNetV3 supernet for one (ks, e, d); see the section comment above."""
+
+    def __init__(self, stages):
+        super().__init__()
+        self.first_conv = nn.Sequential(nn.Conv2d(3, OFA_STEM, 3, 2, 1, bias=False), nn.BatchNorm2d(OFA_STEM),
+                                        OfaHswish())
+        blocks = [OfaMBConv(OFA_STEM, OFA_STEM, 3, 1, 1, "relu", False)]
+        c = OFA_STEM
+        for (width, s, act, se), stage in zip(OFA_STAGES, stages):
+            for j, (k, e) in enumerate(stage):
+                blocks.append(OfaMBConv(c, width, k, s if j == 0 else 1, e, act, se))
+                c = width
+        self.blocks = nn.Sequential(*blocks)
+        self.final_expand_layer = nn.Sequential(nn.Conv2d(c, OFA_FINAL_EXPAND, 1, bias=False),
+                                                nn.BatchNorm2d(OFA_FINAL_EXPAND), OfaHswish())
+        self.feature_mix_layer = nn.Sequential(nn.Conv2d(OFA_FINAL_EXPAND, OFA_FEATURE_MIX, 1, bias=False), OfaHswish())
+        self.classifier = nn.Linear(OFA_FEATURE_MIX, OFA_CLASSES)
+
+    def forward(self, x):
+        x = self.final_expand_layer(self.blocks(self.first_conv(x)))
+        x = self.feature_mix_layer(x.mean(3, keepdim=True).mean(2, keepdim=True))
+        return self.classifier(x.flatten(1))
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # export
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -525,6 +650,9 @@ def build(family, recipe):
     if family == "gpumemnet-mlp":
         in_f, layers = parse_mlp(*recipe.split("|", 1))
         return GpuMemNetMLP(in_f, layers), torch.randn(2, in_f)
+    if family == "ofa-mbv3":
+        r, stages = parse_ofa(recipe)
+        return OfaMobileNetV3(stages), torch.randn(1, 3, r, r)
     if family == "yolov8":
         scale, size = parse_yolov8(recipe)
         return YOLOv8(scale), torch.randn(1, 3, size, size)
@@ -708,8 +836,58 @@ def icas_onnx(name, num_classes=10):
     return g.model((1, num_classes))
 
 
+def ofa_onnx(recipe):
+    """OFA MobileNetV3 subnet graph as OfaMobileNetV3 runs it in eager mode: relu6 is one Clip (torch's exporter
+    writes Relu + Clip for it; eager PyTorch runs one hardtanh kernel)."""
+    r, stages = parse_ofa(recipe)
+    g = OnnxGraph("input", (1, 3, r, r))
+
+    def act(x, name):
+        if name == "relu":
+            return g.node("Relu", [x])
+        y = g.node("Clip", [g.node("Add", [x, g.const(3.0, "float32")]), g.const(0.0, "float32"),
+                            g.const(6.0, "float32")])
+        return g.node("Div", [g.node("Mul", [x, y]), g.const(6.0, "float32")])
+
+    def gap(x):
+        return g.node("ReduceMean", [g.node("ReduceMean", [x], axes=[3], keepdims=1)], axes=[2], keepdims=1)
+
+    def se(x, p, c):
+        mid = ofa_make_divisible(c // 4)
+        y = g.node("Relu", [g.conv(gap(x), p + ".reduce", c, mid, 1, 1, 0, bias=True)])
+        y = g.conv(y, p + ".expand", mid, c, 1, 1, 0, bias=True)
+        y = g.node("Div", [g.node("Clip", [g.node("Add", [y, g.const(3.0, "float32")]), g.const(0.0, "float32"),
+                                           g.const(6.0, "float32")]), g.const(6.0, "float32")])
+        return g.node("Mul", [x, y])
+
+    def mbconv(x, p, c_in, c_out, k, s, e, a, use_se):
+        mid, y = c_in, x
+        if e != 1:
+            mid = ofa_make_divisible(round(c_in * e))
+            y = act(g.bn(g.conv(y, p + ".inverted_bottleneck.0", c_in, mid, 1, 1, 0), p + ".inverted_bottleneck.1",
+                         mid), a)
+        y = act(g.bn(g.conv(y, p + ".depth_conv.0", mid, mid, k, s, k // 2, groups=mid), p + ".depth_conv.1", mid), a)
+        if use_se:
+            y = se(y, p + ".depth_conv.3", mid)
+        y = g.bn(g.conv(y, p + ".point_linear.0", mid, c_out, 1, 1, 0), p + ".point_linear.1", c_out)
+        return g.node("Add", [y, x]) if s == 1 and c_in == c_out else y
+
+    x = act(g.bn(g.conv("input", "first_conv.0", 3, OFA_STEM, 3, 2, 1), "first_conv.1", OFA_STEM), "h_swish")
+    x = mbconv(x, "blocks.0", OFA_STEM, OFA_STEM, 3, 1, 1, "relu", False)
+    c, b = OFA_STEM, 1
+    for (width, s, a, use_se), stage in zip(OFA_STAGES, stages):
+        for j, (k, e) in enumerate(stage):
+            x = mbconv(x, f"blocks.{b}", c, width, k, s if j == 0 else 1, e, a, use_se)
+            c, b = width, b + 1
+    x = act(g.bn(g.conv(x, "final_expand_layer.0", c, OFA_FINAL_EXPAND, 1, 1, 0), "final_expand_layer.1",
+                 OFA_FINAL_EXPAND), "h_swish")
+    x = act(g.conv(gap(x), "feature_mix_layer.0", OFA_FINAL_EXPAND, OFA_FEATURE_MIX, 1, 1, 0), "h_swish")
+    g.linear(g.node("Flatten", [x], axis=1), "classifier", OFA_FEATURE_MIX, OFA_CLASSES)
+    return g.model((1, OFA_CLASSES))
+
+
 DIRECT = {"nasbench201": lambda r: nb201_onnx(r), "fbnet": lambda r: fbnet_onnx(parse_fbnet(r)),
-          "icas-convnet": lambda r: icas_onnx(r)}
+          "icas-convnet": lambda r: icas_onnx(r), "ofa-mbv3": lambda r: ofa_onnx(r)}
 
 
 def write_direct(family, recipe, path):
