@@ -48,7 +48,7 @@ NETWORK_COLUMNS = ["id", "status", "reason", "source", "synthetic", "gpu_id", "r
 # power_w, peak_memory_bytes, and every consumer filters the rows per target. A row with none is 'skipped'.
 LATENCY_LESS_STATUS = "ok"
 
-DEFAULT_SAMPLE = {"nasbench201": 600, "fbnet": 300, "icas-convnet": 600, "gpumemnet-mlp": 200,
+DEFAULT_SAMPLE = {"nasbench201": 600, "fbnet": 300, "ofa-mbv3": 300, "icas-convnet": 600, "gpumemnet-mlp": 200,
                   "torchvision": None, "yolov8": None}
 
 # Devices that are not in data/gpus: rows name them `spec:<name>` and the sidecar describes them with the
@@ -313,26 +313,54 @@ def convert_help(ctx):
                              "notes": [HELP_NOTE, TITANX_NOTE,
                                        "model: FBNet CIFAR-100 setting (HW-NAS-Bench fbnet_models), recipe = op_idx_list "
                                        "over k3_e1,k3_e1_g2,k3_e3,k3_e6,k5_e1,k5_e1_g2,k5_e3,k5_e6,skip"]})
-    # OFA: numbers converted, networks not rebuilt
+    # OFA MobileNetV3 subnets
+    written.update(convert_help_ofa(ctx, src, out_dir))
+    return written
+
+
+# HELP's OFA table has its own GPU columns: `titan_xp` (not the `titanxp` of the NAS-Bench-201/FBNet tables) and `v100`.
+OFA_TITAN_XP_NOTE = ("HELP OFA 'titan_xp' mapped to titan-xp, the card its name gives. It is not the machine of the "
+                     "NAS-Bench-201/FBNet 'titanxp' columns (a separate collection): at batch 1 (host-bound) its median "
+                     "is 1.05x the OFA rtx-2080ti time where FBNet's titanxp is 1.45x FBNet's 2080ti, so its host "
+                     "dispatches faster; at batch 32/64 it is 1.68x/1.74x the 2080 Ti (FBNet titanxp 1.43x/1.47x, "
+                     "GTX 1080 Ti 1.72x/1.55x), the range of GP102 Pascal cards on depthwise-heavy nets")
+OFA_V100_NOTE = ("v100_* columns not converted: neither HELP nor PROVENANCE.md says which V100 (PCIe 16/32 GB, SXM2 "
+                 "16/32 GB); the variants differ in boost clock (1380 vs 1530 MHz) and power limit (250 vs 300 W), and "
+                 "the table cannot tell them apart (median v100/2080ti 0.90/0.78/0.76 at batch 1/32/64 fits either)")
+
+
+def convert_help_ofa(ctx, src, out_dir):
+    import dataset_models as dm
     rows = read_csv(os.path.join(src, "ofa_mbv3_latency_ms.csv"))[: ctx.limit]
     path = os.path.join(out_dir, "ofa_mbv3.csv")
     w = Writer("network", path)
+    chosen = ctx.exporter.choose("ofa-mbv3", [r["idx"] for r in rows])
     for r in rows:
-        recipe = f"ofa_mbv3_d234_e346_k357_w1.2 r={r['resolution']} ks={r['ks']} e={r['e']} d={r['d']}"
+        idx = r["idx"]
+        recipe = dm.ofa_recipe(r["resolution"], r["ks"], r["e"], r["d"])
+        name = f"ofa_mbv3_{int(idx):04d}"
+        try:
+            dm.parse_ofa(recipe)
+            bad = ""
+        except ValueError as e:  # a malformed source row is kept, skipped, with the reason
+            bad = str(e)
+        mp = None if bad else ctx.exporter.ensure("ofa-mbv3", name, recipe) if idx in chosen else \
+            ctx.exporter.existing("ofa-mbv3", name)
         for col, val in r.items():
             m = re.fullmatch(r"(2080ti|titan_xp)_(\d+)", col)
             if not m or num(val) is None:
                 continue
-            w.add(id=f"ofa-{r['idx']}-{m.group(1)}-b{m.group(2)}", source="help-ofa", gpu_id=HELP_GPUS[m.group(1)],
-                  runtime="pytorch", runtime_version="1.8.1", precision="fp32", model="", model_family="ofa-mbv3",
-                  recipe=recipe, mode="inference", batch=int(m.group(2)), latency_ms=num(val),
-                  notes="network not rebuilt (needs the OFA supernet code, not available here)")
-    written[path] = w.write({"sources": [HELP_SOURCE], "licence": "MIT",
-                             "notes": [HELP_NOTE.replace("input 32x32", "input r x r (ImageNet)"),
-                                       "OFA networks are not rebuilt: the once-for-all supernet definition "
-                                       "(ofa package) is not available; rows keep the recipe",
-                                       "v100_* columns skipped: the V100 variant (PCIe/SXM2, 16/32 GB) is not stated"]})
-    return written
+            w.add(id=f"ofa-{idx}-{m.group(1)}-b{m.group(2)}", source="help-ofa", gpu_id=HELP_GPUS[m.group(1)],
+                  runtime="pytorch", runtime_version="1.8.1", precision="fp32", model=rel(mp, path),
+                  model_family="ofa-mbv3", recipe=recipe, mode="inference", batch=int(m.group(2)), latency_ms=num(val),
+                  notes=f"input {r['resolution']}x{r['resolution']}", **({"status": "skipped", "reason": bad} if bad else {}))
+    n = w.write({"sources": [HELP_SOURCE], "licence": "MIT",
+                 "notes": [HELP_NOTE.replace("input 32x32", "input r x r (ImageNet, r = resolution)"),
+                           "model: active subnet of once-for-all's ofa_mbv3_d234_e346_k357_w1.2 (MobileNetV3, widths "
+                           "24/24/32/48/96/136/192/1152/1536, 1000 classes) for the row's ks/e/d, written out in "
+                           "tools/dataset_models.py (OfaMobileNetV3, ofa_onnx)",
+                           OFA_TITAN_XP_NOTE, OFA_V100_NOTE]})
+    return {path: n}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1031,7 +1059,7 @@ SETS = {"help-nas-latency": convert_help, "pytorch-gpu-benchmark-ryujaehun": con
         "zeus-gpu-power-traces": convert_zeus, "lambda-dl-benchmark": convert_lambda,
         "neusight-gpu-kernels": convert_neusight, "deepbench-kernels": convert_deepbench,
         "mlperf-inference-jetson": convert_mlperf_jetson, "trtutils-yolo-jetson": convert_trtutils}
-FAMILIES = {"help-nas-latency": ["nasbench201", "fbnet"], "pytorch-gpu-benchmark-ryujaehun": ["torchvision"],
+FAMILIES = {"help-nas-latency": ["nasbench201", "fbnet", "ofa-mbv3"], "pytorch-gpu-benchmark-ryujaehun": ["torchvision"],
             "jetson-nano-trt-energy-icas": ["icas-convnet"], "gpumemnet-a100-memory": ["gpumemnet-mlp", "torchvision"],
             "zeus-gpu-power-traces": ["torchvision"], "lambda-dl-benchmark": ["torchvision"],
             "mlperf-inference-jetson": ["torchvision"], "trtutils-yolo-jetson": ["yolov8"]}
