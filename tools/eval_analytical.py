@@ -39,9 +39,14 @@ CALIBRATION_FAMILIES = {"nasbench201", "torchvision"}
 CALIBRATION_TORCHVISION = {"resnet18", "resnet50", "vgg16", "densenet121"}
 # GPUMemNet timm CNNs (A100 memory) that calibrate k_context_pytorch_cudnn_conv_bytes.
 GPUMEMNET_CALIBRATION_CNNS = {"resnet18", "resnet50", "resnext50_32x4d", "wide_resnet50_2"}
+# Families held out on every GPU, whatever the lists above say: unseen architectures. FBNet (depthwise/grouped
+# convs, 32x32) and OFA MobileNetV3 (depthwise 3/5/7, squeeze-excite, h-swish, ImageNet 128-224 px).
+HELD_OUT_FAMILIES = {"fbnet", "ofa-mbv3"}
 
 
 def calibration(row):
+    if row["model_family"] in HELD_OUT_FAMILIES:
+        return False
     if row["model_family"] == "icas-convnet":  # Jetson Nano: one ICAS stage calibrates, the others are held out
         return row["id"].startswith("icas-conv_layers_1_5-")
     if row.get("_set") == "gpumemnet-a100-memory" and row["model_family"] == "torchvision":

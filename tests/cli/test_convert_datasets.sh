@@ -146,6 +146,29 @@ def onnx_params(path):
 exported = [r for r in tables["datasets/help-nas-latency/nasbench201.csv"] if r["model"]]
 check(exported, "no NAS-Bench-201 network exported")
 
+# OFA MobileNetV3: row 0 at batch 64 on both converted GPUs, its rebuilt network (input r x r, the torch module's
+# parameters), and no V100 / Titan RTX rows
+ofa = {r["id"]: r for r in tables["datasets/help-nas-latency/ofa_mbv3.csv"]}
+o0 = src("help-nas-latency/ofa_mbv3_latency_ms.csv")[0]
+r = ofa["ofa-0-titan_xp-b64"]
+check(close(r["latency_ms"], o0["titan_xp_64"]) and r["gpu_id"] == "titan-xp" and r["batch"] == "64", "ofa titan_xp row")
+check(close(ofa["ofa-0-2080ti-b1"]["latency_ms"], o0["2080ti_1"]) and ofa["ofa-0-2080ti-b1"]["gpu_id"] == "rtx-2080ti",
+      "ofa 2080ti row")
+check(len(ofa) == 4 * 6 and not any("v100" in k or "rtx" in k.split("-")[2] for k in ofa), f"ofa rows {sorted(ofa)[:8]}")
+check(all(r["model_family"] == "ofa-mbv3" and r["status"] == "ok" for r in ofa.values()), "ofa family/status")
+check(r["model"] != "", "ofa row 0 has no exported network")
+if r["model"]:
+    sys.path.insert(0, os.path.join(repo, "tools"))
+    import dataset_models as dm
+    p = os.path.normpath(os.path.join(out, "datasets", "help-nas-latency", r["model"]))
+    g = onnx.load(p)
+    dims = [d.dim_param or d.dim_value for d in g.graph.input[0].type.tensor_type.shape.dim]
+    check(dims == ["batch", 3, int(o0["resolution"]), int(o0["resolution"])], f"ofa input dims {dims}")
+    model, _ = dm.build("ofa-mbv3", r["recipe"])
+    want = sum(t.numel() for t in list(model.parameters()) + list(model.buffers()) if t.is_floating_point())
+    check(onnx_params(p) == want, f"ofa ONNX has {onnx_params(p)} parameter elements, the torch subnet {want}")
+    check(len(model.blocks) - 1 == sum(int(t) for t in o0["d"].split()), "ofa block count != sum(d)")
+
 # Jetson Nano: latency, energy, power, and the rebuilt network's parameters = `Total Parameters`
 ic = tables["datasets/jetson-nano-trt-energy-icas/icas_convnets.csv"]
 s = src("jetson-nano-trt-energy-icas/data/conv_layers_1_5/high_mac_model_info5.csv")[0]
