@@ -311,24 +311,7 @@ class GpuMemNetMLP(nn.Module):
 # OFA MobileNetV3 subnets (help-nas-latency/PROVENANCE.md: ofa_mbv3_d234_e346_k357_w1.2, set_active_subnet(ks, e, d)
 # then get_active_subnet()), written out as plain modules because the `ofa` package is not a Debian package.
 #
-# Search space, from mit-han-lab/once-for-all (MIT), ofa/imagenet_classification/elastic_nn/networks/ofa_mbv3.py
-# (OFAMobileNetV3.__init__), ofa/imagenet_classification/elastic_nn/modules/dynamic_layers.py
-# (DynamicMBConvLayer.get_active_subnet_config), ofa/utils/layers.py (ConvLayer, MBConvLayer, ResidualBlock) and
-# ofa/utils/pytorch_modules.py (make_divisible, Hswish, Hsigmoid, SEModule):
-#   base_stage_width [16, 16, 24, 40, 80, 112, 160, 960, 1280], each make_divisible(w * 1.2, 8)
-#     -> 24 (first conv), 24 (first block), 32, 48, 96, 136, 192, final expand 1152, feature mix 1536
-#   stride_stages [1, 2, 2, 2, 1, 2]; act_stages [relu, relu, relu, h_swish, h_swish, h_swish];
-#   se_stages [False, False, True, False, True, True] (first block, then the 5 elastic stages of 4 blocks)
-#   first conv: Conv3x3 s2 (3 -> 24, no bias) BN h_swish; first block: MBConv e=1 k3 s1 ReLU (depthwise 3x3 -> BN
-#   -> ReLU -> 1x1 24 -> 24 -> BN) + identity shortcut
-#   elastic block: [1x1 in -> mid, BN, act] (mid = make_divisible(round(in * e), 8)), depthwise kxk stride s pad
-#   k//2, BN, act, [SE: mean(3).mean(2) -> 1x1 mid -> make_divisible(mid // 4, 8) with bias -> ReLU -> 1x1 back
-#   with bias -> h_sigmoid -> x * y], 1x1 mid -> out, BN; identity shortcut when stride 1 and in == out
-#   head: 1x1 192 -> 1152 BN h_swish, mean(3).mean(2), 1x1 1152 -> 1536 (no bias, no BN) h_swish, flatten,
-#   Linear(1536 -> 1000) (dropout 0.1 before it is a no-op in inference and left out)
-#   h_swish(x) = x * relu6(x + 3) / 6, h_sigmoid(x) = relu6(x + 3) / 6 (OFA's own modules: 4 and 3 eager kernels,
-#   not nn.Hardswish); BN eps 1e-5.
-#   ks and e list 20 entries (5 stages x 4 blocks), d 5 depths in 2..4: stage i uses its first d[i] entries.
+# The search space and its source are in OfaMobileNetV3's docstring.
 
 OFA_STAGES = ((32, 2, "relu", False), (48, 2, "relu", True), (96, 2, "h_swish", False), (136, 1, "h_swish", True),
               (192, 2, "h_swish", True))  # (width, first stride, activation, SE) after make_divisible(. * 1.2, 8)
@@ -408,7 +391,29 @@ class OfaMBConv(nn.Module):
 
 
 class OfaMobileNetV3(nn.Module):
-    """The active subnet of OFA's w1.2 MobileNetV3 supernet for one (ks, e, d); see the section comment above."""
+    """The active subnet of OFA's w1.2 MobileNetV3 supernet for one (ks, e, d).
+
+    Search space, from mit-han-lab/once-for-all (MIT), ofa/imagenet_classification/elastic_nn/networks/ofa_mbv3.py
+    (OFAMobileNetV3.__init__), ofa/imagenet_classification/elastic_nn/modules/dynamic_layers.py
+    (DynamicMBConvLayer.get_active_subnet_config), ofa/utils/layers.py (ConvLayer, MBConvLayer, ResidualBlock) and
+    ofa/utils/pytorch_modules.py (make_divisible, Hswish, Hsigmoid, SEModule), commit 80a2e26e; the older layout
+    (ofa/elastic_nn/networks/ofa_mbv3.py, commit 191bbe0b, HELP's era) has the same widths, strides, activations and
+    SE placement:
+      base_stage_width [16, 16, 24, 40, 80, 112, 160, 960, 1280], each make_divisible(w * 1.2, 8)
+        -> 24 (first conv), 24 (first block), 32, 48, 96, 136, 192, final expand 1152, feature mix 1536
+      stride_stages [1, 2, 2, 2, 1, 2]; act_stages [relu, relu, relu, h_swish, h_swish, h_swish];
+      se_stages [False, False, True, False, True, True] (first block, then the 5 elastic stages of 4 blocks)
+      first conv: Conv3x3 s2 (3 -> 24, no bias) BN h_swish; first block: MBConv e=1 k3 s1 ReLU (depthwise 3x3 -> BN
+      -> ReLU -> 1x1 24 -> 24 -> BN) + identity shortcut
+      elastic block: [1x1 in -> mid, BN, act] (mid = make_divisible(round(in * e), 8)), depthwise kxk stride s pad
+      k//2, BN, act, [SE: mean(3).mean(2) -> 1x1 mid -> make_divisible(mid // 4, 8) with bias -> ReLU -> 1x1 back
+      with bias -> h_sigmoid -> x * y], 1x1 mid -> out, BN; identity shortcut when stride 1 and in == out
+      head: 1x1 192 -> 1152 BN h_swish, mean(3).mean(2), 1x1 1152 -> 1536 (no bias, no BN) h_swish, flatten,
+      Linear(1536 -> 1000) (dropout 0.1 before it is a no-op in inference and left out)
+      h_swish(x) = x * relu6(x + 3) / 6, h_sigmoid(x) = relu6(x + 3) / 6 (OFA's own modules: 4 and 3 eager kernels,
+      not nn.Hardswish); BN eps 1e-5.
+      ks and e list 20 entries (5 stages x 4 blocks), d 5 depths in 2..4: stage i uses its first d[i] entries.
+    """
 
     def __init__(self, stages):
         super().__init__()
