@@ -36,14 +36,20 @@ def rho(v):
     return "-" if v is None else f"{v:.3f}"
 
 
+def share(s):
+    """Mean share of a row's kernel time the boosters corrected (0%: the learned column is analytical)."""
+    v = s.get("learned_share")
+    return "-" if v is None else f"{100 * v:.0f}%"
+
+
 def row(label, s):
     le, an = s["learned"], s["analytical"]
     return (f"| {label} | {s['n']} | {pct(le['mean_ape'])} | {pct(le['p90_ape'])} | {rho(le['spearman'])} | "
-            f"{pct(an['mean_ape'])} | {pct(an['p90_ape'])} | {rho(an['spearman'])} |")
+            f"{share(s)} | {pct(an['mean_ape'])} | {pct(an['p90_ape'])} | {rho(an['spearman'])} |")
 
 
-HEAD = ("| split | rows | learned mean APE | learned P90 | learned Spearman | analytical mean APE | "
-        "analytical P90 | analytical Spearman |\n|---|---|---|---|---|---|---|---|")
+HEAD = ("| split | rows | learned mean APE | learned P90 | learned Spearman | learned share | analytical mean APE | "
+        "analytical P90 | analytical Spearman |\n|---|---|---|---|---|---|---|---|---|")
 
 
 def weighted(results, key="overall"):

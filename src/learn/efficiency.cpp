@@ -202,8 +202,10 @@ const std::vector<std::string>& efficiency_range_features() {
 }
 
 const std::vector<std::string>& efficiency_code_features() {
+  // op_code too: a family's booster that learned from some ops only (the norm booster from NeuSight's
+  // LayerNorm rows) says nothing about another op of the family (BatchNorm), which keeps the analytical time.
   static const std::vector<std::string> v = {"precision_code", "phase_code", "runtime_code", "tensor_path",
-                                             "matrix_path"};
+                                             "matrix_path", "op_code"};
   return v;
 }
 

@@ -93,10 +93,12 @@ double bundle_floor(const Bundle& b, const std::string& source, const std::strin
 }
 }  // namespace
 
-// Predicted log(learned / analytical) per kernel (0 where no booster applies), one XGBoost call per family.
+// Predicted log(learned / analytical) per kernel (0 where no booster applies), one XGBoost call per family;
+// `weights` (when given) gets each kernel's weight of the learned time (0: the analytical time).
 template <class View>
-std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const View& view) {
+std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const View& view, std::vector<double>* weights) {
   std::vector<double> out(n, 0.0);
+  if (weights) weights->assign(n, 0.0);
   const Bundle& b = m.bundle;
   if (b.target != Target::latency) return out;
   const bool eff = b.kernel_target == k_efficiency_target;
@@ -136,7 +138,10 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
     }
     const auto y = predict_unique(*booster, x);
     if (!eff) {
-      for (size_t r = 0; r < idx.size(); ++r) out[idx[r]] = y[r];
+      for (size_t r = 0; r < idx.size(); ++r) {
+        out[idx[r]] = y[r];
+        if (weights) (*weights)[idx[r]] = 1;
+      }
       continue;
     }
     auto rit = b.kernel_ranges.find(fam);
@@ -148,6 +153,7 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
     for (size_t r = 0; r < idx.size(); ++r) {
       const KernelView v = view(idx[r]);
       const double w = range_weight(ranges, x.values.data() + r * nf);
+      if (weights) (*weights)[idx[r]] = w;
       double t = efficiency_time_s(*v.k, roofs[r], y[r], w);
       double analytical = v.k->time_s;
       if (v.source) t = with_timer_floor(t, bundle_floor(b, *v.source, v.k->op));  // the timer sees the floor too
@@ -158,15 +164,20 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
 }
 
 std::vector<double> LearnedModel::kernel_log_ratios(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu,
-                                                    const PredictOptions& opts) const {
-  return kernel_ratios(*m_impl, ks.size(), [&](size_t i) { return KernelView{&ks[i], &gpu, &opts, nullptr}; });
+                                                    const PredictOptions& opts, std::vector<double>* weights) const {
+  return kernel_ratios(*m_impl, ks.size(), [&](size_t i) { return KernelView{&ks[i], &gpu, &opts, nullptr}; },
+                       weights);
 }
 
-std::vector<double> LearnedModel::sample_log_ratios(const std::vector<KernelSample>& samples) const {
-  return kernel_ratios(*m_impl, samples.size(), [&](size_t i) {
-    const auto& s = samples[i];
-    return KernelView{&s.kernel, &s.gpu, &s.opts, &s.source};
-  });
+std::vector<double> LearnedModel::sample_log_ratios(const std::vector<KernelSample>& samples,
+                                                    std::vector<double>* weights) const {
+  return kernel_ratios(
+      *m_impl, samples.size(),
+      [&](size_t i) {
+        const auto& s = samples[i];
+        return KernelView{&s.kernel, &s.gpu, &s.opts, &s.source};
+      },
+      weights);
 }
 
 double LearnedModel::timer_floor_s(const KernelSample& s) const {

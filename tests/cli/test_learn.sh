@@ -241,6 +241,22 @@ meta = {"schema_version": 1, "kind": "network", "sources": [{"name": "synthetic-
         "plan": None, "notes": []}
 json.dump(meta, open(os.path.join(out, "net.csv.meta.json"), "w"))
 EOF2
+# network rows report the share of their kernel time the boosters corrected: b.json learned MatMul and Relu
+# only, so ResNet-18's convolutions, BatchNorms and Gemm keep the analytical time (0 < share < 1)
+expect_exit 0 eval --model "$TMP/b.json" --data "$TMP/net.csv" --rows "$TMP/net-rows.csv" --json
+cp "$TMP/out" "$TMP/net-eval.json"
+check $PY - "$TMP/net-eval.json" "$TMP/net-rows.csv" <<'EOF2'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+share = j["overall"]["learned_share"]
+assert 0 < share < 1, share
+rows = list(csv.DictReader(open(sys.argv[2])))
+by_model = {}
+for r in rows:
+    by_model.setdefault(r["id"], float(r["learned_share"]))
+assert all(0 <= v < 1 for v in by_model.values()), by_model
+assert abs(sum(by_model.values()) / len(by_model) - share) < 1e-4, (share, by_model)
+EOF2
 expect_exit 0 train --target energy --data "$TMP/net.csv" --out "$TMP/e.json" --rounds 30 --threads 1
 expect_exit 0 train --target memory --data "$TMP/net.csv" --out "$TMP/m.json" --rounds 30 --threads 1
 expect_exit 0 predict "$MODEL" --gpu t4 --batch 8 --model "$TMP/b.json" --model "$TMP/e.json" --model "$TMP/m.json" --json

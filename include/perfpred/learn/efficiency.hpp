@@ -68,7 +68,10 @@ std::string efficiency_monotone_constraints();
 const std::vector<std::string>& efficiency_range_features();
 
 /// Categorical features (codes and path flags) whose seen values a bundle records: a value no training row
-/// had keeps the analytical time even when it lies between seen values (TF32 between FP32 and FP16).
+/// had keeps the analytical time even when it lies between seen values (TF32 between FP32 and FP16). The op
+/// code is one: an op its family's booster never trained on (BatchNorm under a norm booster of LayerNorm
+/// rows) keeps the analytical time, and so does every kernel of a family served by the fallback booster
+/// whose ops no training row had (a held-out family). Bundles without a recorded op_code check ops not.
 const std::vector<std::string>& efficiency_code_features();
 
 /// Per-feature [lo, hi] of efficiency_range_features() over training rows.

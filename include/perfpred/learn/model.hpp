@@ -24,13 +24,16 @@ class LearnedModel {
 
   const Bundle& bundle() const;
   struct Impl;
-  /// Predicted log(measured / analytical) per kernel (0 where no booster applies).
+  /// Predicted log(measured / analytical) per kernel (0 where no booster applies). `weights`, when given,
+  /// gets each kernel's weight of the learned time in [0, 1]: 0 where no booster applies or the kernel is
+  /// outside what its booster saw (range_weight: it keeps the analytical time), 1 fully learned.
   std::vector<double> kernel_log_ratios(const std::vector<KernelEstimate>& ks, const GpuSpec& gpu,
-                                        const PredictOptions& opts) const;
+                                        const PredictOptions& opts, std::vector<double>* weights = nullptr) const;
   /// Same for kernels on different GPUs and options (evaluation of kernel data sets). Efficiency bundles
   /// cost each sample with its source's settings and, for a source whose timer has a per-op floor, predict
   /// what that timer measures (the kernel plus the bundle's floor for the op, with_timer_floor).
-  std::vector<double> sample_log_ratios(const std::vector<KernelSample>& samples) const;
+  std::vector<double> sample_log_ratios(const std::vector<KernelSample>& samples,
+                                        std::vector<double>* weights = nullptr) const;
   /// The timer floor sample_log_ratios adds to a sample of a source whose labels carry one (the bundle's
   /// floor for the op, the median over its training GPUs); 0 for other sources and non-efficiency bundles.
   /// Evaluation adds the same floor to the analytical time, so both predictors face the same timer.

@@ -45,6 +45,10 @@ struct EvalRecord {
   double measured = 0;
   double analytical = 0;
   double learned = 0;
+  /// Share of the row's analytical kernel time the boosters corrected, each kernel counted by its weight of
+  /// the learned time (LearnedModel::kernel_log_ratios): 0 when every kernel kept the analytical time, so
+  /// the learned column is the analytical model's kernels (a held-out op family, unseen codes or ops).
+  double learned_share = 0;
 };
 
 struct EvalRequest {

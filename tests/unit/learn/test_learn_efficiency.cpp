@@ -9,6 +9,7 @@
 
 #include "perfpred/learn/bundle.hpp"
 #include "perfpred/learn/efficiency.hpp"
+#include "perfpred/learn/features.hpp"
 #include "perfpred/learn/model.hpp"
 #include "perfpred/learn/train.hpp"
 #include "perfpred/util/error.hpp"
@@ -499,4 +500,60 @@ TEST(LearnEfficiency, NeuSightConvolutionsDoNotTrain) {
   // The same rows from a source whose convolutions do train make a conv booster.
   for (auto& s : train) if (s.kernel.family == OpFamily::conv) s.source = "deepbench";
   EXPECT_TRUE(train_bundle(train).kernel_models.count("conv"));
+}
+
+namespace {
+KernelEstimate norm_kernel(const std::string& op, double elements) {
+  KernelEstimate e;
+  e.family = OpFamily::norm;
+  e.op = op;
+  e.flops = 8 * elements;
+  e.bytes = 8 * elements;
+  e.launch_s = 2.5e-6;
+  e.time_s = 1e-4;
+  return e;
+}
+}  // namespace
+
+TEST(LearnEfficiency, AnOpItsFamilysBoosterNeverSawKeepsTheAnalyticalTime) {
+  // The norm booster learned from LayerNorm rows only (NeuSight has no BatchNorm): a BatchNorm kernel, whose
+  // features are otherwise inside what the booster saw, keeps the analytical time, and so does an op of a
+  // family served by the fallback booster that no training row had.
+  const std::vector<GpuSpec> gpus = {gpu("a", 40, 8, 320), gpu("b", 80, 14, 900)};
+  std::vector<KernelSample> train;
+  for (size_t i = 0; i < 300; ++i) {
+    KernelSample s;
+    s.gpu = gpus[i % 2];
+    s.kernel = norm_kernel("LayerNormalization", 1e5 * (1 + static_cast<double>(i % 50)));
+    s.measured_s = kernel_roofline(s.kernel, s.gpu, s.opts).time_s / (0.3 + 0.01 * static_cast<double>(i % 50));
+    s.source = "synthetic";
+    train.push_back(s);
+  }
+  for (auto& s : gemm_samples(gpus, 200, 3)) train.push_back(s);  // a second family: a fallback booster trains
+  const Bundle b = train_bundle(train);
+  ASSERT_TRUE(b.kernel_models.count("norm"));
+  ASSERT_TRUE(b.kernel_models.count(k_fallback_family));
+  EXPECT_EQ(b.kernel_codes.at("norm").at("op_code"),
+            (std::vector<double>{static_cast<double>(op_code("LayerNormalization"))}));
+  const LearnedModel m(b);
+  std::vector<KernelEstimate> ks = {norm_kernel("LayerNormalization", 2e6), norm_kernel("BatchNormalization", 2e6),
+                                    relu_kernel(2e6)};
+  for (auto& k : ks) k.time_s = 5 * kernel_roofline(k, gpus[1], PredictOptions{}).time_s;  // learned: 1.2-3.3x
+  std::vector<double> w;
+  const auto r = m.kernel_log_ratios(ks, gpus[1], PredictOptions{}, &w);
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_GT(std::abs(r[0]), 1e-3);  // the op it trained on: learned
+  EXPECT_DOUBLE_EQ(w[0], 1.0);
+  EXPECT_NEAR(r[1], 0.0, 1e-9);     // BatchNorm: analytical
+  EXPECT_DOUBLE_EQ(w[1], 0.0);
+  EXPECT_NEAR(r[2], 0.0, 1e-9);     // Relu, through the fallback: analytical
+  EXPECT_DOUBLE_EQ(w[2], 0.0);
+
+  // A bundle that recorded no op codes (trained before the op check) corrects BatchNorm as before.
+  Bundle old = b;
+  for (auto& [fam, c] : old.kernel_codes) c.erase("op_code");
+  const LearnedModel mo(old);
+  const auto ro = mo.kernel_log_ratios(ks, gpus[1], PredictOptions{});
+  EXPECT_GT(std::abs(ro[1]), 1e-3);
+  EXPECT_GT(std::abs(ro[2]), 1e-3);
 }

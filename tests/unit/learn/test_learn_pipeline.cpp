@@ -99,3 +99,39 @@ TEST(LearnPipeline, FlooredSourcesGiveTheAnalyticalTimeTheSameFloor) {
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST(LearnPipeline, EvaluationReportsTheShareOfKernelTimeTheBoostersCorrected) {
+  // The bundle learned ReLUs only: a Sigmoid row (its op unseen) keeps the analytical time and says so with a
+  // learned share of 0, so a reader sees where the learned column is the analytical model.
+  const Bundle b = floored_bundle();
+  const auto dir = std::filesystem::temp_directory_path() / "perfpred_test_pipeline_share";
+  std::filesystem::create_directories(dir);
+  const auto csv = dir / "ew.csv";
+  KernelRow sig = relu_row("sig-1", "neusight", 2e6, 0.4);
+  sig.op = "Sigmoid";
+  {
+    std::ofstream out(csv);
+    out << "#perfpred kernel-dataset schema_version=1\n" << csv_line(kernel_columns());
+    out << csv_line(to_fields(relu_row("relu-1", "neusight", 2e6, 0.4)));
+    out << csv_line(to_fields(sig));
+  }
+  const LearnedModel m(b);
+  EvalRequest req;
+  req.data = {csv};
+  const EvalResult r = evaluate(m, req);
+  ASSERT_EQ(r.records.size(), 2u);
+  for (const auto& rec : r.records) {
+    if (rec.id == "relu-1") {
+      EXPECT_GT(rec.learned_share, 0.99);
+    } else {
+      EXPECT_DOUBLE_EQ(rec.learned_share, 0.0);
+      EXPECT_NEAR(rec.learned, rec.analytical, 1e-9 * rec.analytical);
+    }
+  }
+  const auto j = eval_report(r, b);
+  EXPECT_NEAR(j["overall"]["learned_share"].get<double>(), 0.5 * (r.records[0].learned_share + r.records[1].learned_share),
+              1e-12);
+  EXPECT_NE(eval_text(j).find("share"), std::string::npos);
+  EXPECT_NE(eval_rows_csv(r).find("learned_share"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
