@@ -2,8 +2,8 @@
 # Regenerate the "Learned model" section of docs/accuracy.md: every split trains a bundle without the
 # held-out GPU or family, evaluates it on the held-out rows, and reports it beside the analytical model.
 #
-#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench kfam netk jetson networks torchvision energy memory
-#                                             policy default doc (default: all of them, in that order)
+#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench kfam netk netfam jetson networks torchvision energy
+#                                             memory policy default doc (default: all of them, in that order)
 # Environment: PERFPRED (binary, default build/src/cli/perfpred), DATA (default cache/datasets, made by
 # tools/convert_datasets.py), OUT (default cache/eval/learned), ROUNDS (boosting rounds, default 150),
 # THREADS (default 2), MAX_DEPTH (default 6), NET_FRACTION (share of network rows used, default 1),
@@ -28,7 +28,7 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}  # no OpenMP spinning on a sh
 mkdir -p "$OUT/bundles"
 DEFAULT_MAX_DEPTH=${DEFAULT_MAX_DEPTH:-$MAX_DEPTH}
 REUSE=${REUSE:-0}  # 1: a fold whose bundle is already in $OUT/bundles is evaluated, not retrained
-STEPS=${*:-kernels deepbench kfam netk jetson networks torchvision energy memory policy default doc}
+STEPS=${*:-kernels deepbench kfam netk netfam jetson networks torchvision energy memory policy default doc}
 [ -x "$PERFPRED" ] || { echo "eval_learned: no perfpred binary at $PERFPRED (set PERFPRED)"; exit 2; }
 
 NS=()
@@ -149,6 +149,23 @@ for step in $STEPS; do
       --rows "$OUT/netk-help.rows.csv" --json >"$OUT/netk-help.json"
     "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netk.json" "${TV[@]}" \
       --rows "$OUT/netk-tv.rows.csv" --json >"$OUT/netk-tv.json" ;;
+  netfam)  # per op family under whole networks: netk with one family's booster only (every other kernel, the
+    # fallback's included, keeps the analytical time), on the HELP and torchvision rows netk evaluates
+    [ -f "$OUT/bundles/netk.json" ] || { echo "eval_learned: no $OUT/bundles/netk.json (run the netk step first)"; exit 2; }
+    for fam in conv gemm norm elementwise softmax; do
+      log "netfam: netk with the $fam booster only"
+      /usr/bin/python3 - "$OUT/bundles/netk.json" "$fam" "$OUT/bundles/netfam-$fam.json" <<'EOF2'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["kernel_models"] = {k: v for k, v in b["kernel_models"].items() if k == sys.argv[2]}
+b["name"] = b.get("name", "netk") + "-" + sys.argv[2] + "-only"
+json.dump(b, open(sys.argv[3], "w"))
+EOF2
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netfam-$fam.json" "${HELP[@]}" \
+        --rows "$OUT/netfam-$fam-help.rows.csv" --json >"$OUT/netfam-$fam-help.json"
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netfam-$fam.json" "${TV[@]}" \
+        --rows "$OUT/netfam-$fam-tv.rows.csv" --json >"$OUT/netfam-$fam-tv.json"
+    done ;;
   policy)  # which parts the shipped bundle predicts by default, from the held-out rows above
     /usr/bin/python3 "$ROOT/scripts/eval_learned_policy.py" "$OUT" "$OUT/policy.json" ;;
   default)  # the shipped bundle: NeuSight (MIT) + DeepBench (Apache-2.0) kernel boosters and the policy

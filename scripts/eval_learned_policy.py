@@ -18,7 +18,9 @@ OUT holds `perfpred eval --rows` CSVs named EVIDENCE-*.rows.csv. Each evidence s
 Rows are grouped into slices (device class of the GPU, runtime, mode, precision). A slice's part is
 learned when the learned layer wins by a clear margin with evidence held out both by GPU and by family:
 pooled mean APE at most K_RATIO of the analytical model's and K_POINTS points below it, and no held-out
-group (GPU, family) worse than the analytical model by more than K_POINTS. Whole-network evidence decides where it exists; kernel-level evidence alone decides
+group (GPU, family) worse than the analytical model by more than K_POINTS. Held-out-family rows where the
+boosters corrected under K_SHARE of the kernel time (an op no booster trained on keeps the analytical time,
+so a held-out family is predicted by the analytical model) are not held-out-family evidence. Whole-network evidence decides where it exists; kernel-level evidence alone decides
 the kernel part elsewhere, and the rule says so. A slice without rows gets no rule: `predict` then uses
 the analytical model and says there was no held-out evidence.
 """
@@ -31,6 +33,7 @@ from collections import defaultdict
 
 K_RATIO = 0.9    # learned mean APE at most this share of the analytical one ...
 K_POINTS = 2.0   # ... and this many points below it; no group worse than analytical by more
+K_SHARE = 0.01   # held-out-family evidence counts only where the boosters corrected at least this share of kernel time
 
 # evidence prefix -> (runtime, level, part, what was held out, description)
 SETS = [
@@ -71,7 +74,7 @@ def ape(pred, meas):
 
 
 def read_rows(out):
-    """(part, level, description, slice, group kind, group) -> [(learned APE, analytical APE)]"""
+    """(part, level, description, slice, group kind, group) -> [(learned APE, analytical APE, learned share)]"""
     classes = device_classes(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     cells = defaultdict(list)
     used = []
@@ -91,20 +94,26 @@ def read_rows(out):
                 continue
             sl = (classes.get(r["gpu_id"], "desktop" if r["gpu_id"].startswith("spec:") else "hypothetical"),
                   runtime, mode_of(r["phase_or_mode"]), r["precision"])
-            e = (ape(learned, meas), ape(ana, meas))
+            try:  # share of the row's kernel time the boosters corrected (rows CSVs before it have none)
+                share = float(r["learned_share"])
+            except (KeyError, TypeError, ValueError):
+                share = None
+            e = (ape(learned, meas), ape(ana, meas), share)
             for kind in held:
                 cells[(part, level, desc, sl, kind, r["gpu_id"] if kind == "GPU" else r["family"])].append(e)
     return cells, used
 
 
 def summarise(cells):
-    """(part, slice) -> level -> {desc, n, learned, analytical, groups: [(kind, name, n, l, a)]}"""
+    """(part, slice) -> level -> {desc, n, learned, analytical, groups: [(kind, name, n, l, a, share)]}"""
     out = defaultdict(dict)
     for (part, level, desc, sl, kind, group), es in cells.items():
         s = out[(part, sl)].setdefault(level, {"descs": set(), "groups": []})
         s["descs"].add(desc)
         n = len(es)
-        s["groups"].append((kind, group, n, sum(e[0] for e in es) / n, sum(e[1] for e in es) / n))
+        shares = [e[2] for e in es if e[2] is not None]
+        s["groups"].append((kind, group, n, sum(e[0] for e in es) / n, sum(e[1] for e in es) / n,
+                            sum(shares) / len(shares) if shares else None))
     for s in out.values():
         for ev in s.values():
             # Pooled over every held-out row once: the GPU groups where there are any, else the family groups.
@@ -114,6 +123,14 @@ def summarise(cells):
             ev["learned"] = sum(g[2] * g[3] for g in pool) / ev["n"]
             ev["analytical"] = sum(g[2] * g[4] for g in pool) / ev["n"]
             ev["kinds"] = kinds
+            # Held out by family, a kernel whose op no training row of its booster had keeps the analytical time
+            # (the op check): where the boosters corrected under K_SHARE of the held-out families' kernel time,
+            # that evidence is the analytical model and says nothing about how they carry over to a new family.
+            fam = [g for g in ev["groups"] if g[0] == "family"]
+            if fam and all(g[5] is not None for g in fam):
+                ev["family_share"] = sum(g[2] * g[5] for g in fam) / sum(g[2] for g in fam)
+                if ev["family_share"] < K_SHARE:
+                    ev["kinds"] = kinds - {"family"}
     return out
 
 
@@ -130,9 +147,13 @@ def describe(ev):
     text = "{} ({} rows; held out by {}): learned {:.1f}% vs analytical {:.1f}% mean APE; worst {} {} {:.1f}% vs {:.1f}%".format(
         " + ".join(sorted(ev["descs"])), ev["n"], " and ".join(kinds), ev["learned"], ev["analytical"],
         worst[0], worst[1], worst[3], worst[4])
+    if "family_share" in ev:
+        text += "; held out by family the boosters corrected {:.0f}% of the kernel time".format(100 * ev["family_share"])
     missing = sorted(NEEDED - ev["kinds"])
     if missing:
         text += "; no held-out-{} evidence".format(" or ".join(missing))
+        if "family" in missing and ev.get("family_share", 1) < K_SHARE:
+            text += " (the learned column there is the analytical model: ops no booster trained on)"
     return ok, text
 
 
