@@ -328,103 +328,118 @@ Bundle train_bundle(const TrainRequest& req) {
   return b;
 }
 
-EvalResult evaluate(const LearnedModel& model, const EvalRequest& req) {
+namespace {
+
+// Kernel rows of one data file, batched through the boosters.
+void evaluate_kernels(const LearnedModel& model, const EvalRequest& req, const DataFile& f, GpuResolver& gpus,
+                      EvalResult& res) {
   const Bundle& b = model.bundle();
+  std::vector<KernelSample> ks;
+  std::vector<EvalRecord> kr;
+  for (const auto& r : f.kernels) {
+    if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
+    if (!req.holdout_gpus.empty() && !contains(req.holdout_gpus, r.gpu_id)) continue;
+    if (!req.holdout_families.empty() && !family_held_out(req.holdout_families, r.op_family)) continue;
+    if (b.target != Target::latency) continue;
+    const std::string where = f.path.string() + ": row " + r.id;
+    try {
+      KernelSample s;
+      s.gpu = gpus.get(r.gpu_id, f);
+      s.opts = kernel_options(r, where);
+      s.kernel = row_kernel(r, s.gpu, s.opts, where);
+      s.measured_s = *r.time_ms / 1e3;
+      s.source = r.source;
+      if (!(s.kernel.time_s > 0)) continue;
+      EvalRecord rec;
+      rec.file = f.path.string();
+      rec.id = r.id;
+      rec.gpu_id = r.gpu_id;
+      rec.op_family = r.op_family;
+      rec.kind = "kernel";
+      rec.phase = r.phase;
+      rec.precision = r.precision;
+      rec.measured = *r.time_ms;
+      // A timer with a per-op floor (NeuSight) sees it under either predictor: the analytical time gets the
+      // floor the learned one gets (sample_log_ratios), or the comparison credits the boosters with it.
+      rec.analytical = with_timer_floor(s.kernel.time_s, model.timer_floor_s(s)) * 1e3;
+      ks.push_back(std::move(s));
+      kr.push_back(std::move(rec));
+    } catch (const InputError& e) {
+      if (res.skipped_other++ < 5) spdlog::warn("eval: skipping {}", e.what());
+    }
+  }
+  std::vector<double> weights;
+  const auto ratios = model.sample_log_ratios(ks, &weights);
+  for (size_t i = 0; i < kr.size(); ++i) {
+    kr[i].learned = ks[i].kernel.time_s * 1e3 * std::exp(ratios[i]);
+    kr[i].learned_share = weights[i];
+    res.records.push_back(std::move(kr[i]));
+  }
+}
+
+// Network rows of one data file, under the bundle's corrector.
+void evaluate_networks(const LearnedModel& model, const EvalRequest& req, const DataFile& f, GpuResolver& gpus,
+                       GraphCache& graphs, const ShareCorrector& corrector, EvalResult& res) {
+  const Bundle& b = model.bundle();
+  for (const auto& r : f.networks) {
+    if (r.status != RowStatus::ok) continue;
+    const auto measured = measured_value(r, b.target);
+    if (!measured) continue;
+    if (!req.holdout_gpus.empty() && !contains(req.holdout_gpus, r.gpu_id)) continue;
+    if (!req.holdout_families.empty() && !contains(req.holdout_families, r.model_family)) continue;
+    if (!keep_row(r.id, req.network_fraction)) continue;
+    const std::string where = f.path.string() + ": row " + r.id;
+    try {
+      const auto* e = graphs.get(r, f);
+      if (!e) {
+        ++res.skipped_no_model;
+        continue;
+      }
+      const GpuSpec& gpu = gpus.get(r.gpu_id, f);
+      const PredictOptions opts = network_options(r, where);
+      const Prediction a = predict(e->graph, e->cost, gpu, opts, nullptr);
+      Prediction l;
+      corrector.reset();
+      if (b.target == Target::latency) {
+        l = predict(e->graph, e->cost, gpu, opts, &corrector);
+      } else {
+        l = a;
+        apply_network_target(model, l, gpu, opts);
+      }
+      EvalRecord rec;
+      rec.file = f.path.string();
+      rec.id = r.id;
+      rec.gpu_id = r.gpu_id;
+      rec.model_family = r.model_family;
+      rec.kind = "network";
+      rec.phase = r.mode;
+      rec.precision = r.precision;
+      rec.measured = *measured;
+      rec.analytical = analytical_value(a, b.target);
+      rec.learned = analytical_value(l, b.target);
+      rec.learned_share = corrector.share();
+      if (!(rec.analytical > 0) || !(rec.learned > 0)) {
+        ++res.skipped_other;
+        continue;
+      }
+      res.records.push_back(std::move(rec));
+    } catch (const InputError& e) {
+      if (res.skipped_other++ < 5) spdlog::warn("eval: skipping {}", e.what());
+    }
+  }
+}
+
+}  // namespace
+
+EvalResult evaluate(const LearnedModel& model, const EvalRequest& req) {
   EvalResult res;
   GpuResolver gpus;
   GraphCache graphs;
   ShareCorrector corrector(std::shared_ptr<const LearnedModel>(&model, [](const LearnedModel*) {}));
   for (const auto& path : req.data) {
     const DataFile f = load_data_file(path);
-    // Kernels: batched through the boosters.
-    std::vector<KernelSample> ks;
-    std::vector<EvalRecord> kr;
-    for (const auto& r : f.kernels) {
-      if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
-      if (!req.holdout_gpus.empty() && !contains(req.holdout_gpus, r.gpu_id)) continue;
-      if (!req.holdout_families.empty() && !family_held_out(req.holdout_families, r.op_family)) continue;
-      if (b.target != Target::latency) continue;
-      const std::string where = f.path.string() + ": row " + r.id;
-      try {
-        KernelSample s;
-        s.gpu = gpus.get(r.gpu_id, f);
-        s.opts = kernel_options(r, where);
-        s.kernel = row_kernel(r, s.gpu, s.opts, where);
-        s.measured_s = *r.time_ms / 1e3;
-        s.source = r.source;
-        if (!(s.kernel.time_s > 0)) continue;
-        EvalRecord rec;
-        rec.file = f.path.string();
-        rec.id = r.id;
-        rec.gpu_id = r.gpu_id;
-        rec.op_family = r.op_family;
-        rec.kind = "kernel";
-        rec.phase = r.phase;
-        rec.precision = r.precision;
-        rec.measured = *r.time_ms;
-        // A timer with a per-op floor (NeuSight) sees it under either predictor: the analytical time gets the
-        // floor the learned one gets (sample_log_ratios), or the comparison credits the boosters with it.
-        rec.analytical = with_timer_floor(s.kernel.time_s, model.timer_floor_s(s)) * 1e3;
-        ks.push_back(std::move(s));
-        kr.push_back(std::move(rec));
-      } catch (const InputError& e) {
-        if (res.skipped_other++ < 5) spdlog::warn("eval: skipping {}", e.what());
-      }
-    }
-    std::vector<double> weights;
-    const auto ratios = model.sample_log_ratios(ks, &weights);
-    for (size_t i = 0; i < kr.size(); ++i) {
-      kr[i].learned = ks[i].kernel.time_s * 1e3 * std::exp(ratios[i]);
-      kr[i].learned_share = weights[i];
-      res.records.push_back(std::move(kr[i]));
-    }
-    // Networks.
-    for (const auto& r : f.networks) {
-      if (r.status != RowStatus::ok) continue;
-      const auto measured = measured_value(r, b.target);
-      if (!measured) continue;
-      if (!req.holdout_gpus.empty() && !contains(req.holdout_gpus, r.gpu_id)) continue;
-      if (!req.holdout_families.empty() && !contains(req.holdout_families, r.model_family)) continue;
-      if (!keep_row(r.id, req.network_fraction)) continue;
-      const std::string where = f.path.string() + ": row " + r.id;
-      try {
-        const auto* e = graphs.get(r, f);
-        if (!e) {
-          ++res.skipped_no_model;
-          continue;
-        }
-        const GpuSpec& gpu = gpus.get(r.gpu_id, f);
-        const PredictOptions opts = network_options(r, where);
-        const Prediction a = predict(e->graph, e->cost, gpu, opts, nullptr);
-        Prediction l;
-        corrector.reset();
-        if (b.target == Target::latency) {
-          l = predict(e->graph, e->cost, gpu, opts, &corrector);
-        } else {
-          l = a;
-          apply_network_target(model, l, gpu, opts);
-        }
-        EvalRecord rec;
-        rec.file = f.path.string();
-        rec.id = r.id;
-        rec.gpu_id = r.gpu_id;
-        rec.model_family = r.model_family;
-        rec.kind = "network";
-        rec.phase = r.mode;
-        rec.precision = r.precision;
-        rec.measured = *measured;
-        rec.analytical = analytical_value(a, b.target);
-        rec.learned = analytical_value(l, b.target);
-        rec.learned_share = corrector.share();
-        if (!(rec.analytical > 0) || !(rec.learned > 0)) {
-          ++res.skipped_other;
-          continue;
-        }
-        res.records.push_back(std::move(rec));
-      } catch (const InputError& e) {
-        if (res.skipped_other++ < 5) spdlog::warn("eval: skipping {}", e.what());
-      }
-    }
+    evaluate_kernels(model, req, f, gpus, res);
+    evaluate_networks(model, req, f, gpus, graphs, corrector, res);
   }
   if (res.skipped_no_model > 0)
     res.notes.push_back(std::to_string(res.skipped_no_model) + " network rows skipped: ONNX model not exported");
