@@ -49,7 +49,7 @@ NETWORK_COLUMNS = ["id", "status", "reason", "source", "synthetic", "gpu_id", "r
 LATENCY_LESS_STATUS = "ok"
 
 DEFAULT_SAMPLE = {"nasbench201": 600, "fbnet": 300, "ofa-mbv3": 300, "icas-convnet": 600, "gpumemnet-mlp": 200,
-                  "torchvision": None, "yolov8": None}
+                  "torchvision": None, "yolov8": None, "neusight-transformer": None}
 
 # Devices that are not in data/gpus: rows name them `spec:<name>` and the sidecar describes them with the
 # essentials of NVIDIA's published datasheets (a perfpred spec file may give only these, the rest is derived).
@@ -224,6 +224,9 @@ class Exporter:
         try:
             if family in dm.DIRECT:
                 dm.write_direct(family, recipe, path)
+            elif family in dm.META_EXPORT:
+                model, example = dm.META_EXPORT[family](recipe)
+                dm.export_onnx_meta(model, example, path)
             else:
                 model, example = dm.build(family, recipe)
                 dm.export_onnx(model, example, path)
@@ -777,9 +780,94 @@ def convert_neusight(ctx):
             "bytes = ideal DRAM traffic (inputs + weights + outputs, fp32); flops: multiply-add = 2, "
             "per-element costs as src/analysis/rules_simple.cpp",
             "conv on A100 is the 80 GB PCIe card (a100-pcie-80gb); other ops on a100-pcie-40gb",
-            "test split and transformer labels not converted: the labels need HuggingFace transformers "
-            "(not available) to rebuild BERT-large/GPT-2-large/OPT graphs"]))
+            "test split not converted; the whole-model transformer labels are the set neusight-transformers"]))
     return written
+
+
+# neusight-transformers: NeuSight's whole-model labels (label/<GPU>/<model>-<inf|train>-<seq>-<batch>[-suffix].json)
+
+NEUSIGHT_LABEL_GPUS = {"NVIDIA_A100-PCIE-40GB": "a100-pcie-40gb", "Tesla_P100-PCIE-16GB": "p100-pcie-16gb",
+                       "Tesla_P4": "p4", "Tesla_T4": "t4", "Tesla_V100-PCIE-32GB": "v100-pcie-32gb",
+                       "NVIDIA_A100-SXM4-40GB": "a100-sxm4-40gb"}
+NEUSIGHT_LABEL_SKIP = {
+    "dp4": "multi-GPU label (4-way data parallel): perfpred predicts one GPU",
+    "tp4": "multi-GPU label (4-way tensor parallel): perfpred predicts one GPU",
+    "pp4_1": "multi-GPU label (4-stage pipeline parallel): perfpred predicts one GPU",
+    "fusion": "operator-fusion variant of the eager label (NeuSight's fused-operator experiment; no per-op CSV and no "
+              "code in this copy says which fusion ran), not PyTorch eager and not a runtime perfpred models",
+}
+
+
+def neusight_label_recipe(model, mode, seq):
+    """(family, recipe, reason): the rebuild of one label's model, or reason why there is none."""
+    import dataset_models as dm
+    if model == "switchxl4":
+        return None, None, ("Switch Transformer (encoder-decoder mixture of experts with token routing) is not rebuilt: "
+                            "routing decides per token which expert runs, which a static ONNX graph does not express")
+    if model == "bert_large" and mode == "training":
+        model = "bert_large_pretraining"  # the training labels ran BertForPreTraining (per-node CSV)
+    recipe = f"{model}@{seq}"
+    try:
+        dm.parse_neusight_transformer(recipe)
+    except ValueError as e:
+        return None, None, str(e)
+    return "neusight-transformer", recipe, None
+
+
+def convert_neusight_transformers(ctx):
+    src = os.path.join(ctx.shared, "neusight-gpu-kernels", "label")
+    path = os.path.join(ctx.out, "datasets", "neusight-transformers", "labels.csv")
+    w = Writer("network", path)
+    n = 0
+    for gdir in sorted(os.listdir(src)):
+        if gdir.startswith("AMD_"):
+            continue  # AMD Instinct GPUs: not in the catalog, and not CUDA
+        gpu = NEUSIGHT_LABEL_GPUS.get(gdir)
+        if gpu is None:
+            raise ValueError(f"{os.path.join(src, gdir)}: unknown NeuSight label GPU; add it to NEUSIGHT_LABEL_GPUS")
+        for f in sorted(glob.glob(os.path.join(src, gdir, "*.json"))):
+            name = os.path.basename(f)[:-5]
+            m = re.fullmatch(r"([a-z0-9_]+)-(inf|train)-(\d+)-(\d+)(?:-([a-z0-9_]+))?", name)
+            if not m:
+                raise ValueError(f"{f}: label name is not <model>-<inf|train>-<seq>-<batch>[-suffix]")
+            if ctx.limit is not None and n >= ctx.limit:
+                break
+            n += 1
+            model, mode, seq, batch, suffix = m.groups()
+            mode = "inference" if mode == "inf" else "training"
+            with open(f, encoding="utf-8") as fh:
+                lab = json.load(fh)
+            row = dict(id=f"{gpu}-{name}", source="neusight", gpu_id=gpu, runtime="pytorch", runtime_version="2.1.0",
+                       precision="fp32", mode=mode, batch=int(batch), includes_h2d=0,
+                       latency_ms=num(lab.get("e2e_latency")),
+                       notes=f"seq_len {seq}; {lab.get('num_layer')} layers; forward {num(lab.get('fw_latency'))} ms"
+                             + (f", backward {num(lab.get('bwall_latency'))} ms" if mode == "training" else "")
+                             + "; HF model rebuilt in tools/dataset_models.py; no optimizer step (fwd + bwd only)")
+            if suffix is not None and suffix not in NEUSIGHT_LABEL_SKIP:
+                raise ValueError(f"{f}: unknown label suffix {suffix!r}; add it to NEUSIGHT_LABEL_SKIP")
+            family, recipe, reason = neusight_label_recipe(model, mode, seq)
+            row.update(model_family=family or "", recipe=recipe or f"{model}@{seq}")
+            if suffix is not None or reason:
+                row.update(status="skipped", reason=NEUSIGHT_LABEL_SKIP[suffix] if suffix else reason)
+            else:
+                model_path = ctx.exporter.ensure(family, safe_name(recipe), recipe)
+                row["model"] = rel(model_path, path)
+            w.add(**row)
+    return {path: w.write({
+        "sources": [{"name": "neusight", "repository": "https://github.com/sitar-lab/NeuSight",
+                     "commit": "6945927d9afcca2b9daf021f8395e53edc5b4eef", "licence": "MIT",
+                     "path": "scripts/asplos/label"}],
+        "licence": "MIT",
+        "environment": {"pytorch": "2.1.0", "cuda": "12.1", "cudnn": "8.9.2"},
+        "notes": [
+            "end-to-end latency of the full HuggingFace model (e2e_latency, ms; training = forward + backward, no "
+            "optimizer step), PyTorch 2.1 eager",
+            "fp32 with TF32 off for matmuls too: A100 linears in the per-node CSVs run at 18.6 TFLOP/s (OPT fc1, "
+            "4096x2048x8192), at the 19.5 TFLOP/s FP32 peak and far below TF32's; PyTorch 2.1's default "
+            "torch.backends.cuda.matmul.allow_tf32 is False",
+            "inputs and outputs stay on the GPU (includes_h2d 0): the labels time the model call",
+            "H100, L4 and A100 80GB labels are not in this copy; AMD Instinct labels are not converted (no catalog "
+            "entries); multi-GPU (-dp4/-tp4/-pp4_1) and -fusion labels are rows with status skipped"]})}
 
 
 def conv_row(b, cin, cout, h, w_, kh, kw, sh, sw, ph, pw, ho, wo, elem, bias, groups=1, dil=1):
@@ -1058,11 +1146,15 @@ SETS = {"help-nas-latency": convert_help, "pytorch-gpu-benchmark-ryujaehun": con
         "jetson-nano-trt-energy-icas": convert_icas, "gpumemnet-a100-memory": convert_gpumemnet,
         "zeus-gpu-power-traces": convert_zeus, "lambda-dl-benchmark": convert_lambda,
         "neusight-gpu-kernels": convert_neusight, "deepbench-kernels": convert_deepbench,
-        "mlperf-inference-jetson": convert_mlperf_jetson, "trtutils-yolo-jetson": convert_trtutils}
+        "mlperf-inference-jetson": convert_mlperf_jetson, "trtutils-yolo-jetson": convert_trtutils,
+        "neusight-transformers": convert_neusight_transformers}
+# Sets read from another set's folder (or a part of it): the fingerprint hashes these files.
+SOURCE_DIRS = {"neusight-transformers": os.path.join("neusight-gpu-kernels", "label")}
 FAMILIES = {"help-nas-latency": ["nasbench201", "fbnet", "ofa-mbv3"], "pytorch-gpu-benchmark-ryujaehun": ["torchvision"],
             "jetson-nano-trt-energy-icas": ["icas-convnet"], "gpumemnet-a100-memory": ["gpumemnet-mlp", "torchvision"],
             "zeus-gpu-power-traces": ["torchvision"], "lambda-dl-benchmark": ["torchvision"],
-            "mlperf-inference-jetson": ["torchvision"], "trtutils-yolo-jetson": ["yolov8"]}
+            "mlperf-inference-jetson": ["torchvision"], "trtutils-yolo-jetson": ["yolov8"],
+            "neusight-transformers": ["neusight-transformer"]}
 
 
 class Ctx:
@@ -1102,7 +1194,7 @@ CODE_HASH = _code_hash()  # read once at start: the code that runs, even if the 
 def fingerprint(ctx, name):
     h = hashlib.sha256()
     h.update(CODE_HASH.encode())
-    for f in sorted(glob.glob(os.path.join(ctx.shared, name, "**", "*"), recursive=True)):
+    for f in sorted(glob.glob(os.path.join(ctx.shared, SOURCE_DIRS.get(name, name), "**", "*"), recursive=True)):
         if os.path.isfile(f):
             st = os.stat(f)
             h.update(f"{os.path.relpath(f, ctx.shared)}:{st.st_size}:{int(st.st_mtime)}".encode())

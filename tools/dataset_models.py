@@ -904,3 +904,273 @@ def write_direct(family, recipe, path):
     tmp = path + ".tmp"
     onnx.save(m, tmp)
     os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# NeuSight whole-model transformer labels (neusight-gpu-kernels/PROVENANCE.md, label/<GPU>/<model>-<mode>-<seq>-
+# <batch>.json). HuggingFace `transformers` is not a Debian package, so the measured HF models are written out
+# here as plain PyTorch, op for op as the per-node CSVs next to the labels (the torch.fx graph of the HF model with
+# one layer) show them: which embeddings, mask arithmetic and heads ran. Hyper-parameters are those of
+# data/DLmodel_configs/<model>.json (tests/tools checks them against the files when ../shared is present).
+
+NEUSIGHT_CONFIGS = {
+    # BertForSequenceClassification (the CSV ends in pooler.dense, tanh, classifier -> (B, 2)), not the LM head
+    # the config's `architectures` names.
+    "bert_large": dict(arch="bert", vocab=30522, d=1024, heads=16, layers=24, ff=4096, positions=512, types=2,
+                       eps=1e-12, labels=2, head="classification"),
+    # The training labels ran BertForPreTraining instead (cls.predictions: dense, GELU, LN, decoder to the vocabulary
+    # tied to the word embeddings, with bias; cls.seq_relationship on the pooled output).
+    "bert_large_pretraining": dict(arch="bert", vocab=30522, d=1024, heads=16, layers=24, ff=4096, positions=512,
+                                   types=2, eps=1e-12, labels=2, head="pretraining"),
+    # GPT2LMHeadModel, gelu_new; GPT-3 XL / 2.7B are GPT-2 configs with other widths (n_inner = 4 d).
+    "gpt2_large": dict(arch="gpt2", vocab=50257, d=1280, heads=20, layers=36, ff=5120, positions=1024, eps=1e-5),
+    "gpt3_xl": dict(arch="gpt2", vocab=50257, d=3072, heads=24, layers=24, ff=12288, positions=2048, eps=1e-5),
+    "gpt3_27": dict(arch="gpt2", vocab=50257, d=2560, heads=32, layers=32, ff=10240, positions=2048, eps=1e-5),
+    # OPTForCausalLM, pre-LN (do_layer_norm_before), ReLU, learned positions with offset 2, LM head without bias.
+    "opt_13": dict(arch="opt", vocab=50272, d=2048, heads=32, layers=24, ff=8192, positions=2048, eps=1e-5),
+}
+
+
+def parse_neusight_transformer(recipe):
+    """'gpt2_large@1024' -> (config dict, seq_len); raises ValueError."""
+    m = re.fullmatch(r"([a-z0-9_]+)@(\d+)", recipe)
+    if not m or m.group(1) not in NEUSIGHT_CONFIGS:
+        raise ValueError(f"want <model>@<seq_len> with model one of {', '.join(NEUSIGHT_CONFIGS)}, got {recipe!r}")
+    cfg, seq = NEUSIGHT_CONFIGS[m.group(1)], int(m.group(2))
+    if not 1 <= seq <= cfg["positions"]:
+        raise ValueError(f"{recipe}: seq_len {seq} outside 1..{cfg['positions']} (max positions of {m.group(1)})")
+    return cfg, seq
+
+
+def _heads(x, b, s, h):
+    """(B, S, D) -> (B, H, S, D/H), as HF's transpose_for_scores / _split_heads (view + permute)."""
+    return x.view(b, s, h, x.size(-1) // h).permute(0, 2, 1, 3)
+
+
+def _merge(x, b, s):
+    """(B, H, S, hd) -> (B, S, H*hd): permute, contiguous (a copy kernel in eager), view."""
+    return x.permute(0, 2, 1, 3).contiguous().view(b, s, -1)
+
+
+class BertLayer(nn.Module):
+    """HF BertLayer (post-LN): Q/K/V linears, QK^T / sqrt(hd) + extended mask, softmax, PV, dense + residual + LN,
+    intermediate dense, exact GELU, output dense + residual + LN."""
+
+    def __init__(self, c, dev):
+        super().__init__()
+        d, self.h, self.hd = c["d"], c["heads"], c["d"] // c["heads"]
+        self.q, self.k, self.v = (nn.Linear(d, d, device=dev) for _ in range(3))
+        self.o = nn.Linear(d, d, device=dev)
+        self.ln1 = nn.LayerNorm(d, eps=c["eps"], device=dev)
+        self.fc1 = nn.Linear(d, c["ff"], device=dev)
+        self.fc2 = nn.Linear(c["ff"], d, device=dev)
+        self.ln2 = nn.LayerNorm(d, eps=c["eps"], device=dev)
+
+    def forward(self, x, mask):
+        b, s = x.shape[:2]
+        q, k, v = (_heads(f(x), b, s, self.h) for f in (self.q, self.k, self.v))
+        att = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.hd) + mask
+        y = _merge(torch.matmul(torch.softmax(att, dim=-1), v), b, s)
+        x = self.ln1(self.o(y) + x)
+        return self.ln2(self.fc2(F.gelu(self.fc1(x))) + x)
+
+
+class Bert(nn.Module):
+    """BertModel (embeddings with token types, all-ones extended mask, encoder, tanh pooler) with the head the label
+    ran: BertForSequenceClassification (classifier on the pooled output) or BertForPreTraining."""
+    OUTPUTS = {"classification": ["output"], "pretraining": ["output", "seq_relationship"]}
+
+    def __init__(self, c, seq, dev="meta"):
+        super().__init__()
+        d = c["d"]
+        self.word = nn.Embedding(c["vocab"], d, device=dev)
+        self.pos = nn.Embedding(c["positions"], d, device=dev)
+        self.token_type = nn.Embedding(c["types"], d, device=dev)
+        self.register_buffer("position_ids", torch.arange(c["positions"], device=dev).unsqueeze(0))
+        self.register_buffer("token_type_ids", torch.zeros(1, c["positions"], dtype=torch.long, device=dev))
+        self.ln = nn.LayerNorm(d, eps=c["eps"], device=dev)
+        self.layers = nn.ModuleList(BertLayer(c, dev) for _ in range(c["layers"]))
+        self.pooler = nn.Linear(d, d, device=dev)
+        self.head = c["head"]
+        self.output_names = self.OUTPUTS[self.head]
+        self.classifier = nn.Linear(d, c["labels"], device=dev)  # pretraining: cls.seq_relationship
+        if self.head == "pretraining":
+            self.transform = nn.Linear(d, d, device=dev)
+            self.transform_ln = nn.LayerNorm(d, eps=c["eps"], device=dev)
+            self.decoder_bias = nn.Parameter(torch.empty(c["vocab"], device=dev))
+
+    def forward(self, input_ids):
+        b, s = input_ids.shape
+        mask = torch.ones(b, s, device=input_ids.device)  # no attention_mask passed: HF makes an all-ones one
+        ext = (1.0 - mask[:, None, None, :]) * torch.finfo(torch.float32).min
+        types = self.token_type_ids[:, :s].expand(b, s)
+        x = self.word(input_ids) + self.token_type(types)
+        x = self.ln(x + self.pos(self.position_ids[:, :s]))
+        for layer in self.layers:
+            x = layer(x, ext)
+        pooled = torch.tanh(self.pooler(x[:, 0]))
+        if self.head == "classification":
+            return self.classifier(pooled)
+        y = self.transform_ln(F.gelu(self.transform(x)))
+        return F.linear(y, self.word.weight, self.decoder_bias), self.classifier(pooled)
+
+
+def _conv1d(x, w, bias):
+    """HF GPT-2's Conv1D: addmm(bias, x.view(-1, in), W[in, out]) viewed back."""
+    return torch.addmm(bias, x.reshape(-1, x.size(-1)), w).view(*x.shape[:-1], w.size(1))
+
+
+class GPT2Block(nn.Module):
+    """HF GPT2Block (pre-LN): c_attn, split, QK^T / sqrt(hd), where(causal, w, finfo.min), softmax, PV,
+    c_proj + residual; ln_2, c_fc, gelu_new as its eight eager element-wise ops, c_proj + residual."""
+
+    def __init__(self, c, dev):
+        super().__init__()
+        d, ff, self.h, self.hd = c["d"], c["ff"], c["heads"], c["d"] // c["heads"]
+        self.ln1 = nn.LayerNorm(d, eps=c["eps"], device=dev)
+        self.ln2 = nn.LayerNorm(d, eps=c["eps"], device=dev)
+        p = lambda *shape: nn.Parameter(torch.empty(*shape, device=dev))  # noqa: E731
+        self.attn_w, self.attn_b, self.proj_w, self.proj_b = p(d, 3 * d), p(3 * d), p(d, d), p(d)
+        self.fc_w, self.fc_b, self.out_w, self.out_b = p(d, ff), p(ff), p(ff, d), p(d)
+        pos = c["positions"]
+        # HF keeps the lower-triangular `bias` buffer and selects where it is True; this keeps its complement
+        self.register_buffer("future", torch.ones(pos, pos, dtype=torch.bool, device=dev).triu(1).view(1, 1, pos, pos))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = _conv1d(self.ln1(x), self.attn_w, self.attn_b).split(d, dim=2)
+        q, k, v = (_heads(t, b, s, self.h) for t in (q, k, v))
+        # HF divides by torch.full([], hd ** 0.5) and takes where(causal, w, finfo.min): one Div and one Where
+        # over (B, H, S, S) each, written here with Python scalars (tensor constants cannot live on 'meta')
+        w = torch.matmul(q, k.transpose(-1, -2)) / self.hd ** 0.5
+        w = w.masked_fill(self.future[:, :, :s, :s], torch.finfo(torch.float32).min)
+        y = _merge(torch.matmul(torch.softmax(w, dim=-1), v), b, s)
+        x = _conv1d(y, self.proj_w, self.proj_b) + x
+        h = _conv1d(self.ln2(x), self.fc_w, self.fc_b)
+        h = 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * torch.pow(h, 3.0))))
+        return _conv1d(h, self.out_w, self.out_b) + x
+
+
+class GPT2LMHeadModel(nn.Module):
+    def __init__(self, c, seq, dev="meta"):
+        super().__init__()
+        self.wte = nn.Embedding(c["vocab"], c["d"], device=dev)
+        self.wpe = nn.Embedding(c["positions"], c["d"], device=dev)
+        self.blocks = nn.ModuleList(GPT2Block(c, dev) for _ in range(c["layers"]))
+        self.ln_f = nn.LayerNorm(c["d"], eps=c["eps"], device=dev)
+
+    def forward(self, input_ids):
+        s = input_ids.size(1)
+        pos = torch.arange(0, s, dtype=torch.long, device=input_ids.device).unsqueeze(0)
+        x = self.wte(input_ids) + self.wpe(pos)
+        for blk in self.blocks:
+            x = blk(x)
+        return F.linear(self.ln_f(x), self.wte.weight)  # lm_head tied to wte, no bias
+
+
+class OPTLayer(nn.Module):
+    """HF OPTDecoderLayer (pre-LN): q_proj * hd^-0.5, k/v proj, bmm, + causal mask, max(., finfo.min), softmax,
+    bmm, out_proj + residual; final_layer_norm on (B*S, D), fc1, ReLU, fc2 + residual."""
+
+    def __init__(self, c, dev):
+        super().__init__()
+        d, self.h = c["d"], c["heads"]
+        self.ln1 = nn.LayerNorm(d, eps=c["eps"], device=dev)
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, device=dev) for _ in range(4))
+        self.ln2 = nn.LayerNorm(d, eps=c["eps"], device=dev)
+        self.fc1 = nn.Linear(d, c["ff"], device=dev)
+        self.fc2 = nn.Linear(c["ff"], d, device=dev)
+
+    def forward(self, x, mask):
+        b, s, d = x.shape
+        h, hd = self.h, d // self.h
+        y = self.ln1(x)
+        q = self.q(y) * hd ** -0.5
+        shape = lambda t: t.view(b, s, h, hd).transpose(1, 2).contiguous().view(b * h, s, hd)  # noqa: E731
+        q, k, v = shape(q), shape(self.k(y)), shape(self.v(y))
+        w = torch.bmm(q, k.transpose(1, 2)).view(b, h, s, s) + mask
+        w = w.clamp_min(torch.finfo(torch.float32).min).view(b * h, s, s)  # HF: torch.max(w, tensor(finfo.min))
+        o = torch.bmm(torch.softmax(w, dim=-1), v).view(b, h, s, hd).transpose(1, 2).reshape(b, s, d)
+        x = self.o(o) + x
+        x2 = x.reshape(-1, d)
+        x2 = self.fc2(torch.relu(self.fc1(self.ln2(x2)))) + x2
+        return x2.view(b, s, d)
+
+
+class OPTForCausalLM(nn.Module):
+    def __init__(self, c, seq, dev="meta"):
+        super().__init__()
+        self.embed = nn.Embedding(c["vocab"], c["d"], device=dev)
+        self.pos = nn.Embedding(c["positions"] + 2, c["d"], device=dev)  # OPTLearnedPositionalEmbedding offset 2
+        self.layers = nn.ModuleList(OPTLayer(c, dev) for _ in range(c["layers"]))
+        self.ln_f = nn.LayerNorm(c["d"], eps=c["eps"], device=dev)
+
+    def forward(self, input_ids):
+        b, s = input_ids.shape
+        dev = input_ids.device
+        x = self.embed(input_ids)
+        attn = torch.ones(b, s, device=dev)
+        neg = torch.finfo(torch.float32).min
+        # _make_causal_mask + _expand_mask, as the CSV lists them (full, arange, lt, masked_fill, expand, sub, ...)
+        causal = torch.full((s, s), neg, device=dev)
+        idx = torch.arange(s, device=dev)
+        causal = causal.masked_fill(idx < (idx + 1).view(s, 1), 0.0)[None, None].expand(b, 1, s, s)
+        inverted = 1.0 - attn[:, None, None, :].expand(b, 1, s, s)
+        expanded = inverted.masked_fill(inverted.bool(), neg)
+        mask = expanded.masked_fill(causal.bool(), neg)
+        positions = (torch.cumsum(attn, dim=1).type_as(attn) * attn).long() - 1
+        x = x + self.pos(positions + 2)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return F.linear(self.ln_f(x), self.embed.weight)  # lm_head tied to embed_tokens, no bias
+
+
+NEUSIGHT_ARCHS = {"bert": Bert, "gpt2": GPT2LMHeadModel, "opt": OPTForCausalLM}
+
+
+def build_neusight_transformer(recipe, dev="meta"):
+    """(model on `dev`, example input_ids) for a NeuSight label; on 'meta' nothing is allocated."""
+    cfg, seq = parse_neusight_transformer(recipe)
+    model = NEUSIGHT_ARCHS[cfg["arch"]](cfg, seq, dev)
+    return model, torch.zeros(1, seq, dtype=torch.long, device=dev)
+
+
+def export_onnx_meta(model, example, path, data_input="input", opset=17):
+    """Parameter-free ONNX export of a model whose weights live on the 'meta' device (no storage: a 2.7B-parameter
+    model exports in seconds and without 11 GB of RAM). The exporter's two passes that read weight values are
+    bypassed: initializer de-duplication (every weight stays its own input; tied weights are one parameter
+    anyway) and constant propagation of weights in shape inference (shapes come from the traced types).
+    Opset 17 keeps LayerNormalization one node, as the one eager kernel it is."""
+    import onnx
+    model.eval()
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=os.path.dirname(path) or ".")
+    os.close(fd)
+    dedup, infer = torch._C._jit_pass_onnx_deduplicate_initializers, torch._C._jit_pass_onnx_graph_shape_type_inference
+    torch._C._jit_pass_onnx_deduplicate_initializers = lambda graph, params, training: params
+    torch._C._jit_pass_onnx_graph_shape_type_inference = lambda graph, params, opset_: infer(graph, {}, opset_)
+    try:
+        outputs = getattr(model, "output_names", ["output"])
+        torch.onnx.export(model, (example,), tmp, export_params=False, opset_version=opset,
+                          input_names=[data_input], output_names=outputs,
+                          dynamic_axes={n: {0: "batch"} for n in [data_input] + outputs},
+                          do_constant_folding=False)
+        m = onnx.load(tmp)
+        for out in m.graph.output:
+            dims = out.type.tensor_type.shape.dim
+            if dims:
+                dims[0].dim_param = "batch"
+        del m.metadata_props[:]
+        for k, v in (("perfpred.data_inputs", data_input), ("perfpred.export_params", "0")):
+            e = m.metadata_props.add()
+            e.key, e.value = k, v
+        onnx.save(m, tmp)
+        os.replace(tmp, path)
+    finally:
+        torch._C._jit_pass_onnx_deduplicate_initializers = dedup
+        torch._C._jit_pass_onnx_graph_shape_type_inference = infer
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+META_EXPORT = {"neusight-transformer": build_neusight_transformer}

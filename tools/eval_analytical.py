@@ -11,7 +11,9 @@ Reads every network dataset under --datasets (docs/formats.md, written by tools/
 latency, energy, power and peak memory per group (each metric over the rows that carry it), and the OOM / no-OOM
 agreement of the predicted `fits` with the measured rows (a peak memory = fitted, status oom = did not). Rows are
 tagged "calibration" or "held-out" by the split
-below, which is the split the constants in src/predict/model_constants.hpp were tuned on.
+below, which is the split the constants in src/predict/model_constants.hpp were tuned on. Sets in HELD_OUT_SETS
+(NeuSight's whole-model transformer labels) are held out entirely; their models (family neusight-transformer) are
+exported on demand from the row's recipe into <datasets>/../models/ when the file is missing.
 
 Writes <out>.json (every compared row) and <out>.md (the table for docs/accuracy.md); --markdown also prints it.
 """
@@ -42,10 +44,15 @@ GPUMEMNET_CALIBRATION_CNNS = {"resnet18", "resnet50", "resnext50_32x4d", "wide_r
 # Families held out on every GPU, whatever the lists above say: unseen architectures. FBNet (depthwise/grouped
 # convs, 32x32) and OFA MobileNetV3 (depthwise 3/5/7, squeeze-excite, h-swish, ImageNet 128-224 px).
 HELD_OUT_FAMILIES = {"fbnet", "ofa-mbv3"}
+# Sets that are held out whole: no constant was tuned on any of their rows.
+HELD_OUT_SETS = {"neusight-transformers"}
+# Families whose ONNX files are exported here when missing (into <datasets>/../models/<family>/): large
+# transformers exported parameter-free from 'meta' weights, a few seconds to a minute each.
+ON_DEMAND_FAMILIES = {"neusight-transformer"}
 
 
 def calibration(row):
-    if row["model_family"] in HELD_OUT_FAMILIES:
+    if row["model_family"] in HELD_OUT_FAMILIES or row.get("_set") in HELD_OUT_SETS:
         return False
     if row["model_family"] == "icas-convnet":  # Jetson Nano: one ICAS stage calibrates, the others are held out
         return row["id"].startswith("icas-conv_layers_1_5-")
@@ -85,6 +92,30 @@ def optimizer_of(row):
 def power_limit(row):
     m = re.search(r"power limit (\d+(?:\.\d+)?) W", row.get("notes") or "")
     return float(m.group(1)) if m else None
+
+
+def export_on_demand(row, csv_path, datasets):
+    """Model path of a row of an ON_DEMAND_FAMILIES family, exported from its recipe if the file is missing;
+    None (with the reason) when it cannot be."""
+    family, recipe = row.get("model_family"), row.get("recipe")
+    if row.get("model"):
+        path = os.path.normpath(os.path.join(os.path.dirname(csv_path), row["model"]))
+    else:
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", recipe or "").strip("_")
+        path = os.path.join(os.path.dirname(os.path.abspath(datasets)), "models", family, safe + ".onnx")
+    if os.path.exists(path):
+        return path, None
+    if not recipe:
+        return None, f"{row['id']}: no model file and no recipe to export it from"
+    sys.path.insert(0, HERE)
+    import dataset_models as dm
+    try:
+        model, example = dm.META_EXPORT[family](recipe)
+        dm.export_onnx_meta(model, example, path)
+    except Exception as e:  # noqa: BLE001 - reported per row like a refused prediction
+        return None, f"export of {family} {recipe} failed: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    print(f"eval_analytical: exported {family} {recipe} to {path}", file=sys.stderr)
+    return path, None
 
 
 def read_rows(path):
@@ -153,13 +184,15 @@ def main():
     extra = ["--analytical"] if "--analytical" in help_text else []
     tmp = tempfile.mkdtemp(prefix="perfpred-eval-")
     jobs = []  # (row, args)
+    export_errors = collections.Counter()
     for path in files:
         set_name = os.path.basename(os.path.dirname(path))
         if only and set_name not in only:
             continue
         # ok rows (each metric below uses only the rows that carry it: memory-only and energy-only rows are
         # 'ok' too) and oom rows (for the fits / OOM agreement only)
-        rows = [r for r in read_rows(path) if r.get("model") and r.get("status") in ("ok", "oom")]
+        rows = [r for r in read_rows(path) if r.get("status") in ("ok", "oom")
+                and (r.get("model") or (r.get("model_family") in ON_DEMAND_FAMILIES and r.get("recipe")))]
         meta = {}
         if os.path.exists(path + ".meta.json"):
             meta = json.load(open(path + ".meta.json"))
@@ -190,7 +223,13 @@ def main():
                         json.dump({k: v for k, v in spec.items() if k not in ("source", "sources", "notes")},
                                   open(spec_path, "w"))
                     gpu = spec_path
-                model = os.path.normpath(os.path.join(os.path.dirname(path), r["model"]))
+                if r["model_family"] in ON_DEMAND_FAMILIES:
+                    model, err = export_on_demand(r, path, a.datasets)
+                    if model is None:
+                        export_errors[err[:160]] += 1
+                        continue
+                else:
+                    model = os.path.normpath(os.path.join(os.path.dirname(path), r["model"]))
                 args = [a.perfpred, "-q", "predict", model, "--gpu", gpu, "--batch", r["batch"] or "1",
                         "--mode", r["mode"] or "inference", "--runtime", runtime_of(r["runtime"]),
                         "--precision", r["precision"] or "fp32", "--json", "--no-meta"] + extra
@@ -211,7 +250,7 @@ def main():
             return r, None, f"prediction used bundle {pred.get('model_bundle')!r}, not the analytical model"
         return r, pred, None
 
-    results, errors = [], collections.Counter()
+    results, errors = [], collections.Counter(export_errors)
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         for r, pred, err in ex.map(run, jobs):
             if err:
