@@ -612,9 +612,25 @@ class _NoInit:
             setattr(init, n, f)
 
 
+def _finish_export(tmp, path, data_input):
+    """Symbolic batch on every graph output, perfpred's metadata (data input, no parameters), then the
+    atomic rename of the exported tmp file to `path`."""
+    import onnx
+    m = onnx.load(tmp)
+    for out in m.graph.output:
+        dims = out.type.tensor_type.shape.dim
+        if dims:
+            dims[0].dim_param = "batch"
+    del m.metadata_props[:]
+    for k, v in (("perfpred.data_inputs", data_input), ("perfpred.export_params", "0")):
+        e = m.metadata_props.add()
+        e.key, e.value = k, v
+    onnx.save(m, tmp)
+    os.replace(tmp, path)
+
+
 def export_onnx(model, example, path, data_input="input", opset=13):
     """Parameter-free ONNX export with a symbolic batch, written atomically (tmp file + rename)."""
-    import onnx
     model.eval()
     make_distinct(model)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
@@ -626,17 +642,7 @@ def export_onnx(model, example, path, data_input="input", opset=13):
                               input_names=[data_input], output_names=["output"],
                               dynamic_axes={data_input: {0: "batch"}, "output": {0: "batch"}},
                               do_constant_folding=False, training=torch.onnx.TrainingMode.PRESERVE)
-        m = onnx.load(tmp)
-        for out in m.graph.output:
-            dims = out.type.tensor_type.shape.dim
-            if dims:
-                dims[0].dim_param = "batch"
-        del m.metadata_props[:]
-        for k, v in (("perfpred.data_inputs", data_input), ("perfpred.export_params", "0")):
-            e = m.metadata_props.add()
-            e.key, e.value = k, v
-        onnx.save(m, tmp)
-        os.replace(tmp, path)
+        _finish_export(tmp, path, data_input)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -1141,7 +1147,6 @@ def export_onnx_meta(model, example, path, data_input="input", opset=17):
     bypassed: initializer de-duplication (every weight stays its own input; tied weights are one parameter
     anyway) and constant propagation of weights in shape inference (shapes come from the traced types).
     Opset 17 keeps LayerNormalization one node, as the one eager kernel it is."""
-    import onnx
     model.eval()
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=os.path.dirname(path) or ".")
@@ -1155,17 +1160,7 @@ def export_onnx_meta(model, example, path, data_input="input", opset=17):
                           input_names=[data_input], output_names=outputs,
                           dynamic_axes={n: {0: "batch"} for n in [data_input] + outputs},
                           do_constant_folding=False)
-        m = onnx.load(tmp)
-        for out in m.graph.output:
-            dims = out.type.tensor_type.shape.dim
-            if dims:
-                dims[0].dim_param = "batch"
-        del m.metadata_props[:]
-        for k, v in (("perfpred.data_inputs", data_input), ("perfpred.export_params", "0")):
-            e = m.metadata_props.add()
-            e.key, e.value = k, v
-        onnx.save(m, tmp)
-        os.replace(tmp, path)
+        _finish_export(tmp, path, data_input)
     finally:
         torch._C._jit_pass_onnx_deduplicate_initializers = dedup
         torch._C._jit_pass_onnx_graph_shape_type_inference = infer
