@@ -19,6 +19,18 @@
 namespace perfpred::learn {
 namespace {
 
+/// A measured kernel row with its analytical estimate on `gpu` (training and evaluation build it alike).
+/// Throws InputError naming `where` for a row that cannot be estimated.
+KernelSample kernel_sample(const KernelRow& r, const GpuSpec& gpu, const std::string& where) {
+  KernelSample s;
+  s.gpu = gpu;
+  s.opts = kernel_options(r, where);
+  s.kernel = row_kernel(r, s.gpu, s.opts, where);
+  s.measured_s = *r.time_ms / 1e3;
+  s.source = r.source;
+  return s;
+}
+
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -230,12 +242,7 @@ Bundle train_bundle(const TrainRequest& req) {
       if (req.target != Target::latency || base) continue;
       const std::string where = f.path.string() + ": row " + r.id;
       try {
-        KernelSample s;
-        s.gpu = gpus.get(r.gpu_id, f);
-        s.opts = kernel_options(r, where);
-        s.kernel = row_kernel(r, s.gpu, s.opts, where);
-        s.measured_s = *r.time_ms / 1e3;
-        s.source = r.source;
+        KernelSample s = kernel_sample(r, gpus.get(r.gpu_id, f), where);
         if (!(s.kernel.time_s > 0)) continue;
         kernel_samples.push_back(std::move(s));
       } catch (const InputError& e) {
@@ -343,12 +350,7 @@ void evaluate_kernels(const LearnedModel& model, const EvalRequest& req, const D
     if (b.target != Target::latency) continue;
     const std::string where = f.path.string() + ": row " + r.id;
     try {
-      KernelSample s;
-      s.gpu = gpus.get(r.gpu_id, f);
-      s.opts = kernel_options(r, where);
-      s.kernel = row_kernel(r, s.gpu, s.opts, where);
-      s.measured_s = *r.time_ms / 1e3;
-      s.source = r.source;
+      KernelSample s = kernel_sample(r, gpus.get(r.gpu_id, f), where);
       if (!(s.kernel.time_s > 0)) continue;
       EvalRecord rec;
       rec.file = f.path.string();
