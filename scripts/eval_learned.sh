@@ -148,7 +148,17 @@ for step in $STEPS; do
     "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netk.json" "${HELP[@]}" \
       --rows "$OUT/netk-help.rows.csv" --json >"$OUT/netk-help.json"
     "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netk.json" "${TV[@]}" \
-      --rows "$OUT/netk-tv.rows.csv" --json >"$OUT/netk-tv.json" ;;
+      --rows "$OUT/netk-tv.rows.csv" --json >"$OUT/netk-tv.json"
+    # the network sets added later (no network row trains anything): HELP's OFA-MobileNetV3, NeuSight's
+    # transformers, Lambda's NGC ResNet-50 training runs (licence none stated: evaluation only). Held out by family,
+    # but some of their GPUs gave the boosters kernel rows (NeuSight's A100 PCIe 40 GB, P100, P4, T4, V100 PCIe;
+    # DeepBench's V100 SXM2, T4, Titan Xp): named netx-*, so the policy (which reads netk-* as GPU- and
+    # family-held-out evidence) does not take them.
+    for set in "ofa:help-nas-latency/ofa_mbv3.csv" "tx:neusight-transformers/labels.csv" "lambda:lambda-dl-benchmark/lambda_train.csv"; do
+      [ -f "$DATA/${set#*:}" ] || { log "netk: no $DATA/${set#*:}, skipped"; continue; }
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netk.json" --data "$DATA/${set#*:}" \
+        --rows "$OUT/netx-${set%%:*}.rows.csv" --json >"$OUT/netx-${set%%:*}.json"
+    done ;;
   netfam)  # per op family under whole networks: netk with one family's booster only (every other kernel, the
     # fallback's included, keeps the analytical time), on the HELP and torchvision rows netk evaluates
     [ -f "$OUT/bundles/netk.json" ] || { echo "eval_learned: no $OUT/bundles/netk.json (run the netk step first)"; exit 2; }

@@ -247,6 +247,12 @@ def main():
         L += grouped_table(nk, "by_gpu", "Per GPU")
         L += grouped_table(nk, "by_model_family", "Per network family")
         L += grouped_table(nk, "by_phase", "Per mode")
+    lines, _ = table(out, "The same boosters on the network sets added later (held out by family; not all by GPU: the "
+                     "boosters saw kernel rows of NeuSight's A100 PCIe 40 GB, P100, P4, T4 and V100 PCIe and of "
+                     "DeepBench's V100 SXM2, T4 and Titan Xp, so the policy does not use these rows)",
+                     [("HELP OFA-MobileNetV3", "netx-ofa.json"), ("NeuSight transformers (BERT, GPT, OPT)", "netx-tx.json"),
+                      ("Lambda ResNet-50 training (NGC; TF32, AMP)", "netx-lambda.json")], "netk")
+    L += lines
     lines, j = table(out, "Jetson Nano (iCAS ConvNets, TensorRT FP32 batch 1; evaluation only, licence none stated): "
                      "the same kernel boosters on an unseen device class and runtime",
                      [("latency, bundle trained without any Jetson data", "jetson-latency.json")], "jetson")
