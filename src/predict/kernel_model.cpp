@@ -172,28 +172,26 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   const double launches = std::max(1, k.launches);
   double rate = r.vector_flops;
   double compute = 0;
-  const bool conv_family = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
-  const bool half_tensor_conv = conv_family && r.tensor && r.half_precision && k.tensor_ok;
-  if (k.matrix && !k.depthwise && ((k.conv_tf32 && r.tensor_tf32) || half_tensor_conv) && !k.simt_only) {
-    // TF32 allowed: cuDNN picks the faster of its TF32 tensor-core and FP32 SIMT kernels (cudnn.benchmark,
-    // or the heuristics' ranking). On GA100/GH100 TF32 has 8x the FP32 rate and always wins; on GA10x/AD10x
-    // GeForce cards TF32 runs at the FP32 rate, and Winograd FP32 kernels win the 3x3 layers.
-    KernelDraft simt = k;
-    simt.simt_only = true;
-    KernelTerms a = time_kernel(simt, r);
-    KernelDraft tc = k;
-    tc.simt_only = true;  // stops the recursion; the TF32 branch below still applies
-    tc.tf32_forced = true;
-    KernelTerms b = time_kernel(tc, r);
+  const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
+  const bool half_tensor_conv = conv && r.tensor && r.half_precision && k.tensor_ok;
+  if (k.path == KernelDraft::MatrixPath::best && k.matrix && !k.depthwise &&
+      ((k.conv_tf32 && r.tensor_tf32) || half_tensor_conv)) {
+    // TF32 or FP16/BF16 tensor cores allowed: cuDNN picks the faster of its tensor-core kernel and the FP32
+    // SIMT one (FP16 storage, FP32 math for half precision), by cudnn.benchmark or its heuristics' ranking.
+    // On GA100/GH100 the tensor path has 8-16x the FP32 rate and always wins; on GA10x/AD10x GeForce cards
+    // TF32 runs at the FP32 rate and FP16 with FP32 accumulation at 2x, and Winograd wins the 3x3 layers.
+    KernelDraft simt = k, tensor = k;
+    simt.path = KernelDraft::MatrixPath::simt;
+    tensor.path = KernelDraft::MatrixPath::tensor;
+    const KernelTerms a = time_kernel(simt, r), b = time_kernel(tensor, r);
     return a.time_s < b.time_s ? a : b;
   }
   if (k.matrix && !k.depthwise) {
-    const bool simt_path = k.simt_only && !k.tf32_forced;
+    const bool simt_path = k.path == KernelDraft::MatrixPath::simt;
     const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32;
     const bool tensor = !simt_path && (tf32 || (r.tensor && k.tensor_ok));
     rate = simt_path ? r.simt_fp32_flops
                      : tf32 ? r.matrix_tf32_flops : (k.tensor_ok ? r.matrix_flops : r.simt_fp32_flops);
-    const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
     double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
                       : (tensor ? model::k_gemm_tensor_eff : model::k_gemm_simt_eff);
     if (!tensor) eff *= r.simt_issue_gain;

@@ -29,8 +29,9 @@ struct KernelDraft {
   bool depthwise = false;  ///< depthwise / tiny-channel conv: SIMT, memory/latency bound
   bool winograd = false;   ///< 3x3 stride-1 conv with enough channels
   bool conv_tf32 = false;  ///< PyTorch fp32 conv on sm_80+: TF32 by default
-  bool simt_only = false;  ///< internal to time_kernel: time this draft on one path only
-  bool tf32_forced = false;
+  /// Which matrix path time_kernel costs: `best` times a tensor-core-eligible conv (and a TensorRT TF32 GEMM)
+  /// on both paths and keeps the faster, as cuDNN's algorithm choice and TensorRT's tactics do.
+  enum class MatrixPath { best, simt, tensor } path = MatrixPath::best;
   bool conv_bias = false;  ///< the per-channel bias/affine kernel of a conv (PyTorch eager)
   bool windowed_pool = false;  ///< MaxPool/AveragePool with a window > 1 (not global)
   int launches = 1;        ///< GPU kernels this record stands for
