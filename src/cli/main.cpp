@@ -45,13 +45,8 @@ void setup_logging(bool verbose, bool quiet) {
   spdlog::set_default_logger(logger);
 }
 
-/// `fit-host`: predict's model and settings, and the measured latency to match.
-void add_fit_host(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std::function<int()>& action) {
-  auto* sub = app.add_subcommand("fit-host", "Fit --host-factor: the host speed at which predict matches one measured latency");
-  auto& p = fit_opts.predict;
-  sub->add_option("model", p.model, "ONNX model file (a small model at batch 1 is host-bound: the best to fit on)")->required();
-  sub->add_option("--gpu", p.gpu, "Catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON: the GPU it was timed on")->required();
-  sub->add_option("--measured-ms", fit_opts.measured_ms, "Measured latency per batch (per step in training), ms")->required();
+/// The run a prediction is for (shapes, precision, mode, runtime), shared by predict and fit-host.
+void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--batch", p.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
   sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
   sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
@@ -61,6 +56,16 @@ void add_fit_host(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std
   sub->add_option("--mode", p.mode, "inference|training")->default_val("inference");
   sub->add_option("--optimizer", p.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
   sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
+}
+
+/// `fit-host`: predict's model and settings, and the measured latency to match.
+void add_fit_host(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std::function<int()>& action) {
+  auto* sub = app.add_subcommand("fit-host", "Fit --host-factor: the host speed at which predict matches one measured latency");
+  auto& p = fit_opts.predict;
+  sub->add_option("model", p.model, "ONNX model file (a small model at batch 1 is host-bound: the best to fit on)")->required();
+  sub->add_option("--gpu", p.gpu, "Catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON: the GPU it was timed on")->required();
+  sub->add_option("--measured-ms", fit_opts.measured_ms, "Measured latency per batch (per step in training), ms")->required();
+  add_run_options(sub, p);
   sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as bytes-only estimates");
   sub->add_flag("--allow-partial", p.allow_partial, "Fit even when working nodes have unknown shapes");
   sub->add_flag("--no-copies", p.no_copies, "The measurement leaves host<->device copies of inputs/outputs out");
@@ -167,15 +172,7 @@ int main(int argc, char** argv) {
     sub->add_option("model", predict_opts.model, "ONNX model file")->required();
     sub->add_option("--gpu", predict_opts.gpu, "Catalog id (perfpred devices), ID:MIG-PROFILE, ID@MODE or a spec JSON")
         ->required();
-    sub->add_option("--batch", predict_opts.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
-    sub->add_option("--input-shape", predict_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
-    sub->add_option("--branch", predict_opts.branches, "Branch an If takes: NAME=then|else (repeatable)");
-    sub->add_option("--loop-trips", predict_opts.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
-    sub->add_option("--dim", predict_opts.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
-    sub->add_option("--precision", predict_opts.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
-    sub->add_option("--mode", predict_opts.mode, "inference|training")->default_val("inference");
-    sub->add_option("--optimizer", predict_opts.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
-    sub->add_option("--runtime", predict_opts.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
+    add_run_options(sub, predict_opts);
     sub->add_flag("--layers", predict_opts.layers, "Per-layer breakdown (table, or layers[] with --json)");
     sub->add_flag("--json", predict_opts.json, "Print one JSON object");
     sub->add_flag("--allow-unknown", predict_opts.allow_unknown, "Cost unknown ops as bytes-only estimates");
