@@ -33,6 +33,7 @@ void describe(const Graph& g, const GraphCost& cost, const detail::Plan& plan, c
   k.phase = detail::phase_name(d.phase);
   k.flops = d.flops;
   k.bytes = d.bytes;
+  k.host_s = d.host_s;
   if (d.matrix) k.gemm = d.gemm;
   else k.gemm.reset();
   k.attrs.clear();

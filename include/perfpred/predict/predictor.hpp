@@ -60,6 +60,9 @@ struct KernelEstimate {
   double wave_efficiency = 1;  ///< useful share of the last wave
   double time_s = 0;       ///< analytical estimate
   double corrected_time_s = 0;  ///< after the learned corrector (== time_s without one)
+  /// CPU time the runtime spends issuing this record's kernels (framework dispatch, autograd, launch),
+  /// before --host-factor and any learned host correction.
+  double host_s = 0;
   Bound bound = Bound::compute;
 };
 
