@@ -131,10 +131,12 @@ inline constexpr double k_pytorch_view_host_s = 8e-6;
 inline constexpr double k_pytorch_inner_kernel_host_s = 6e-6;
 /// Autograd engine (C++ thread) CPU time per backward node (its gradient kernel, and each AccumulateGrad);
 /// conv/GEMM gradients add k_pytorch_conv_extra_host_s per cuDNN/cuBLAS call, as their forwards do.
-/// Fitted on the ryujaehun torchvision calibration rows (resnet18/50, vgg16, densenet121 training on
-/// the GTX 1080 Ti and RTX 2080 Ti): 14 us 18.1%, 30 us 14.8%, 45 us 18.1% mean APE. Host speed differs
-/// by machine: the Titan V rows want less (15.7% at 14 us, 21.3% at 30), the RTX 2080 Ti and Titan Xp more.
-inline constexpr double k_pytorch_backward_host_s = 30e-6;
+/// Summing the gradients of a tensor with several consumers is not a node (the engine's InputBuffer calls
+/// at::add): k_pytorch_inner_kernel_host_s each. Fitted on the ryujaehun torchvision calibration rows
+/// (resnet18/50, vgg16, densenet121 training on the GTX 1080 Ti and RTX 2080 Ti; only DenseNet-121 is
+/// host-bound enough to respond; training calibration rows): 30 us 17.1%, 42 us 16.0%, 50 us 14.8%, 60 us 14.3%, 70 us 16.0% mean APE.
+/// Host speed differs by machine: the Titan V machine wants less, the RTX 2080 Ti and Titan Xp ones more.
+inline constexpr double k_pytorch_backward_host_s = 60e-6;
 /// zero_grad(): the Python loop over parameters (p.grad.detach_(); p.grad.zero_()), CPU time per tensor.
 /// Prior (a Python attribute walk and one ATen call, ~10 us).
 inline constexpr double k_pytorch_zero_grad_host_s = 10e-6;

@@ -603,7 +603,7 @@ void plan_backward(PlanContext& c, int n_forward) {
       acc.bytes = 3.0 * tensor_bytes(g, out_t) * c.scale * (c.consumer_count[out_t] - 1);
       acc.flops = acc.bytes / (3.0 * element_bytes(c.opts.precision));
       acc.launches = c.consumer_count[out_t] - 1;
-      acc.host_s = bwd_host * acc.launches;
+      acc.host_s = (c.eager ? c.host.inner : c.host.kernel) * acc.launches;
       c.plan.kernels.push_back(acc);
     }
     KernelDraft b = f;

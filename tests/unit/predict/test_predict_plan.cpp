@@ -128,6 +128,30 @@ TEST(TrainingPlan, HostBoundTrainingStepPaysTheAutogradEnginePerNode) {
   EXPECT_GT(t.latency_ms / a.latency_ms, 2.5);  // 14 us per backward kernel and no AccumulateGrad: 1.8
 }
 
+TEST(TrainingPlan, GradientAccumulationIsAnAddNotAnAutogradNode) {
+  // DenseNet: every layer's features feed each later layer's Concat, so autograd sums L^2/2 gradients per
+  // block. The engine's InputBuffer sums them with a plain at::add (one kernel, no graph node of its own):
+  // its CPU cost is a kernel's inside an op, not an autograd node's (DenseNet-169/201 training had been
+  // predicted 1.5-1.9x too slow on the Titan V machine, 1.5x on one RTX 2080 Ti machine, host-bound).
+  test::NetBuilder b;
+  const int x = b.input("x", {1, 32, 8, 8});
+  const int t = b.relu(x);
+  int s = b.relu(t);
+  for (int i = 1; i < 8; ++i) s = b.add(s, b.relu(t));  // t has 8 consumers: 7 accumulations
+  b.output(s);
+  const int producer = 0;  // the Relu that makes t
+  ASSERT_EQ(b.g.nodes[producer].outputs[0], t);
+  std::vector<KernelEstimate> bwd;
+  for (const auto& k : plan_kernels(b.g, b.c, gpu("a100-sxm4-40gb"), training(1)))
+    if (k.node_index == producer && k.phase == "backward") bwd.push_back(k);
+  ASSERT_EQ(bwd.size(), 2u);  // the accumulation of t's gradients, then the Relu's own gradient
+  const KernelEstimate& acc = bwd[0];
+  const KernelEstimate& node = bwd[1];
+  EXPECT_GT(acc.bytes, node.bytes);   // 7 adds of the full tensor
+  EXPECT_GT(node.host_s, 0);
+  EXPECT_LT(acc.host_s, node.host_s);  // 7 adds cost less CPU than one autograd node
+}
+
 size_t kernel_count(const test::NetBuilder& b, Runtime rt) {
   PredictOptions o;
   o.batch = 8;
