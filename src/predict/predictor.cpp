@@ -8,6 +8,7 @@
 #include "memory_model.hpp"
 #include "model_constants.hpp"
 #include "plan.hpp"
+#include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/util/error.hpp"
 
 namespace perfpred {
@@ -62,9 +63,10 @@ double copy_time(double bytes, const GpuSpec& gpu) {
   return model::k_copy_fixed_s + bytes / link;
 }
 
-/// GPU power budget: the board TDP, or the GPU's share of a Jetson module's budget.
+/// GPU power budget: what the board draws running flat out (its TDP, or less for a compute chip whose FP32
+/// work needs less: full_load_power_w), or the GPU's share of a Jetson module's budget.
 double gpu_budget_w(const GpuSpec& gpu) {
-  return gpu.segment == "embedded" ? gpu.tdp_w * model::k_embedded_gpu_power_share : gpu.tdp_w;
+  return gpu.segment == "embedded" ? gpu.tdp_w * model::k_embedded_gpu_power_share : full_load_power_w(gpu);
 }
 
 /// Power while a kernel with this utilisation runs.

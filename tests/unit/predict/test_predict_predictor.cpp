@@ -7,6 +7,7 @@
 
 #include "net_builder.hpp"
 #include "perfpred/hw/catalog.hpp"
+#include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/predict/predictor.hpp"
 #include "perfpred/util/error.hpp"
 
@@ -316,6 +317,27 @@ TEST(PredictOutput, HostBoundRunsDrawLessPowerThanBusyOnes) {
   o256.batch = 256;
   auto a = run(small, gpu("gtx-1080ti"), o1), b = run(big, gpu("gtx-1080ti"), o256);
   EXPECT_LT(a.avg_power_w, b.avg_power_w);
+}
+
+TEST(PredictOutput, ComputeChipDrawsWhatItsFp32WorkNeedsNotItsTdp) {
+  // P100 PCIe: 250 W board, but FP32 work on GP100 draws what GP102 does per TFLOP (22.8 W x 9.3 TFLOPS =
+  // 212 W flat out). Power and energy are those of the same card rated at 212 W; latency does not change.
+  auto net = test::resnet_like(64);
+  PredictOptions o;
+  o.batch = 64;
+  o.mode = Mode::training;
+  const GpuSpec p100 = gpu("p100-pcie-16gb");
+  GpuSpec rated = p100;
+  rated.tdp_w = full_load_power_w(p100);
+  ASSERT_NEAR(rated.tdp_w, 250.0 / 10.97 * 9.3, 1e-9);
+  const auto a = run(net, p100, o), b = run(net, rated, o);
+  EXPECT_EQ(a.latency_ms, b.latency_ms);
+  EXPECT_NEAR(a.avg_power_w, b.avg_power_w, 1e-9 * b.avg_power_w);
+  EXPECT_NEAR(a.energy_mj, b.energy_mj, 1e-9 * b.energy_mj);
+  EXPECT_LT(a.avg_power_w, rated.tdp_w);
+  // A card without a process sibling (GA100) keeps its TDP as the budget.
+  const GpuSpec a100 = gpu("a100-pcie-40gb");
+  EXPECT_EQ(full_load_power_w(a100), a100.tdp_w);
 }
 
 class DoublingCorrector : public KernelCorrector {
