@@ -69,10 +69,13 @@ double gpu_budget_w(const GpuSpec& gpu) {
   return gpu.segment == "embedded" ? gpu.tdp_w * model::k_embedded_gpu_power_share : full_load_power_w(gpu);
 }
 
-/// Power while a kernel with this utilisation runs.
+/// Power while a kernel with this utilisation runs: what it would draw at the boost clock, scaled from the
+/// board's FP32 demand (fp32_power_demand_w: above the TDP on power-limited cards, whose limiter then holds
+/// it at the TDP), capped at the budget.
 double kernel_power(const GpuSpec& gpu, double idle, double utilisation) {
   const double budget = gpu_budget_w(gpu);
-  const double dyn = std::max(0.0, budget - idle);
+  const double demand = gpu.segment == "embedded" ? budget : std::max(budget, fp32_power_demand_w(gpu));
+  const double dyn = std::max(0.0, demand - idle);
   return std::min(budget, idle + dyn * (model::k_power_active_floor + (1 - model::k_power_active_floor) * utilisation));
 }
 

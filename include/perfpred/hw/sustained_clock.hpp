@@ -46,10 +46,15 @@ inline constexpr ProcessSibling k_fp32_power_siblings[] = {
     {"7.0", "7.5", "GV100 and TU102, TSMC 12FFN"},
 };
 
-/// Board power of the GPU running FP32 work flat out: its TDP, or for a compute chip with a process sibling
-/// the sibling's W per FP32 TFLOP times its own FP32 rate when that is lower (P100 PCIe: 22.8 W x 9.3 TFLOPS
-/// = 212 W of its 250 W). TDP for embedded boards, chips without a sibling and specs without a TDP or FP32
+/// Board power FP32 work flat out at the boost clock would draw without a power limit: the W per FP32 TFLOP
+/// of the chip family's reference (or its process sibling's) times the card's FP32 rate. Above the TDP on
+/// the power-limited cards whose clock sustained_clock_scale lowers (Quadro RTX 6000: 303 W for a 260 W
+/// board; T4: 151 W for 70 W), below it on compute boards with headroom (P100 PCIe: 212 W for 250 W).
+/// The TDP for embedded boards, chips with neither reference nor sibling, and specs without a TDP or FP32
 /// rate (0 when the spec has no TDP).
+double fp32_power_demand_w(const GpuSpec& gpu);
+
+/// Board power of the GPU running FP32 work flat out: min(TDP, fp32_power_demand_w).
 double full_load_power_w(const GpuSpec& gpu);
 
 /// Sustained clock under full load over the rated boost clock: a card given fewer watts per FP32 TFLOP

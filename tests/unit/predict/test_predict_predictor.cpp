@@ -340,6 +340,22 @@ TEST(PredictOutput, ComputeChipDrawsWhatItsFp32WorkNeedsNotItsTdp) {
   EXPECT_EQ(full_load_power_w(a100), a100.tdp_w);
 }
 
+TEST(PredictOutput, PowerLimitedCardsRunBusyWorkAtTheirLimit) {
+  // A T4's FP32 work would want 151 W at boost (Turing's 18.6 W per TFLOP x 8.1 TFLOPS); its 70 W limiter
+  // holds it there, which is why its sustained clock is lowered. Busy training sits at the limit (not at
+  // the 3/4 of the idle-to-TDP range the utilisation alone gives), and never above it.
+  auto net = test::resnet_like(64);
+  PredictOptions o;
+  o.batch = 64;
+  o.mode = Mode::training;
+  const GpuSpec t4 = gpu("t4");
+  ASSERT_GT(fp32_power_demand_w(t4), 2 * t4.tdp_w);
+  const auto a = run(net, t4, o);
+  ASSERT_GT(a.kernels_ms, 0.9 * a.latency_ms);  // GPU-bound
+  EXPECT_GT(a.avg_power_w, 0.9 * t4.tdp_w);
+  EXPECT_LE(a.avg_power_w, t4.tdp_w * (1 + 1e-9));
+}
+
 class DoublingCorrector : public KernelCorrector {
  public:
   double factor(const KernelEstimate& k, const GpuSpec&, const PredictOptions&) const override {
