@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace perfpred {
 
@@ -15,6 +16,28 @@ double sustained_clock_scale(const GpuSpec& gpu) {
   }
   return 1.0;  // a chip family without a full-power reference: its boost clock is taken as sustained
 }
+
+namespace {
+
+/// The full-power reference of a compute capability, directly or through its process sibling; null if none.
+const PowerReference* power_reference(const std::string& compute_capability) {
+  std::string_view cc = compute_capability;
+  for (const auto& sib : k_fp32_power_siblings)
+    if (cc == sib.compute_capability) cc = sib.sibling;
+  for (const auto& ref : k_full_power_w_per_tflop)
+    if (cc == ref.compute_capability) return &ref;
+  return nullptr;
+}
+
+}  // namespace
+
+double fp32_power_demand_w(const GpuSpec& gpu) {
+  if (gpu.segment == "embedded" || !(gpu.tdp_w > 0) || !(gpu.fp32_tflops > 0)) return gpu.tdp_w;
+  const PowerReference* ref = power_reference(gpu.compute_capability);
+  return ref ? ref->w_per_fp32_tflop * gpu.fp32_tflops : gpu.tdp_w;
+}
+
+double full_load_power_w(const GpuSpec& gpu) { return std::min(gpu.tdp_w, fp32_power_demand_w(gpu)); }
 
 double partial_load_clock_gain(double busy, double clock_scale) {
   if (!(clock_scale < 1) || !(busy < 1)) return 1.0;

@@ -159,8 +159,10 @@ inline constexpr double k_embedded_host_factor = 3.0;
 inline constexpr double k_copy_fixed_s = 10e-6;
 
 // ---- Energy ------------------------------------------------------------------------------------
-/// Share of (TDP - idle) drawn by any running kernel before utilisation (clocks up, SMs awake).
-/// Fitted on Zeus P100/V100 training power.
+/// Share of the dynamic range (fp32_power_demand_w - idle) drawn by any running kernel before utilisation
+/// (clocks up, SMs awake). Rechecked with that range on the Zeus calibration GPUs (V100 PCIe, A40; ResNet-50
+/// training at the highest limit): their mean energy APE is 13.2% at 0.2, 13.0% at 0.3, 13.5% at 0.4, 14.4%
+/// at 0.5 (docs/model.md section 4).
 inline constexpr double k_power_active_floor = 0.30;
 /// Jetson: tdp_w is the module's power budget (CPU, memory, IO and GPU); the GPU rail draws about this
 /// share of it at full load. Fitted on the Jetson Nano ICAS conv_layers_1_5 rows (GPU rail power).

@@ -8,6 +8,7 @@
 #include "memory_model.hpp"
 #include "model_constants.hpp"
 #include "plan.hpp"
+#include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/util/error.hpp"
 
 namespace perfpred {
@@ -63,15 +64,19 @@ double copy_time(double bytes, const GpuSpec& gpu) {
   return model::k_copy_fixed_s + bytes / link;
 }
 
-/// GPU power budget: the board TDP, or the GPU's share of a Jetson module's budget.
+/// GPU power budget: what the board draws running flat out (its TDP, or less for a compute chip whose FP32
+/// work needs less: full_load_power_w), or the GPU's share of a Jetson module's budget.
 double gpu_budget_w(const GpuSpec& gpu) {
-  return gpu.segment == "embedded" ? gpu.tdp_w * model::k_embedded_gpu_power_share : gpu.tdp_w;
+  return gpu.segment == "embedded" ? gpu.tdp_w * model::k_embedded_gpu_power_share : full_load_power_w(gpu);
 }
 
-/// Power while a kernel with this utilisation runs.
+/// Power while a kernel with this utilisation runs: what it would draw at the boost clock, scaled from the
+/// board's FP32 demand (fp32_power_demand_w: above the TDP on power-limited cards, whose limiter then holds
+/// it at the TDP), capped at the budget.
 double kernel_power(const GpuSpec& gpu, double idle, double utilisation) {
   const double budget = gpu_budget_w(gpu);
-  const double dyn = std::max(0.0, budget - idle);
+  const double demand = gpu.segment == "embedded" ? budget : std::max(budget, fp32_power_demand_w(gpu));
+  const double dyn = std::max(0.0, demand - idle);
   return std::min(budget, idle + dyn * (model::k_power_active_floor + (1 - model::k_power_active_floor) * utilisation));
 }
 

@@ -32,6 +32,31 @@ inline constexpr PowerReference k_full_power_w_per_tflop[] = {
     {"8.9", 450 / 82.58, "GeForce RTX 4090, 450 W / 82.58 TFLOPS"},
 };
 
+/// Compute chips whose FP32 units sit on the same process as a graphics chip with a reference above: FP32
+/// work draws what the graphics chip's board draws per FP32 TFLOP, whatever headroom the compute board's TDP
+/// keeps for FP64 and HBM. Only the pairs on one process; GA100 (TSMC N7, no graphics sibling) and GH100
+/// (no measured power to check) are left at their TDP.
+struct ProcessSibling {
+  const char* compute_capability;
+  const char* sibling;
+  const char* why;
+};
+inline constexpr ProcessSibling k_fp32_power_siblings[] = {
+    {"6.0", "6.1", "GP100 and GP102, TSMC 16FF+"},
+    {"7.0", "7.5", "GV100 and TU102, TSMC 12FFN"},
+};
+
+/// Board power FP32 work flat out at the boost clock would draw without a power limit: the W per FP32 TFLOP
+/// of the chip family's reference (or its process sibling's) times the card's FP32 rate. Above the TDP on
+/// the power-limited cards whose clock sustained_clock_scale lowers (Quadro RTX 6000: 303 W for a 260 W
+/// board; T4: 151 W for 70 W), below it on compute boards with headroom (P100 PCIe: 212 W for 250 W).
+/// The TDP for embedded boards, chips with neither reference nor sibling, and specs without a TDP or FP32
+/// rate (0 when the spec has no TDP).
+double fp32_power_demand_w(const GpuSpec& gpu);
+
+/// Board power of the GPU running FP32 work flat out: min(TDP, fp32_power_demand_w).
+double full_load_power_w(const GpuSpec& gpu);
+
 /// Sustained clock under full load over the rated boost clock: a card given fewer watts per FP32 TFLOP
 /// (rated at boost) than its chip family's reference settles at boost * (its W/TFLOP / reference)^(1/3),
 /// never above boost. 1 for embedded boards (their power modes give their clocks), specs without TDP or

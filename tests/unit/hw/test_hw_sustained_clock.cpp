@@ -35,6 +35,33 @@ TEST(SustainedClock, NeverAboveBoostAndOneWherePowerDoesNotLimit) {
   EXPECT_DOUBLE_EQ(sustained_clock_scale(card("7.5", 70, 0)), 1.0);           // no FP32 rate
 }
 
+TEST(FullLoadPower, ComputeChipsDrawTheirProcessSiblingsWattsPerTflop) {
+  // GP100 (6.0) on GP102's 16 nm: 250 W / 10.97 TFLOPS; P100 PCIe 9.3 TFLOPS -> 212 W of its 250 W.
+  EXPECT_NEAR(full_load_power_w(card("6.0", 250, 9.3)), 250 / 10.97 * 9.3, 1e-9);
+  // GV100 (7.0) on TU102's 12 nm: V100 PCIe (14 TFLOPS, 250 W) needs 260 W, so its TDP caps it.
+  EXPECT_DOUBLE_EQ(full_load_power_w(card("7.0", 250, 14.0)), 250.0);
+  EXPECT_NEAR(full_load_power_w(card("7.0", 300, 15.7)), 250 / 13.45 * 15.7, 1e-9);  // V100 SXM2
+  // A graphics card given more power than its FP32 work needs draws what it needs.
+  EXPECT_NEAR(full_load_power_w(card("7.5", 1000, 13.45)), 250.0, 1e-9);
+  // Chips without a reference or sibling, embedded boards and incomplete specs: the TDP.
+  EXPECT_DOUBLE_EQ(full_load_power_w(card("8.0", 400, 19.5)), 400.0);
+  EXPECT_DOUBLE_EQ(full_load_power_w(card("6.0", 10, 9.3, "embedded")), 10.0);
+  EXPECT_DOUBLE_EQ(full_load_power_w(card("6.0", 250, 0)), 250.0);
+  EXPECT_DOUBLE_EQ(full_load_power_w(card("6.0", 0, 9.3)), 0.0);
+}
+
+TEST(FullLoadPower, PowerLimitedCardsDemandMoreThanTheirTdp) {
+  // Quadro RTX 6000: 16.3 TFLOPS at the 2080 Ti's 250 W / 13.45 -> 303 W wanted, 260 W allowed.
+  EXPECT_NEAR(fp32_power_demand_w(card("7.5", 260, 16.3)), 250 / 13.45 * 16.3, 1e-9);
+  EXPECT_DOUBLE_EQ(full_load_power_w(card("7.5", 260, 16.3)), 260.0);
+  EXPECT_NEAR(fp32_power_demand_w(card("7.0", 250, 14.0)), 250 / 13.45 * 14.0, 1e-9);  // V100 PCIe via TU102
+  EXPECT_NEAR(fp32_power_demand_w(card("6.0", 250, 9.3)), 250 / 10.97 * 9.3, 1e-9);    // below: headroom
+  // No reference, embedded, incomplete: the TDP.
+  EXPECT_DOUBLE_EQ(fp32_power_demand_w(card("8.0", 400, 19.5)), 400.0);
+  EXPECT_DOUBLE_EQ(fp32_power_demand_w(card("7.5", 15, 5.0, "embedded")), 15.0);
+  EXPECT_DOUBLE_EQ(fp32_power_demand_w(card("7.5", 0, 16.3)), 0.0);
+}
+
 TEST(SustainedClock, PartlyBusyKernelsClockUpToBoost) {
   EXPECT_DOUBLE_EQ(partial_load_clock_gain(0.5, 1.0), 1.0);    // not power-limited
   EXPECT_DOUBLE_EQ(partial_load_clock_gain(1.0, 0.77), 1.0);   // every SM busy: the sustained clock

@@ -7,6 +7,7 @@
 
 #include "net_builder.hpp"
 #include "perfpred/hw/catalog.hpp"
+#include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/predict/predictor.hpp"
 #include "perfpred/util/error.hpp"
 
@@ -316,6 +317,43 @@ TEST(PredictOutput, HostBoundRunsDrawLessPowerThanBusyOnes) {
   o256.batch = 256;
   auto a = run(small, gpu("gtx-1080ti"), o1), b = run(big, gpu("gtx-1080ti"), o256);
   EXPECT_LT(a.avg_power_w, b.avg_power_w);
+}
+
+TEST(PredictOutput, ComputeChipDrawsWhatItsFp32WorkNeedsNotItsTdp) {
+  // P100 PCIe: 250 W board, but FP32 work on GP100 draws what GP102 does per TFLOP (22.8 W x 9.3 TFLOPS =
+  // 212 W flat out). Power and energy are those of the same card rated at 212 W; latency does not change.
+  auto net = test::resnet_like(64);
+  PredictOptions o;
+  o.batch = 64;
+  o.mode = Mode::training;
+  const GpuSpec p100 = gpu("p100-pcie-16gb");
+  GpuSpec rated = p100;
+  rated.tdp_w = full_load_power_w(p100);
+  ASSERT_NEAR(rated.tdp_w, 250.0 / 10.97 * 9.3, 1e-9);
+  const auto a = run(net, p100, o), b = run(net, rated, o);
+  EXPECT_EQ(a.latency_ms, b.latency_ms);
+  EXPECT_NEAR(a.avg_power_w, b.avg_power_w, 1e-9 * b.avg_power_w);
+  EXPECT_NEAR(a.energy_mj, b.energy_mj, 1e-9 * b.energy_mj);
+  EXPECT_LT(a.avg_power_w, rated.tdp_w);
+  // A card without a process sibling (GA100) keeps its TDP as the budget.
+  const GpuSpec a100 = gpu("a100-pcie-40gb");
+  EXPECT_EQ(full_load_power_w(a100), a100.tdp_w);
+}
+
+TEST(PredictOutput, PowerLimitedCardsRunBusyWorkAtTheirLimit) {
+  // A T4's FP32 work would want 151 W at boost (Turing's 18.6 W per TFLOP x 8.1 TFLOPS); its 70 W limiter
+  // holds it there, which is why its sustained clock is lowered. Busy training sits at the limit (not at
+  // the 3/4 of the idle-to-TDP range the utilisation alone gives), and never above it.
+  auto net = test::resnet_like(64);
+  PredictOptions o;
+  o.batch = 64;
+  o.mode = Mode::training;
+  const GpuSpec t4 = gpu("t4");
+  ASSERT_GT(fp32_power_demand_w(t4), 2 * t4.tdp_w);
+  const auto a = run(net, t4, o);
+  ASSERT_GT(a.kernels_ms, 0.9 * a.latency_ms);  // GPU-bound
+  EXPECT_GT(a.avg_power_w, 0.9 * t4.tdp_w);
+  EXPECT_LE(a.avg_power_w, t4.tdp_w * (1 + 1e-9));
 }
 
 class DoublingCorrector : public KernelCorrector {
