@@ -166,6 +166,11 @@ double memory_efficiency(const KernelDraft& k) {
 
 }  // namespace
 
+double winograd_tile_fill(double out_h, double out_w) {
+  if (!(out_h > 0) || !(out_w > 0)) return 1;
+  return out_h * out_w / (4 * std::ceil(out_h / 4) * 4 * std::ceil(out_w / 4));
+}
+
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   KernelTerms out;
   const double steps = std::max(1, k.serial_steps);
@@ -195,8 +200,12 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
                       : (tensor ? model::k_gemm_tensor_eff : model::k_gemm_simt_eff);
     if (!tensor) eff *= r.simt_issue_gain;
-    if (k.winograd && !tensor) eff *= model::k_winograd_gain;
-    if (conv && !k.winograd && (!tensor || !r.fast_tensor_gradients)) {
+    // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the
+    // direct (implicit GEMM) kernel, cuDNN runs the direct one (5-7 px feature maps).
+    const double winograd_gain = model::k_winograd_gain * k.winograd_tile_fill;
+    const bool winograd = k.winograd && (tensor || winograd_gain > 1);
+    if (winograd && !tensor) eff *= winograd_gain;
+    if (conv && !winograd && (!tensor || !r.fast_tensor_gradients)) {
       if (k.phase == Phase::backward_data) eff /= model::k_conv_bwd_data_slowdown;
       if (k.phase == Phase::backward_weight) eff /= model::k_conv_bwd_weight_slowdown;
     }
@@ -282,6 +291,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     d.depthwise = groups > 1 && cin > 0 && cin / groups <= 4;
     d.winograd = groups == 1 && kh == 3 && kw == 3 && sh == 1 && sw == 1 && cin >= model::k_winograd_min_channels &&
                  cout >= model::k_winograd_min_channels;
+    if (d.winograd) d.winograd_tile_fill = detail::winograd_tile_fill(attr_or(k, "out_h", 0), attr_or(k, "out_w", 0));
     d.conv_tf32 = opts.precision == Precision::fp32 || opts.precision == Precision::tf32;
   }
   if (k.family == OpFamily::rnn) {

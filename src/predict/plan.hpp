@@ -28,6 +28,9 @@ struct KernelDraft {
   bool tensor_ok = false;  ///< the math may run on tensor cores
   bool depthwise = false;  ///< depthwise / tiny-channel conv: SIMT, memory/latency bound
   bool winograd = false;   ///< 3x3 stride-1 conv with enough channels
+  /// Winograd F(4x4, 3x3) computes whole 4x4 output tiles: the output pixels over the pixels its tiles cover
+  /// (1 where the output height and width are multiples of 4; 25/64 at 5x5).
+  double winograd_tile_fill = 1;
   bool conv_tf32 = false;  ///< PyTorch fp32 conv on sm_80+: TF32 by default
   /// Which matrix path time_kernel costs: `best` times a tensor-core-eligible conv (and a TensorRT TF32 GEMM)
   /// on both paths and keeps the faster, as cuDNN's algorithm choice and TensorRT's tactics do.
@@ -89,6 +92,8 @@ struct GpuRates {
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
+/// KernelDraft::winograd_tile_fill of an out_h x out_w output (1 if either is unknown).
+double winograd_tile_fill(double out_h, double out_w);
 /// Copy the analytical terms into a kernel record (corrected time starts equal to the analytical one).
 void apply_terms(const KernelTerms& t, KernelEstimate& k);
 

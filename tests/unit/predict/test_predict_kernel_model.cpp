@@ -179,11 +179,25 @@ KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw =
   k.flops = 2.0 * n * hw * hw * c * c * 9;
   k.bytes = element_bytes(p) * (2 * n * c * hw * hw + c * c * 9);
   k.attrs = {{"groups", 1}, {"in_channels", c}, {"out_channels", c}, {"kernel_h", 3}, {"kernel_w", 3},
-             {"stride_h", 1}, {"stride_w", 1}};
+             {"stride_h", 1}, {"stride_w", 1}, {"out_h", hw}, {"out_w", hw}};
   PredictOptions o;
   o.precision = p;
   estimate_kernel(k, g, o);
   return k;
+}
+
+TEST(WinogradTiles, PartialOutputTilesCostTheirWholeTile) {
+  // Winograd F(4x4, 3x3) computes whole 4x4 output tiles: a 14x14 map computes 16x16 (fill 0.77), a 5x5
+  // map 8x8 (fill 0.39), where the direct kernel is faster and cuDNN runs it. NeuSight's 3x3 convolutions
+  // (P4, P100, T4, V100) ran 2-4x the analytical time on maps with fill under 0.5 and within 5-15% at fill 1.
+  const GpuSpec g = gpu("gtx-1080ti");
+  const auto per_flop = [&](double hw, double n) {
+    const KernelEstimate k = conv3x3(g, Precision::fp32, 256, hw, n);
+    return k.time_s / k.flops;
+  };
+  const double full = per_flop(28, 8);                      // 6,272 output pixels per channel
+  EXPECT_NEAR(per_flop(14, 32) / full, 256.0 / 196.0, 0.08);  // same pixels, Winograd on 0.77 of its tiles
+  EXPECT_GT(per_flop(5, 251) / full, 1.6);                  // direct kernel: the whole 1.8x Winograd gain lost
 }
 
 TEST(RecurrentKernels, WeightGradientRowsAreOneGemmNotSeqLenSteps) {
