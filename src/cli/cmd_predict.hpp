@@ -38,6 +38,7 @@ struct PredictCmdOptions {
   bool no_meta = false;
   bool no_copies = false;  ///< leave host<->device copies out of the latency
   double host_factor = 1;  ///< --host-factor: this machine's host CPU time over the reference machine's
+  bool no_tf32 = false;    ///< --no-tf32: FP32 convolutions stay on FP32 math (allow_tf32 = False)
 };
 
 /// Applied to the prediction before it is printed (energy and memory bundles); gets what predict() got.

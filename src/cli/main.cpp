@@ -56,6 +56,9 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--mode", p.mode, "inference|training")->default_val("inference");
   sub->add_option("--optimizer", p.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
   sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
+  sub->add_flag("--no-tf32", p.no_tf32,
+                "FP32 convolutions on FP32 math only, as with torch.backends.cudnn.allow_tf32 = False (default: TF32 "
+                "tensor cores where the GPU has them)");
 }
 
 /// `fit-host`: predict's model and settings, and the measured latency to match.

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "perfpred/hw/catalog.hpp"
+#include "perfpred/learn/efficiency.hpp"
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
@@ -106,6 +107,7 @@ PredictOptions kernel_options(const KernelRow& r, const std::string& where) {
   o.precision = precision_from_string(r.precision.empty() ? "fp32" : r.precision, where + ": precision");
   o.runtime = row_runtime(r.runtime, where);
   o.mode = (r.phase.empty() || r.phase == "forward") ? Mode::inference : Mode::training;
+  o.allow_tf32 = source_settings(r.source).tf32_conv;  // the analytical time under the settings it was measured with
   const auto attrs = parse_attrs(r.attrs, where);
   double batch = attr(attrs, "batch", 0);
   if (batch <= 0 && !r.inputs.empty()) {

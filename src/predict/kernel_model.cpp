@@ -292,7 +292,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     d.winograd = groups == 1 && kh == 3 && kw == 3 && sh == 1 && sw == 1 && cin >= model::k_winograd_min_channels &&
                  cout >= model::k_winograd_min_channels;
     if (d.winograd) d.winograd_tile_fill = detail::winograd_tile_fill(attr_or(k, "out_h", 0), attr_or(k, "out_w", 0));
-    d.conv_tf32 = opts.precision == Precision::fp32 || opts.precision == Precision::tf32;
+    d.conv_tf32 = (opts.precision == Precision::fp32 && opts.allow_tf32) || opts.precision == Precision::tf32;
   }
   if (k.family == OpFamily::rnn) {
     const int seq = static_cast<int>(std::max(1.0, attr_or(k, "seq_len", 1)));

@@ -377,12 +377,13 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
     if (const int y = first_output(node); d.winograd && y >= 0 && c.g.tensors[y].shape.size() == 4)
       d.winograd_tile_fill = winograd_tile_fill(static_cast<double>(c.g.tensors[y].shape[2]),
                                                 static_cast<double>(c.g.tensors[y].shape[3]));
-    if (c.opts.precision == Precision::fp32 && c.has_tf32 && !d.depthwise) {
+    if (c.opts.precision == Precision::fp32 && c.opts.allow_tf32 && c.has_tf32 && !d.depthwise) {
       d.conv_tf32 = true;
       c.note_tf32("convolutions");
     }
     if (c.opts.precision == Precision::tf32 && c.has_tf32 && !d.depthwise) d.conv_tf32 = true;
-  } else if (c.opts.precision == Precision::fp32 && c.has_tf32 && c.opts.runtime == Runtime::tensorrt) {
+  } else if (c.opts.precision == Precision::fp32 && c.opts.allow_tf32 && c.has_tf32 &&
+             c.opts.runtime == Runtime::tensorrt) {
     d.conv_tf32 = true;
     c.note_tf32("convolutions and GEMMs");
   }

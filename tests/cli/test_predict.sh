@@ -123,4 +123,19 @@ expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --host-factor 11
 expect_exit 2 predict "$MODEL" --gpu gtx-1080ti --host-factor nan
 check grep -q -- "--host-factor" "$TMP/err"
 
+# 8. --no-tf32 (torch.backends.cudnn.allow_tf32 = False): FP32 convolutions on FP32 math. On an A100 the
+# conv kernels get slower and the TF32 note goes; a GPU without TF32 (V100) does not move; the JSON echoes
+# it; any precision but fp32 is refused with the flag named.
+check $PY -c "
+import json,subprocess,sys
+run=lambda g,*a: json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu',g,'--json','--no-meta','--batch','32']+list(a)))
+tf, no = run('a100-sxm4-40gb'), run('a100-sxm4-40gb','--no-tf32')
+assert no['breakdown']['kernels_ms'] > 1.5 * tf['breakdown']['kernels_ms'], (tf['breakdown'], no['breakdown'])
+assert no.get('allow_tf32') is False and 'allow_tf32' not in tf
+assert any('TF32' in n for n in tf['notes']) and not any('TF32' in n for n in no['notes']), (tf['notes'], no['notes'])
+v, vn = run('v100-sxm2-16gb'), run('v100-sxm2-16gb','--no-tf32')
+assert v['latency_ms'] == vn['latency_ms']" "$BIN" "$ROOT/models/zoo/resnet18.onnx"
+expect_exit 2 predict "$MODEL" --gpu a100-sxm4-40gb --no-tf32 --precision fp16
+check grep -q -- "--no-tf32" "$TMP/err"
+
 exit $fail

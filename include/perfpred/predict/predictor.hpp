@@ -22,6 +22,10 @@ struct PredictOptions {
   Runtime runtime = Runtime::pytorch;
   Optimizer optimizer = Optimizer::sgd;
   bool include_copies = true;  ///< time host-to-device of inputs and device-to-host of outputs
+  /// FP32 convolutions (and TensorRT's FP32 GEMMs) may run on TF32 tensor cores where the GPU has them:
+  /// PyTorch's default torch.backends.cudnn.allow_tf32 = True, TensorRT's TF32 builder flag. False: FP32
+  /// math only (allow_tf32 = False, as NeuSight's kernel measurements ran). `--precision tf32` keeps TF32.
+  bool allow_tf32 = true;
   /// Host CPU time of this machine over the reference machine the host costs were fitted on (2: every
   /// dispatch, autograd and enqueue cost takes twice as long). The same model's host-bound latency
   /// differs 1.5-1.8x between machines with the same GPU class; one measurement on the user's machine

@@ -172,7 +172,8 @@ TEST(TensorRtFp16, GeForceFp16AccumulateKernelsRunAtTwiceTheFrameworkRate) {
 }
 
 /// c -> c channels, 3x3 stride 1 at hw x hw, batch n (Winograd-eligible); default: a ResNet stage-1 layer.
-KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw = 56, double n = 32) {
+KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw = 56, double n = 32,
+                       bool allow_tf32 = true) {
   KernelEstimate k;
   k.family = OpFamily::conv;
   k.gemm = GemmShape{1, static_cast<int64_t>(n * hw * hw), static_cast<int64_t>(c), static_cast<int64_t>(c * 9)};
@@ -182,8 +183,22 @@ KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw =
              {"stride_h", 1}, {"stride_w", 1}, {"out_h", hw}, {"out_w", hw}};
   PredictOptions o;
   o.precision = p;
+  o.allow_tf32 = allow_tf32;
   estimate_kernel(k, g, o);
   return k;
+}
+
+TEST(Tf32OrSimt, AllowTf32FalseKeepsFp32ConvolutionsOnFp32Math) {
+  // torch.backends.cudnn.allow_tf32 = False (NeuSight's kernel rows ran so): an A100's FP32 convolution is
+  // the one of an A100 without TF32 tensor cores; --precision tf32 asks for TF32 and keeps it.
+  const GpuSpec a100 = gpu("a100-sxm4-80gb");
+  GpuSpec no_tf32 = a100;
+  no_tf32.tensor_tf32_tflops = 0;
+  const double off = conv3x3(a100, Precision::fp32, 256, 28, 32, false).time_s;
+  EXPECT_DOUBLE_EQ(off, conv3x3(no_tf32, Precision::fp32, 256, 28, 32).time_s);
+  EXPECT_LT(conv3x3(a100, Precision::fp32, 256, 28, 32).time_s, 0.6 * off);
+  EXPECT_DOUBLE_EQ(conv3x3(a100, Precision::tf32, 256, 28, 32, false).time_s,
+                   conv3x3(a100, Precision::tf32, 256, 28, 32).time_s);
 }
 
 TEST(WinogradTiles, PartialOutputTilesCostTheirWholeTile) {
