@@ -19,7 +19,7 @@ check() { if ! "$@"; then echo "FAIL: $*"; fail=1; fi; }
 
 # 1-3 in one Python run: each case is a model, a GPU and predict's settings.
 check $PY - "$BIN" "$ZOO" <<'EOF'
-import json, subprocess, sys
+import json, re, subprocess, sys
 BIN, ZOO = sys.argv[1], sys.argv[2]
 
 def run(*args):
@@ -61,8 +61,12 @@ for model, gpu, extra in cases:
         assert j["model_bundle"] == at1["model_bundle"]
     # Text: the factor, and both latencies.
     out = run("fit-host", f"{ZOO}/{model}.onnx", "--gpu", gpu, "--measured-ms", str(predict(model, gpu, extra, 1.7)["latency_ms"]), *extra)
-    assert "host factor  1.7  (predict --host-factor 1.7 matches" in out and "at host factor 1 (" in out, out
-    assert "at host factor 1.7\n" in out, out
+    # Printed to 4 significant digits: 1.7 back within 1% (where the host is hidden for part of the range, the
+    # latency is flat enough that the last digit moves), the same factor in the command it suggests and in the
+    # latency line.
+    m = re.search(r"host factor  ([0-9.]+)  \(predict --host-factor ([0-9.]+) matches", out)
+    assert m and m.group(1) == m.group(2) and abs(float(m.group(1)) / 1.7 - 1) < 0.01, out
+    assert "at host factor 1 (" in out and f"at host factor {m.group(1)}\n" in out, out
 EOF
 
 # 4. No factor in range matches: exit 2, one line saying why (the floor, the ceiling) and naming the flag.
