@@ -74,6 +74,16 @@ struct TileConfig {
 /// Prior: CUTLASS default tiles and the occupancies their shared-memory use allows.
 inline constexpr TileConfig k_tiles[] = {
     {128, 128, 1, 1.00}, {128, 64, 2, 0.93}, {64, 64, 3, 0.85}, {64, 32, 4, 0.72}, {32, 32, 6, 0.55}};
+/// Tiles of a strided-batched GEMM (MatMul/bmm with batch > 1, cuBLAS gemmStridedBatched), tried without
+/// split-K. cuBLAS's batched SIMT kernels keep 64 or more outputs along both sides of their tile even where
+/// a side of the matrix is shorter, and split no reductions: NeuSight's bmm rows (PyTorch 2.1, FP32) ran
+/// maxwell_sgemm_128x64 on 99% of the P100 and P4 rows, ampere_sgemm_128x128 on 99.5% of the A100 rows,
+/// 64x64/32x128/128x32/128x64 on the V100 and T4, under 0.5% with a split-K reduction on any GPU. So a
+/// batched product with a short side (N = 8) wastes most of its tile instead of taking a 32x32 tile with
+/// 6 blocks per SM. Both orientations of 128x64, since the short side may be either. Checked on NeuSight
+/// bmm (calibration P100, V100, T4; held out P4, A100): docs/model.md, "Batched GEMM tiles".
+inline constexpr TileConfig k_batched_tiles[] = {
+    {128, 128, 1, 1.00}, {128, 64, 2, 0.93}, {64, 128, 2, 0.93}, {64, 64, 3, 0.85}};
 /// Split-K factors tried when a GEMM has few output tiles and a long reduction (weight gradients).
 inline constexpr int k_split_k[] = {1, 2, 4, 8, 16};
 /// Minimum reduction length per split. Prior.
