@@ -89,6 +89,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   r.matrix_flops *= r.clock_scale;
   r.matrix_tf32_flops *= r.clock_scale;
   r.half_precision = p == Precision::fp16 || p == Precision::bf16;
+  r.int8 = p == Precision::int8;
   r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
   const std::string& cc = gpu.compute_capability;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
@@ -203,7 +204,8 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     rate = simt_path ? r.simt_fp32_flops
                      : tf32 ? r.matrix_tf32_flops : (k.tensor_ok ? r.matrix_flops : r.simt_fp32_flops);
     double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
-                      : (tensor ? model::k_gemm_tensor_eff : model::k_gemm_simt_eff);
+                      : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
+                                : model::k_gemm_simt_eff);
     if (!tensor) eff *= r.simt_issue_gain;
     // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the
     // direct (implicit GEMM) kernel, cuDNN runs the direct one (5-7 px feature maps).

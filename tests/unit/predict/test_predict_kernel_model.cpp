@@ -201,6 +201,23 @@ TEST(BatchedGemm, NoSplitKForBatchedProducts) {
   EXPECT_DOUBLE_EQ(batched.waves, 1);
 }
 
+TEST(TensorGemm, LargeHalfGemmsRunAtEightyPercentOfTensorPeakAndInt8Lower) {
+  // DeepBench's large FP16 GEMMs on the V100 and T4 run at about 80% of tensor peak; INT8 products in
+  // cuBLAS's plain layouts stay at the lower prior. Share of peak = FLOPs / (compute time x peak).
+  auto share = [](const GpuSpec& g, Precision p) {
+    KernelEstimate k = big_gemm(g);
+    PredictOptions o;
+    o.precision = p;
+    estimate_kernel(k, g, o);
+    return k.flops / (k.compute_s * g.peak_flops(p));
+  };
+  const GpuSpec v100 = gpu("v100-sxm2-16gb");
+  EXPECT_GT(share(v100, Precision::fp16), 0.72);  // 4096^3: wave and K-loop losses below 0.80
+  EXPECT_LT(share(v100, Precision::fp16), 0.80);
+  const GpuSpec a100 = gpu("a100-sxm4-80gb");  // same tiles and waves at both precisions
+  EXPECT_NEAR(share(a100, Precision::fp16) / share(a100, Precision::int8), 0.80 / 0.65, 0.01);
+}
+
 /// c -> c channels, 3x3 stride 1 at hw x hw, batch n (Winograd-eligible); default: a ResNet stage-1 layer.
 KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw = 56, double n = 32) {
   KernelEstimate k;
