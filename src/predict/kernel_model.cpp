@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <span>
 
 #include "model_constants.hpp"
 #include "plan.hpp"
@@ -88,6 +89,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   r.matrix_flops *= r.clock_scale;
   r.matrix_tf32_flops *= r.clock_scale;
   r.half_precision = p == Precision::fp16 || p == Precision::bf16;
+  r.int8 = p == Precision::int8;
   r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
   const std::string& cc = gpu.compute_capability;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
@@ -110,19 +112,23 @@ struct TileResult {
 };
 
 /// Fastest tile/split-K of a (batched) GEMM on `sms` SMs at `rate` FLOP/s with base efficiency `eff`.
-/// `clock_scale` < 1: a power-limited card, whose clock rises for a kernel that keeps only part of its SMs
-/// busy: power goes with the busy SMs (on average blocks / (waves x slots) of them), so the clock that
-/// share sustains applies, up to boost. This also keeps a wider chip under the same power limit never
-/// slower on a kernel that cannot use the extra SMs.
-TileResult best_tile(const GemmShape& s, double rate, double eff, double sms, double dram_bps, double clock_scale) {
+/// `strided_batched`: a cuBLAS batched product, which has only the large tiles of k_batched_tiles and no
+/// split-K. `clock_scale` < 1: a power-limited card, whose clock rises for a kernel that keeps only part
+/// of its SMs busy: power goes with the busy SMs (on average blocks / (waves x slots) of them), so the
+/// clock that share sustains applies, up to boost. This also keeps a wider chip under the same power
+/// limit never slower on a kernel that cannot use the extra SMs.
+TileResult best_tile(const GemmShape& s, bool strided_batched, double rate, double eff, double sms, double dram_bps,
+                     double clock_scale) {
   TileResult best;
   const double m = std::max<int64_t>(1, s.m), n = std::max<int64_t>(1, s.n), k = std::max<int64_t>(1, s.k);
   const double b = std::max<int64_t>(1, s.batch);
-  for (const auto& t : model::k_tiles) {
+  using Tiles = std::span<const model::TileConfig>;
+  const Tiles tile_set = strided_batched ? Tiles(model::k_batched_tiles) : Tiles(model::k_tiles);
+  for (const auto& t : tile_set) {
     const double tiles = b * std::ceil(m / t.m) * std::ceil(n / t.n);
     const double slots = sms * t.blocks_per_sm;
     for (int split : model::k_split_k) {
-      if (split > 1 && k / split < model::k_split_k_min_k) break;
+      if (split > 1 && (strided_batched || k / split < model::k_split_k_min_k)) break;
       const double blocks = tiles * split;
       const double waves = std::ceil(blocks / slots);
       const double kb = std::ceil(k / split);
@@ -198,7 +204,8 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     rate = simt_path ? r.simt_fp32_flops
                      : tf32 ? r.matrix_tf32_flops : (k.tensor_ok ? r.matrix_flops : r.simt_fp32_flops);
     double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
-                      : (tensor ? model::k_gemm_tensor_eff : model::k_gemm_simt_eff);
+                      : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
+                                : model::k_gemm_simt_eff);
     if (!tensor) eff *= r.simt_issue_gain;
     // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the
     // direct (implicit GEMM) kernel, cuDNN runs the direct one (5-7 px feature maps).
@@ -210,7 +217,9 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
       if (k.phase == Phase::backward_weight) eff /= model::k_conv_bwd_weight_slowdown;
     }
     if (k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0) {
-      TileResult t = best_tile(k.gemm, rate, eff, r.sms, r.dram_bps, r.clock_scale);
+      // A MatMul with batch dims is cuBLAS's strided-batched GEMM; RNN directions and conv groups are cuDNN's.
+      const bool strided_batched = k.family == OpFamily::gemm && k.gemm.batch > 1;
+      TileResult t = best_tile(k.gemm, strided_batched, rate, eff, r.sms, r.dram_bps, r.clock_scale);
       compute = t.time_s * steps;
       out.waves = t.waves;
       out.wave_efficiency = t.wave_efficiency;

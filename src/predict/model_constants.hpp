@@ -11,9 +11,15 @@ namespace perfpred::model {
 /// Large FP32 SIMT GEMM (cuBLAS sgemm) share of FP32 peak. Prior: cuBLAS sgemm reaches 85-90% on
 /// Pascal/Volta for large squares; fitted on ryujaehun torchvision (1080 Ti, 2080 Ti).
 inline constexpr double k_gemm_simt_eff = 0.80;
-/// Large tensor-core GEMM share of tensor peak (cuBLAS hgemm ~ 70-80% on V100/A100). Prior; checked on
-/// ryujaehun fp16 torchvision rows (2080 Ti).
-inline constexpr double k_gemm_tensor_eff = 0.65;
+/// Large tensor-core GEMM share of tensor peak (FP16/BF16/TF32). Fitted on DeepBench's FP16 GEMMs (cuBLAS
+/// called directly, calibration GPUs): kernels over 1 ms ran at measured/analytical 0.79 (T4) and 0.78
+/// (V100) with 0.65, 0.97 / 0.95 with 0.80; FP16 mean APE T4 21.6% -> 11.8%, V100 28.1% -> 18.7%.
+/// Networks (held out): ryujaehun RTX 2080 Ti FP16 32.5% -> 32.4%, Lambda A100 TF32 2.8% -> 2.7%.
+inline constexpr double k_gemm_tensor_eff = 0.80;
+/// INT8 tensor-core GEMM share of INT8 tensor peak. cuBLAS runs INT8 products in the plain column-major
+/// layouts (not cuBLASLt's COL32 / COL4_4R2_8C) through slower IMMA kernels: DeepBench's T4 INT8 GEMMs
+/// take a median 2.5x the model's time even at 0.65 (3.0x at 0.80), so INT8 keeps the old prior.
+inline constexpr double k_gemm_tensor_int8_eff = 0.65;
 /// Convolution (implicit GEMM, im2col on the fly) share of FP32 peak. Fitted on ryujaehun torchvision
 /// inference (1080 Ti, 2080 Ti).
 inline constexpr double k_conv_simt_eff = 0.80;
@@ -74,6 +80,16 @@ struct TileConfig {
 /// Prior: CUTLASS default tiles and the occupancies their shared-memory use allows.
 inline constexpr TileConfig k_tiles[] = {
     {128, 128, 1, 1.00}, {128, 64, 2, 0.93}, {64, 64, 3, 0.85}, {64, 32, 4, 0.72}, {32, 32, 6, 0.55}};
+/// Tiles of a strided-batched GEMM (MatMul/bmm with batch > 1, cuBLAS gemmStridedBatched), tried without
+/// split-K. cuBLAS's batched SIMT kernels keep 64 or more outputs along both sides of their tile even where
+/// a side of the matrix is shorter, and split no reductions: NeuSight's bmm rows (PyTorch 2.1, FP32) ran
+/// maxwell_sgemm_128x64 on 99% of the P100 and P4 rows, ampere_sgemm_128x128 on 99.5% of the A100 rows,
+/// 64x64/32x128/128x32/128x64 on the V100 and T4, under 0.5% with a split-K reduction on any GPU. So a
+/// batched product with a short side (N = 8) wastes most of its tile instead of taking a 32x32 tile with
+/// 6 blocks per SM. Both orientations of 128x64, since the short side may be either. Checked on NeuSight
+/// bmm (calibration P100, V100, T4; held out P4, A100): docs/model.md, "Batched GEMM tiles".
+inline constexpr TileConfig k_batched_tiles[] = {
+    {128, 128, 1, 1.00}, {128, 64, 2, 0.93}, {64, 128, 2, 0.93}, {64, 64, 3, 0.85}};
 /// Split-K factors tried when a GEMM has few output tiles and a long reduction (weight gradients).
 inline constexpr int k_split_k[] = {1, 2, 4, 8, 16};
 /// Minimum reduction length per split. Prior.

@@ -171,6 +171,53 @@ TEST(TensorRtFp16, GeForceFp16AccumulateKernelsRunAtTwiceTheFrameworkRate) {
   EXPECT_DOUBLE_EQ(gemm_time(a100, Runtime::pytorch), gemm_time(a100, Runtime::tensorrt));
 }
 
+/// A FP32 MatMul of `batch` products [m x k] x [k x n] (batch 1: one GEMM, as Linear/Gemm run).
+KernelEstimate matmul(const GpuSpec& g, int64_t batch, int64_t m, int64_t n, int64_t k) {
+  KernelEstimate e;
+  e.family = OpFamily::gemm;
+  e.gemm = GemmShape{batch, m, n, k};
+  e.flops = 2.0 * batch * m * n * k;
+  e.bytes = 4.0 * batch * (m * k + k * n + m * n);
+  estimate_kernel(e, g, PredictOptions{});
+  return e;
+}
+
+TEST(BatchedGemm, ShortSidesFillTheWholeTileOfCublasBatchedKernels) {
+  // cuBLAS's strided-batched SIMT kernels keep >= 64 outputs along both tile sides (NeuSight bmm: the
+  // P100 ran maxwell_sgemm_128x64 whatever N was): 8 columns cost what 64 do. A single GEMM of the same
+  // work (the rows folded into M) keeps its 32-wide tiles.
+  const GpuSpec p100 = gpu("p100-pcie-16gb");
+  const double narrow = matmul(p100, 256, 512, 8, 512).compute_s, wide = matmul(p100, 256, 512, 64, 512).compute_s;
+  EXPECT_NEAR(narrow / wide, 1.0, 0.02);
+  EXPECT_LT(matmul(p100, 1, 512 * 256, 8, 512).compute_s, 0.75 * narrow);
+}
+
+TEST(BatchedGemm, NoSplitKForBatchedProducts) {
+  // Two 64 x 64 products with a 65536-long reduction: one block each, no split-K (under 0.5% of NeuSight's
+  // bmm rows had a split-K reduce kernel); the same product alone splits its reduction over the SMs.
+  const GpuSpec v100 = gpu("v100-pcie-32gb");
+  const KernelEstimate batched = matmul(v100, 2, 64, 64, 65536), single = matmul(v100, 1, 64, 64, 65536);
+  EXPECT_GT(batched.compute_s, 4 * single.compute_s);
+  EXPECT_DOUBLE_EQ(batched.waves, 1);
+}
+
+TEST(TensorGemm, LargeHalfGemmsRunAtEightyPercentOfTensorPeakAndInt8Lower) {
+  // DeepBench's large FP16 GEMMs on the V100 and T4 run at about 80% of tensor peak; INT8 products in
+  // cuBLAS's plain layouts stay at the lower prior. Share of peak = FLOPs / (compute time x peak).
+  auto share = [](const GpuSpec& g, Precision p) {
+    KernelEstimate k = big_gemm(g);
+    PredictOptions o;
+    o.precision = p;
+    estimate_kernel(k, g, o);
+    return k.flops / (k.compute_s * g.peak_flops(p));
+  };
+  const GpuSpec v100 = gpu("v100-sxm2-16gb");
+  EXPECT_GT(share(v100, Precision::fp16), 0.72);  // 4096^3: wave and K-loop losses below 0.80
+  EXPECT_LT(share(v100, Precision::fp16), 0.80);
+  const GpuSpec a100 = gpu("a100-sxm4-80gb");  // same tiles and waves at both precisions
+  EXPECT_NEAR(share(a100, Precision::fp16) / share(a100, Precision::int8), 0.80 / 0.65, 0.01);
+}
+
 /// c -> c channels, 3x3 stride 1 at hw x hw, batch n (Winograd-eligible); default: a ResNet stage-1 layer.
 KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw = 56, double n = 32,
                        bool allow_tf32 = true) {
