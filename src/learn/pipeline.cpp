@@ -35,11 +35,13 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-bool family_held_out(const std::vector<std::string>& holdout, const std::string& op_family) {
+// A kernel row is of a held-out family by its op family, the booster serving it, or the family of networks
+// (application) its shape comes from (KernelRow::model_family).
+bool family_held_out(const std::vector<std::string>& holdout, const KernelRow& r) {
   if (holdout.empty()) return false;
-  if (contains(holdout, op_family)) return true;
+  if (contains(holdout, r.op_family) || (!r.model_family.empty() && contains(holdout, r.model_family))) return true;
   try {
-    return contains(holdout, booster_family(op_family_from_string(op_family)));
+    return contains(holdout, booster_family(op_family_from_string(r.op_family)));
   } catch (const InputError&) {
     return false;
   }
@@ -188,6 +190,7 @@ Bundle train_bundle(const TrainRequest& req) {
       for (const auto& r : f.kernels) {
         data_gpus.insert(r.gpu_id);
         data_families.insert(r.op_family);
+        if (!r.model_family.empty()) data_families.insert(r.model_family);
         try {  // microbenchmark rows carry families no booster serves
           data_families.insert(booster_family(op_family_from_string(r.op_family)));
         } catch (const InputError&) {
@@ -238,7 +241,7 @@ Bundle train_bundle(const TrainRequest& req) {
     DataSource src{f.source_name(), f.path.string(), f.licence(), 0};
     for (const auto& r : f.kernels) {
       if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
-      if (contains(req.holdout_gpus, r.gpu_id) || family_held_out(req.holdout_families, r.op_family)) continue;
+      if (contains(req.holdout_gpus, r.gpu_id) || family_held_out(req.holdout_families, r)) continue;
       if (req.target != Target::latency || base) continue;
       const std::string where = f.path.string() + ": row " + r.id;
       try {
@@ -346,7 +349,7 @@ void evaluate_kernels(const LearnedModel& model, const EvalRequest& req, const D
   for (const auto& r : f.kernels) {
     if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
     if (!req.holdout_gpus.empty() && !contains(req.holdout_gpus, r.gpu_id)) continue;
-    if (!req.holdout_families.empty() && !family_held_out(req.holdout_families, r.op_family)) continue;
+    if (!req.holdout_families.empty() && !family_held_out(req.holdout_families, r)) continue;
     if (b.target != Target::latency) continue;
     const std::string where = f.path.string() + ": row " + r.id;
     try {
@@ -357,6 +360,7 @@ void evaluate_kernels(const LearnedModel& model, const EvalRequest& req, const D
       rec.id = r.id;
       rec.gpu_id = r.gpu_id;
       rec.op_family = r.op_family;
+      rec.model_family = r.model_family;
       rec.kind = "kernel";
       rec.phase = r.phase;
       rec.precision = r.precision;
@@ -516,11 +520,11 @@ std::string eval_rows_csv(const EvalResult& r) {
   auto err = [&](double pred, double meas) { return meas > 0 ? num(100.0 * (pred - meas) / meas) : std::string(); };
   std::string out = csv_line({"file", "id", "kind", "gpu_id", "family", "phase_or_mode", "precision", "measured",
                               "analytical", "learned", "analytical_error_pct", "learned_error_pct",
-                              "learned_share"});
+                              "learned_share", "model_family"});
   for (const auto& x : r.records)
     out += csv_line({x.file, x.id, x.kind, x.gpu_id, x.kind == "kernel" ? x.op_family : x.model_family, x.phase,
                      x.precision, num(x.measured), num(x.analytical), num(x.learned), err(x.analytical, x.measured),
-                     err(x.learned, x.measured), num(x.learned_share)});
+                     err(x.learned, x.measured), num(x.learned_share), x.model_family});
   return out;
 }
 
