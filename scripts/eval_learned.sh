@@ -2,13 +2,14 @@
 # Regenerate the "Learned model" section of docs/accuracy.md: every split trains a bundle without the
 # held-out GPU or family, evaluates it on the held-out rows, and reports it beside the analytical model.
 #
-#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench kfam netk netfam jetson networks torchvision energy
-#                                             memory policy default doc (default: all of them, in that order)
+#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench kfam kapp netk netfam jetson networks torchvision
+#                                             energy memory policy default doc (default: all of them, in that order)
 # Environment: PERFPRED (binary, default build/src/cli/perfpred), DATA (default cache/datasets, made by
 # tools/convert_datasets.py), OUT (default cache/eval/learned), ROUNDS (boosting rounds, default 150),
 # THREADS (default 2), MAX_DEPTH (default 6), NET_FRACTION (share of network rows used, default 1),
 # DEFAULT_MAX_DEPTH (tree depth of the shipped bundle, default MAX_DEPTH), REUSE (1: evaluate fold bundles already
-# in $OUT/bundles instead of retraining them).
+# in $OUT/bundles instead of retraining them), MIN_APP_ROWS (kapp: the fewest DeepBench rows an application needs
+# to be held out, default 100).
 # Results: $OUT/*.json (one `perfpred eval --json` per split), the default bundle models/perfpred-default.json,
 # and docs/accuracy.md between the "learned model" markers.
 set -euo pipefail
@@ -28,7 +29,8 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}  # no OpenMP spinning on a sh
 mkdir -p "$OUT/bundles"
 DEFAULT_MAX_DEPTH=${DEFAULT_MAX_DEPTH:-$MAX_DEPTH}
 REUSE=${REUSE:-0}  # 1: a fold whose bundle is already in $OUT/bundles is evaluated, not retrained
-STEPS=${*:-kernels deepbench kfam netk netfam jetson networks torchvision energy memory policy default doc}
+MIN_APP_ROWS=${MIN_APP_ROWS:-100}
+STEPS=${*:-kernels deepbench kfam kapp netk netfam jetson networks torchvision energy memory policy default doc}
 [ -x "$PERFPRED" ] || { echo "eval_learned: no perfpred binary at $PERFPRED (set PERFPRED)"; exit 2; }
 
 NS=()
@@ -138,6 +140,29 @@ for step in $STEPS; do
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kfam-db-$fam.json"
       "$PERFPRED" eval --model "$OUT/bundles/kfam-db-$fam.json" "${DB[@]}" --holdout-family $fam \
         --rows "$OUT/kfam-db-$fam.rows.csv" --json >"$OUT/kfam-db-$fam.json"
+    done ;;
+  kapp)  # DeepBench leave-one-application-out: the bundle trained without one application's kernels (every GPU;
+    # the converter gives each shape one application, its row's model_family), evaluated on that application's rows.
+    # The op families stay trained, so this asks whether the boosters carry over to shapes of an unseen application.
+    apps=$(/usr/bin/python3 - "$MIN_APP_ROWS" "$DATA"/deepbench-kernels/*.csv <<'EOF2'
+import collections, csv, sys
+n = collections.Counter()
+for p in sys.argv[2:]:
+    for r in csv.DictReader(l for l in open(p) if not l.startswith("#")):
+        if r.get("status") == "ok" and r.get("model_family"):
+            n[r["model_family"]] += 1
+print(" ".join(a for a, c in sorted(n.items()) if c >= int(sys.argv[1])))
+EOF2
+)
+    [ -n "$apps" ] || { echo "eval_learned: no DeepBench row names its application (rerun tools/convert_datasets.py deepbench-kernels)"; exit 2; }
+    rm -f "$OUT"/kapp-db-*.json "$OUT"/kapp-db-*.rows.csv  # an application under MIN_APP_ROWS leaves no stale fold
+    for app in $apps; do
+      log "kapp: DeepBench without $app"
+      [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/kapp-db-$app.json" ] ||
+      timed "train-kapp-db-$app" "$PERFPRED" train "${DB[@]}" --holdout-family "$app" --out "$OUT/bundles/kapp-db-$app.json" \
+        --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kapp-db-$app.json"
+      "$PERFPRED" eval --model "$OUT/bundles/kapp-db-$app.json" "${DB[@]}" --holdout-family "$app" \
+        --rows "$OUT/kapp-db-$app.rows.csv" --json >"$OUT/kapp-db-$app.json"
     done ;;
   netk)  # the shipped recipe's kernel boosters (NeuSight + DeepBench) under whole networks, trained without the
     # network GPUs: every HELP, torchvision and Jetson row is held out by GPU and by family (no network trains a kernel booster)

@@ -14,13 +14,16 @@ OUT holds `perfpred eval --rows` CSVs named EVIDENCE-*.rows.csv. Each evidence s
   help-gpu-*, help-family-*, tv-*   host-overhead bundles, leave-one-GPU-out and leave-one-family-out
 
   kfam-ns-*, kfam-db-*  NeuSight and DeepBench kernels, leave-one-op-family-out (the fallback booster predicts)
+  kapp-db-*       DeepBench kernels, leave-one-application-out (DeepSpeech, vision, ...: the shapes of a family of
+                  networks no training row came from; grouped by the rows' model_family, the application)
 
 Rows are grouped into slices (device class of the GPU, runtime, mode, precision). A slice's part is
 learned when the learned layer wins by a clear margin with evidence held out both by GPU and by family:
-pooled mean APE at most K_RATIO of the analytical model's and K_POINTS points below it, and no held-out
-group (GPU, family) worse than the analytical model by more than K_POINTS. Held-out-family rows where the
-boosters corrected under K_SHARE of the kernel time (an op no booster trained on keeps the analytical time,
-so a held-out family is predicted by the analytical model) are not held-out-family evidence. Whole-network evidence decides where it exists; kernel-level evidence alone decides
+pooled mean APE at most K_RATIO of the analytical model's and K_POINTS points below it (pooled over the
+GPU-held-out rows, and where there are also family-held-out rows of other folds, over those too), and no held-out
+group (GPU, family) worse than the analytical model by more than K_POINTS. A held-out family (group) whose
+rows the boosters corrected under K_SHARE of the kernel time (an op no booster trained on keeps the analytical
+time, so a held-out op family is predicted by the analytical model) is not held-out-family evidence. Whole-network evidence decides where it exists; kernel-level evidence alone decides
 the kernel part elsewhere, and the rule says so. A slice without rows gets no rule: `predict` then uses
 the analytical model and says there was no held-out evidence.
 """
@@ -41,6 +44,7 @@ SETS = [
     ("kfam-ns-", "pytorch", "kernel", "kernels", ("family",), "NeuSight kernels, leave-one-op-family-out"),
     ("deepbench-", "cudnn", "kernel", "kernels", ("GPU",), "DeepBench kernels, leave-one-GPU-out"),
     ("kfam-db-", "cudnn", "kernel", "kernels", ("family",), "DeepBench kernels, leave-one-op-family-out"),
+    ("kapp-db-", "cudnn", "kernel", "kernels", ("family",), "DeepBench kernels, leave-one-application-out"),
     ("jetson-latency", "tensorrt", "network", "kernels", ("GPU", "family"),
      "Jetson Nano TensorRT networks, unseen device class and runtime"),
     ("netk-", "pytorch", "network", "kernels", ("GPU", "family"), "whole networks, GPUs and families held out"),
@@ -50,6 +54,8 @@ SETS = [
 ]
 # A part is learned only with evidence held out both ways (a GPU and a family the bundle never saw).
 NEEDED = {"GPU", "family"}
+# The rows-CSV column naming a row's held-out family, where it is not `family` (a kernel row's op family).
+FAMILY_COLUMN = {"kapp-db-": "model_family"}
 
 
 def device_classes(root):
@@ -83,7 +89,8 @@ def read_rows(out):
         match = next((s for s in SETS if name.startswith(s[0])), None)
         if not match:
             continue
-        _, runtime, level, part, held, desc = match
+        prefix, runtime, level, part, held, desc = match
+        fam_col = FAMILY_COLUMN.get(prefix, "family")
         used.append(name)
         for r in csv.DictReader(open(path)):
             try:
@@ -100,7 +107,9 @@ def read_rows(out):
                 share = None
             e = (ape(learned, meas), ape(ana, meas), share)
             for kind in held:
-                cells[(part, level, desc, sl, kind, r["gpu_id"] if kind == "GPU" else r["family"])].append(e)
+                if kind == "family" and not r.get(fam_col):
+                    continue  # a row of no known application is held out by no family
+                cells[(part, level, desc, sl, kind, r["gpu_id"] if kind == "GPU" else r[fam_col])].append(e)
     return cells, used
 
 
@@ -124,20 +133,34 @@ def summarise(cells):
             ev["analytical"] = sum(g[2] * g[4] for g in pool) / ev["n"]
             ev["kinds"] = kinds
             # Held out by family, a kernel whose op no training row of its booster had keeps the analytical time
-            # (the op check): where the boosters corrected under K_SHARE of the held-out families' kernel time,
-            # that evidence is the analytical model and says nothing about how they carry over to a new family.
+            # (the op check): a held-out family whose kernel time the boosters corrected under K_SHARE is the
+            # analytical model and says nothing about how they carry over to a new family, so it is no evidence.
             fam = [g for g in ev["groups"] if g[0] == "family"]
             if fam and all(g[5] is not None for g in fam):
-                ev["family_share"] = sum(g[2] * g[5] for g in fam) / sum(g[2] for g in fam)
-                if ev["family_share"] < K_SHARE:
+                counted = [g for g in fam if g[5] >= K_SHARE]
+                use = counted or fam
+                ev["family_share"] = sum(g[2] * g[5] for g in use) / sum(g[2] for g in use)
+                ev["family_uncounted"] = len(fam) - len(counted)
+                if not counted:
                     ev["kinds"] = kinds - {"family"}
+                fam = counted
+            if fam and "GPU" in kinds:  # the family-held-out rows pooled, where other folds than the GPU pool's
+                n = sum(g[2] for g in fam)
+                pool = (n, sum(g[2] * g[3] for g in fam) / n, sum(g[2] * g[4] for g in fam) / n)
+                if any(abs(x - y) > 1e-9 for x, y in zip(pool, (ev["n"], ev["learned"], ev["analytical"]))):
+                    ev["family_pool"] = pool
     return out
+
+
+def clear_win(learned, analytical):
+    return learned <= K_RATIO * analytical and analytical - learned >= K_POINTS
 
 
 def wins(ev):
     worst = max(ev["groups"], key=lambda g: g[3] - g[4])
-    ok = (ev["learned"] <= K_RATIO * ev["analytical"] and ev["analytical"] - ev["learned"] >= K_POINTS
-          and worst[3] - worst[4] <= K_POINTS and NEEDED <= ev["kinds"])
+    ok = clear_win(ev["learned"], ev["analytical"]) and worst[3] - worst[4] <= K_POINTS and NEEDED <= ev["kinds"]
+    if "family_pool" in ev and "family" in ev["kinds"]:  # held out by family as well as by GPU, the same margin
+        ok = ok and clear_win(*ev["family_pool"][1:])
     return ok, worst
 
 
@@ -147,8 +170,14 @@ def describe(ev):
     text = "{} ({} rows; held out by {}): learned {:.1f}% vs analytical {:.1f}% mean APE; worst {} {} {:.1f}% vs {:.1f}%".format(
         " + ".join(sorted(ev["descs"])), ev["n"], " and ".join(kinds), ev["learned"], ev["analytical"],
         worst[0], worst[1], worst[3], worst[4])
+    if "family_pool" in ev and "family" in ev["kinds"]:
+        text += "; held out by family ({} rows): learned {:.1f}% vs analytical {:.1f}%".format(*ev["family_pool"])
     if "family_share" in ev:
         text += "; held out by family the boosters corrected {:.0f}% of the kernel time".format(100 * ev["family_share"])
+        if ev.get("family_uncounted") and "family" in ev["kinds"]:
+            k = ev["family_uncounted"]
+            text += " ({} held-out {} where they corrected under {:.0%} {} not evidence)".format(
+                k, "family" if k == 1 else "families", K_SHARE, "is" if k == 1 else "are")
     missing = sorted(NEEDED - ev["kinds"])
     if missing:
         text += "; no held-out-{} evidence".format(" or ".join(missing))

@@ -38,7 +38,7 @@ DEFAULT_SHARED = os.path.join(REPO, "..", "shared", "datasets")
 KERNEL_COLUMNS = ["id", "status", "reason", "source", "synthetic", "gpu_id", "runtime", "runtime_version",
                   "precision", "op_family", "op", "phase", "inputs", "attrs", "gemm_batch", "gemm_m", "gemm_n",
                   "gemm_k", "flops", "bytes", "time_ms", "time_ms_min", "repeats", "power_w", "energy_mj",
-                  "kernel_names", "notes"]
+                  "kernel_names", "notes", "model_family"]
 NETWORK_COLUMNS = ["id", "status", "reason", "source", "synthetic", "gpu_id", "runtime", "runtime_version",
                    "precision", "model", "model_family", "recipe", "mode", "batch", "includes_h2d", "latency_ms",
                    "energy_mj", "power_w", "power_source", "peak_memory_bytes", "notes"]
@@ -923,6 +923,72 @@ def db_env(ctx):
     return env
 
 
+# DeepBench applications: the source's names (result sheets' `app` column, the kernel lists' `Source`) -> one
+# model_family slug per application. Character language modelling is a language model: DeepBench's own result
+# sheets label those LSTMs "Language Modelling".
+DB_APP_ALIASES = {"deep-speech": "deepspeech", "character-language-modelling": "language-modelling"}
+DB_CONV_KEY = ("W", "H", "C", "N", "K", "S_filter_w", "R_filter_h", "pad_w", "pad_h", "stride_w", "stride_h")
+
+
+def db_app_slug(name):
+    """'DeepSpeech, gru affine' -> 'deepspeech', 'Face Recognition, ID' -> 'face-recognition'."""
+    s = re.sub(r"[^a-z0-9]+", "-", name.split(",")[0].strip().lower()).strip("-")
+    return DB_APP_ALIASES.get(s, s)
+
+
+def db_shape_key(kind, r):
+    """The shape a DeepBench tidy row measures, as the kernel lists give it."""
+    if kind == "gemm":
+        return ("gemm", r["M"], r["N"], r["K"], r["transA"], r["transB"])
+    if kind == "conv":
+        return ("conv",) + tuple(r[c] for c in DB_CONV_KEY)
+    return ("rnn-" + r["cell"].strip().lower(), r["hidden"], r["N"], r["timesteps"])
+
+
+def db_kernel_list_apps(src):
+    """Shape key -> applications in listing order, from DeepBench's kernel lists (train, then inference)."""
+    apps = {}
+    for mode in ("train", "inference"):
+        section = None
+        with open(os.path.join(src, "csv", f"kernels__DeepBenchKernels_{mode}__Kernels.csv"), encoding="utf-8") as f:
+            for row in csv.reader(f):
+                if row and row[0].strip():  # a section header: "Dense Matrix Multiplication", "Recurrent Layers - GRU"
+                    h = row[0].lower()
+                    section = ("gemm" if "matrix" in h else "conv" if "convolution" in h else
+                               "rnn-" + h.rsplit("-", 1)[-1].strip() if "recurrent" in h else None)
+                    continue
+                if section is None or len(row) < 3 or not row[1].strip():
+                    continue
+                v = [c.strip() for c in row[2:]]
+                key = (section,) + tuple(v[: {"gemm": 5, "conv": 11}.get(section, 3)])
+                app = db_app_slug(row[1])
+                if app not in apps.setdefault(key, []):
+                    apps[key].append(app)
+    return apps
+
+
+def db_apps(kind, rows, listed):
+    """Shape key -> (application, note) for every shape of a tidy table. The application is a function of the
+    shape, so a leave-one-application-out split never trains on the shape it holds out on another GPU: the kernel
+    lists' applications and the result sheets' own `app` labels (some GPUs' sheets have them) of the shape,
+    the first listed when several applications list it."""
+    found = {}
+    for r in rows:
+        key = db_shape_key(kind, r)
+        apps = found.setdefault(key, list(listed.get(key, [])))
+        if r.get("app") and db_app_slug(r["app"]) not in apps:
+            apps.append(db_app_slug(r["app"]))
+    out = {}
+    for key, apps in found.items():
+        if not apps:
+            out[key] = ("", "application not listed by DeepBench")
+        elif len(apps) == 1:
+            out[key] = (apps[0], "")
+        else:
+            out[key] = (apps[0], f"shape also listed for {', '.join(apps[1:])}")
+    return out
+
+
 def convert_deepbench(ctx):
     src = os.path.join(ctx.shared, "deepbench-kernels")
     out_dir = os.path.join(ctx.out, "datasets", "deepbench-kernels")
@@ -939,25 +1005,30 @@ def convert_deepbench(ctx):
         d = env.get((mode, gpu), {})
         return lib, (d.get("Cudnn Version", "") if lib == "cudnn" else d.get("CUDA Version", ""))
 
+    listed = db_kernel_list_apps(src)
+    tables = {k: read_csv(os.path.join(src, f"deepbench_{k}_tidy.csv")) for k in ("gemm", "conv", "rnn")}
+    apps = {k: db_apps(k, rows, listed) for k, rows in tables.items()}  # over every row, whatever --limit
+
     def common(r, kind):
         gpu, gnote = DB_GPUS[r["gpu"]]
         prec, pnote = db_precision(r["sheet"], kind)
-        notes = [f"{r['mode']} sheet {r['sheet']}"] + ([r["app"]] if r.get("app") else []) + \
+        app, anote = apps[kind][db_shape_key(kind, r)]
+        notes = [f"{r['mode']} sheet {r['sheet']}"] + ([f"app={app}"] if app else []) + ([anote] if anote else []) + \
                 ([pnote] if pnote else []) + ([gnote] if gnote else [])
-        return gpu, prec, notes
+        return gpu, prec, notes, app
 
     # GEMM
     path = os.path.join(out_dir, "gemm.csv")
     w = Writer("kernel", path)
-    for i, r in enumerate(read_csv(os.path.join(src, "deepbench_gemm_tidy.csv"))[: ctx.limit]):
-        gpu, prec, notes = common(r, "gemm")
+    for i, r in enumerate(tables["gemm"][: ctx.limit]):
+        gpu, prec, notes, app = common(r, "gemm")
         m, n, k = int(r["M"]), int(r["N"]), int(r["K"])
         e = ELEM[prec]
         out_e = 4 if prec == "int8" else e
         a_shape = f"{k}x{m}" if r["transA"] == "T" else f"{m}x{k}"
         b_shape = f"{n}x{k}" if r["transB"] == "T" else f"{k}x{n}"
         runtime, ver = rt(r["mode"], r["gpu"], "cublas")
-        w.add(id=f"gemm-{i}", source="deepbench", gpu_id=gpu, runtime=runtime, runtime_version=ver, precision=prec,
+        w.add(id=f"gemm-{i}", source="deepbench", model_family=app, gpu_id=gpu, runtime=runtime, runtime_version=ver, precision=prec,
               op_family="gemm", op="Gemm", phase="forward", inputs=f"{a_shape};{b_shape}",
               attrs=f"batch=1;m={m};n={n};k={k};trans_a={int(r['transA'] == 'T')};trans_b={int(r['transB'] == 'T')}",
               gemm_batch=1, gemm_m=m, gemm_n=n, gemm_k=k, flops=2 * m * n * k,
@@ -966,8 +1037,8 @@ def convert_deepbench(ctx):
     # conv: three phases
     path = os.path.join(out_dir, "conv.csv")
     w = Writer("kernel", path)
-    for i, r in enumerate(read_csv(os.path.join(src, "deepbench_conv_tidy.csv"))[: ctx.limit]):
-        gpu, prec, notes = common(r, "conv")
+    for i, r in enumerate(tables["conv"][: ctx.limit]):
+        gpu, prec, notes, app = common(r, "conv")
         W, H, C, N, K = (int(r[c]) for c in ("W", "H", "C", "N", "K"))
         S, R, pw, ph, sw, sh = (int(r[c]) for c in ("S_filter_w", "R_filter_h", "pad_w", "pad_h", "stride_w",
                                                     "stride_h"))
@@ -986,15 +1057,15 @@ def convert_deepbench(ctx):
             if prec == "int8":
                 row["bytes"] = x_b + w_b + 4 * N * K * ho * wo
             n2 = notes + ([f"fwd algo {r['fwd_algo']}"] if phase == "forward" and r.get("fwd_algo") else [])
-            w.add(id=f"conv-{i}-{phase}", source="deepbench", gpu_id=gpu, runtime=runtime, runtime_version=ver,
+            w.add(id=f"conv-{i}-{phase}", source="deepbench", model_family=app, gpu_id=gpu, runtime=runtime, runtime_version=ver,
                   precision=prec, phase=phase, time_ms=t, notes="; ".join(n2), **row)
     written[path] = w.write(dict(meta, notes=["cuDNN convolution, fastest algorithm from cudnnFind*, average ms per "
                                               "call; NCHW, no bias; backward phases from the training sheets"]))
     # RNN
     path = os.path.join(out_dir, "rnn.csv")
     w = Writer("kernel", path)
-    for i, r in enumerate(read_csv(os.path.join(src, "deepbench_rnn_tidy.csv"))[: ctx.limit]):
-        gpu, prec, notes = common(r, "rnn")
+    for i, r in enumerate(tables["rnn"][: ctx.limit]):
+        gpu, prec, notes, app = common(r, "rnn")
         cell = r["cell"].strip().upper()
         op = {"LSTM": "LSTM", "GRU": "GRU"}.get(cell, "RNN")
         gates = {"LSTM": 4, "GRU": 3}.get(op, 1)
@@ -1009,7 +1080,7 @@ def convert_deepbench(ctx):
             tm = num(r.get(col))
             if tm is None:
                 continue
-            w.add(id=f"rnn-{i}-{phase}", source="deepbench", gpu_id=gpu, runtime=runtime, runtime_version=ver,
+            w.add(id=f"rnn-{i}-{phase}", source="deepbench", model_family=app, gpu_id=gpu, runtime=runtime, runtime_version=ver,
                   precision=prec, op_family="rnn", op=op, phase=phase,
                   inputs=f"{t}x{n}x{h};1x{gates * h}x{h};1x{gates * h}x{h};1x{2 * gates * h}",
                   attrs=f"batch={n};seq_len={t};hidden={h};input_size={h};directions=1;gates={gates}",

@@ -300,7 +300,7 @@ int main(int argc, char** argv) {
     sub->add_option("--out", train_opts.out, "Bundle JSON to write")->required();
     sub->add_option("--target", train_opts.target, "latency|energy|memory")->default_val("latency");
     sub->add_option("--holdout-gpu", train_opts.holdout_gpus, "Leave rows on this GPU id out (repeatable)");
-    sub->add_option("--holdout-family", train_opts.holdout_families, "Leave this op family or model family out (repeatable)");
+    sub->add_option("--holdout-family", train_opts.holdout_families, "Leave this op family or model family (network rows; kernel rows' application) out (repeatable)");
     sub->add_option("--rounds", train_opts.rounds, "Boosting rounds per booster (efficiency boosters: the most; leave-one-GPU-out picks fewer)")->default_val(300);
     sub->add_option("--kernel-target", train_opts.kernel_target, "Kernel boosters: efficiency (against each kernel's roofline, dimensionless features) or ratio (log measured/analytical, the first design)")->default_val("efficiency");
     sub->add_option("--max-depth", train_opts.max_depth, "Tree depth")->default_val(6);
@@ -323,7 +323,7 @@ int main(int argc, char** argv) {
     sub->add_option("--model", eval_opts.model, "Bundle JSON (`default`: the shipped one)")->required();
     sub->add_option("--data", eval_opts.data, "Dataset CSV (repeatable)")->required();
     sub->add_option("--holdout-gpu", eval_opts.holdout_gpus, "Evaluate only rows on this GPU id (repeatable)");
-    sub->add_option("--holdout-family", eval_opts.holdout_families, "Evaluate only this op family or model family (repeatable)");
+    sub->add_option("--holdout-family", eval_opts.holdout_families, "Evaluate only this op family or model family (network rows; kernel rows' application) (repeatable)");
     sub->add_option("--network-fraction", eval_opts.network_fraction, "Deterministic share of network rows evaluated, (0, 1]")->default_val(1.0);
     sub->add_flag("--json", eval_opts.json, "Print one JSON object");
     sub->add_option("--rows", eval_opts.rows, "Also write every evaluated row (measured, analytical, learned, errors) to this CSV");

@@ -40,7 +40,7 @@ const std::vector<std::string>& kernel_columns() {
       "id",      "status",     "reason", "source", "synthetic", "gpu_id",     "runtime",     "runtime_version",
       "precision", "op_family", "op",    "phase",  "inputs",    "attrs",      "gemm_batch",  "gemm_m",
       "gemm_n",  "gemm_k",     "flops",  "bytes",  "time_ms",   "time_ms_min", "repeats",    "power_w",
-      "energy_mj", "kernel_names", "notes"};
+      "energy_mj", "kernel_names", "notes", "model_family"};
   return cols;
 }
 
@@ -94,7 +94,8 @@ std::vector<std::string> to_fields(const KernelRow& r) {
           opt(r.bytes), opt(r.time_ms),
           opt(r.time_ms_min), opt(r.repeats),
           opt(r.power_w), opt(r.energy_mj),
-          r.kernel_names, r.notes};
+          r.kernel_names, r.notes,
+          r.model_family};
 }
 
 std::vector<std::string> to_fields(const NetworkRow& r) {
@@ -221,6 +222,7 @@ std::vector<KernelRow> kernel_rows(const RawDataset& d) {
     r.energy_mj = v.measured("energy_mj");
     r.kernel_names = v.str("kernel_names");
     r.notes = v.str("notes");
+    r.model_family = v.str("model_family");
     if (r.status == RowStatus::ok && !r.time_ms)
       throw InputError(v.where("time_ms") + ": empty in an 'ok' row (give a time or a non-ok status)");
     r.extra = v.extra(kernel_columns());

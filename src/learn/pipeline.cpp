@@ -35,11 +35,13 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-bool family_held_out(const std::vector<std::string>& holdout, const std::string& op_family) {
+// A kernel row is of a held-out family by its op family, the booster serving it, or the family of networks
+// (application) its shape comes from (KernelRow::model_family).
+bool family_held_out(const std::vector<std::string>& holdout, const KernelRow& r) {
   if (holdout.empty()) return false;
-  if (contains(holdout, op_family)) return true;
+  if (contains(holdout, r.op_family) || (!r.model_family.empty() && contains(holdout, r.model_family))) return true;
   try {
-    return contains(holdout, booster_family(op_family_from_string(op_family)));
+    return contains(holdout, booster_family(op_family_from_string(r.op_family)));
   } catch (const InputError&) {
     return false;
   }
@@ -155,18 +157,17 @@ std::optional<double> measured_value(const NetworkRow& r, Target t) {
 
 }  // namespace
 
-Bundle train_bundle(const TrainRequest& req) {
-  if (req.data.empty()) throw InputError("train: give at least one --data file");
-  check_drop_features(req.options.drop_features);
-  Bundle b;
-  b.target = req.target;
-  b.name = req.name;
-  b.created_by = req.command;
-  b.holdout_gpus = req.holdout_gpus;
-  b.holdout_families = req.holdout_families;
-  b.params = to_json(req.options);
-  b.params["network_fraction"] = req.network_fraction;
+namespace {
 
+// What the halves of train_bundle share: GPUs resolved once, the hash of every training row, the GPUs seen.
+struct TrainState {
+  GpuResolver gpus;
+  Fnv1a64 hash;
+  std::set<std::string> seen;
+  size_t bad_rows = 0;
+};
+
+std::vector<DataFile> load_training_files(const TrainRequest& req, Bundle& b) {
   std::vector<DataFile> files;
   for (const auto& p : req.data) {
     files.push_back(load_data_file(p));
@@ -180,77 +181,79 @@ Bundle train_bundle(const TrainRequest& req) {
       spdlog::warn("{}: licence '{}': the bundle is marked not for shipping", p.string(), f.licence());
     }
   }
+  return files;
+}
 
-  // A held-out GPU or family that no row has is a typo, and the bundle would train on everything.
-  {
-    std::set<std::string> data_gpus, data_families;
-    for (const auto& f : files) {
-      for (const auto& r : f.kernels) {
-        data_gpus.insert(r.gpu_id);
-        data_families.insert(r.op_family);
-        try {  // microbenchmark rows carry families no booster serves
-          data_families.insert(booster_family(op_family_from_string(r.op_family)));
-        } catch (const InputError&) {
-        }
-      }
-      for (const auto& r : f.networks) {
-        data_gpus.insert(r.gpu_id);
-        data_families.insert(r.model_family);
+// A held-out GPU or family that no row has is a typo, and the bundle would train on everything.
+void check_holdouts(const std::vector<DataFile>& files, const TrainRequest& req) {
+  std::set<std::string> data_gpus, data_families;
+  for (const auto& f : files) {
+    for (const auto& r : f.kernels) {
+      data_gpus.insert(r.gpu_id);
+      data_families.insert(r.op_family);
+      if (!r.model_family.empty()) data_families.insert(r.model_family);
+      try {  // microbenchmark rows carry families no booster serves
+        data_families.insert(booster_family(op_family_from_string(r.op_family)));
+      } catch (const InputError&) {
       }
     }
-    for (const auto& g : req.holdout_gpus)
-      if (!data_gpus.count(g))
-        throw InputError("--holdout-gpu " + g + ": no row of the given data is on this GPU (they are on: " +
-                         join(std::vector<std::string>(data_gpus.begin(), data_gpus.end()), ", ") + ")");
-    for (const auto& fam : req.holdout_families)
-      if (!data_families.count(fam))
-        throw InputError("--holdout-family " + fam + ": no row of the given data is of this family (op or model "
-                         "families there: " + join(std::vector<std::string>(data_families.begin(), data_families.end()), ", ") + ")");
+    for (const auto& r : f.networks) {
+      data_gpus.insert(r.gpu_id);
+      data_families.insert(r.model_family);
+    }
   }
+  for (const auto& g : req.holdout_gpus)
+    if (!data_gpus.count(g))
+      throw InputError("--holdout-gpu " + g + ": no row of the given data is on this GPU (they are on: " +
+                       join(std::vector<std::string>(data_gpus.begin(), data_gpus.end()), ", ") + ")");
+  for (const auto& fam : req.holdout_families)
+    if (!data_families.count(fam))
+      throw InputError("--holdout-family " + fam + ": no row of the given data is of this family (op or model "
+                       "families there: " + join(std::vector<std::string>(data_families.begin(), data_families.end()), ", ") + ")");
+}
 
-  GpuResolver gpus;
-  Fnv1a64 hash;
-  std::set<std::string> seen;
-  std::optional<Bundle> base;
-  if (!req.base.empty()) {
-    base = load_bundle(req.base);
-    if (base->target != Target::latency || req.target != Target::latency)
-      throw InputError(req.base.string() + ": --base takes a latency bundle and trains a latency bundle");
-    if (base->kernel_models.empty()) throw InputError(req.base.string() + ": --base bundle has no kernel boosters");
-    b.kernel_models = base->kernel_models;
-    b.kernel_target = base->kernel_target;
-    b.kernel_features = base->kernel_features;
-    b.kernel_ranges = base->kernel_ranges;
-    b.kernel_codes = base->kernel_codes;
-    b.timer_floors = base->timer_floors;
-    b.feature_version = base->feature_version;  // its kernel boosters read the features of their version
-    b.sources = base->sources;
-    b.train_rows = base->train_rows;
-    if (!base->for_shipping) b.for_shipping = false;
-    seen.insert(base->gpus_seen.begin(), base->gpus_seen.end());
-    hash.update(base->rows_hash);
-    b.params["base"] = req.base.string();
-  }
-  const size_t first_own_source = b.sources.size();
+// --base: the kernel boosters (and their sources, GPUs and licence status) of another latency bundle.
+void take_base(const TrainRequest& req, Bundle& b, TrainState& st) {
+  const Bundle base = load_bundle(req.base);
+  if (base.target != Target::latency || req.target != Target::latency)
+    throw InputError(req.base.string() + ": --base takes a latency bundle and trains a latency bundle");
+  if (base.kernel_models.empty()) throw InputError(req.base.string() + ": --base bundle has no kernel boosters");
+  b.kernel_models = base.kernel_models;
+  b.kernel_target = base.kernel_target;
+  b.kernel_features = base.kernel_features;
+  b.kernel_ranges = base.kernel_ranges;
+  b.kernel_codes = base.kernel_codes;
+  b.timer_floors = base.timer_floors;
+  b.feature_version = base.feature_version;  // its kernel boosters read the features of their version
+  b.sources = base.sources;
+  b.train_rows = base.train_rows;
+  if (!base.for_shipping) b.for_shipping = false;
+  st.seen.insert(base.gpus_seen.begin(), base.gpus_seen.end());
+  st.hash.update(base.rows_hash);
+  b.params["base"] = req.base.string();
+}
+
+// Kernel rows (latency bundles without --base): the kernel boosters. Appends one source per file.
+void train_kernel_part(const TrainRequest& req, const std::vector<DataFile>& files, bool use_kernels, Bundle& b,
+                       TrainState& st) {
   std::vector<KernelSample> kernel_samples;
-  size_t bad_rows = 0;
-  for (auto& f : files) {
+  for (const auto& f : files) {
     DataSource src{f.source_name(), f.path.string(), f.licence(), 0};
     for (const auto& r : f.kernels) {
       if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
-      if (contains(req.holdout_gpus, r.gpu_id) || family_held_out(req.holdout_families, r.op_family)) continue;
-      if (req.target != Target::latency || base) continue;
+      if (contains(req.holdout_gpus, r.gpu_id) || family_held_out(req.holdout_families, r)) continue;
+      if (!use_kernels) continue;
       const std::string where = f.path.string() + ": row " + r.id;
       try {
-        KernelSample s = kernel_sample(r, gpus.get(r.gpu_id, f), where);
+        KernelSample s = kernel_sample(r, st.gpus.get(r.gpu_id, f), where);
         if (!(s.kernel.time_s > 0)) continue;
         kernel_samples.push_back(std::move(s));
       } catch (const InputError& e) {
-        if (bad_rows++ < 5) spdlog::warn("train: skipping {}", e.what());
+        if (st.bad_rows++ < 5) spdlog::warn("train: skipping {}", e.what());
         continue;
       }
-      hash.update(row_text(r));
-      seen.insert(r.gpu_id);
+      st.hash.update(row_text(r));
+      st.seen.insert(r.gpu_id);
       ++src.rows;
     }
     b.sources.push_back(src);
@@ -261,10 +264,12 @@ Bundle train_bundle(const TrainRequest& req) {
     else train_kernel_models(kernel_samples, req.options, b);
   }
   b.train_rows += kernel_samples.size();
-  kernel_samples.clear();
-  kernel_samples.shrink_to_fit();
+}
 
-  // Whole networks: host overhead (latency) or the energy / memory target.
+// Whole networks: host overhead (latency) or the energy / memory target. Counts rows into the sources from
+// first_own_source on (one per file).
+void train_network_part(const TrainRequest& req, std::vector<DataFile>& files, size_t first_own_source, Bundle& b,
+                        TrainState& st) {
   auto kernel_model = b.kernel_models.empty() ? nullptr : std::make_unique<LearnedModel>(b);
   ScaledHostCorrector host_fit(kernel_model.get());
   GraphCache graphs;
@@ -287,7 +292,7 @@ Bundle train_bundle(const TrainRequest& req) {
           ++no_model;
           continue;
         }
-        const GpuSpec& gpu = gpus.get(r.gpu_id, f);
+        const GpuSpec& gpu = st.gpus.get(r.gpu_id, f);
         const PredictOptions opts = network_options(r, where);
         if (req.target == Target::latency) {
           auto h = fit_host_scale(*e, gpu, opts, *measured, host_fit, req.options.min_host_sensitivity);
@@ -305,11 +310,11 @@ Bundle train_bundle(const TrainRequest& req) {
           net_samples.push_back(std::move(s));
         }
       } catch (const InputError& e) {
-        if (bad_rows++ < 5) spdlog::warn("train: skipping {}", e.what());
+        if (st.bad_rows++ < 5) spdlog::warn("train: skipping {}", e.what());
         continue;
       }
-      hash.update(row_text(r));
-      seen.insert(r.gpu_id);
+      st.hash.update(row_text(r));
+      st.seen.insert(r.gpu_id);
       ++b.sources[first_own_source + fi].rows;
     }
   }
@@ -319,19 +324,42 @@ Bundle train_bundle(const TrainRequest& req) {
                  "prediction by less than {:.0f}%) or beyond a host factor in [1/30, 30]",
                  not_host_bound, req.options.min_host_sensitivity * 100);
   b.params["host_rows_not_host_bound"] = not_host_bound;
-  if (bad_rows > 5) spdlog::warn("train: {} rows skipped in all", bad_rows);
   if (!host_samples.empty()) {
     spdlog::info("train: {} network rows for host overhead", host_samples.size());
     train_host_models(host_samples, req.options, b);
   }
   if (!net_samples.empty()) train_network_model(net_samples, req.target, req.options, b);
   b.train_rows += host_samples.size() + net_samples.size();
+}
+
+}  // namespace
+
+Bundle train_bundle(const TrainRequest& req) {
+  if (req.data.empty()) throw InputError("train: give at least one --data file");
+  check_drop_features(req.options.drop_features);
+  Bundle b;
+  b.target = req.target;
+  b.name = req.name;
+  b.created_by = req.command;
+  b.holdout_gpus = req.holdout_gpus;
+  b.holdout_families = req.holdout_families;
+  b.params = to_json(req.options);
+  b.params["network_fraction"] = req.network_fraction;
+
+  std::vector<DataFile> files = load_training_files(req, b);
+  check_holdouts(files, req);
+  TrainState st;
+  if (!req.base.empty()) take_base(req, b, st);
+  const size_t first_own_source = b.sources.size();
+  train_kernel_part(req, files, req.target == Target::latency && req.base.empty(), b, st);
+  train_network_part(req, files, first_own_source, b, st);
+  if (st.bad_rows > 5) spdlog::warn("train: {} rows skipped in all", st.bad_rows);
   if (b.kernel_models.empty() && b.host_models.empty() && !b.network_model)
     throw InputError("train: no usable rows for target " + to_string(req.target) +
                      " in the given --data files (only ok rows with a measurement train; network rows need "
                      "their ONNX model; held-out GPUs and families are excluded)");
-  b.rows_hash = "fnv1a64:" + hash.hex();
-  b.gpus_seen.assign(seen.begin(), seen.end());
+  b.rows_hash = "fnv1a64:" + st.hash.hex();
+  b.gpus_seen.assign(st.seen.begin(), st.seen.end());
   return b;
 }
 
@@ -346,7 +374,7 @@ void evaluate_kernels(const LearnedModel& model, const EvalRequest& req, const D
   for (const auto& r : f.kernels) {
     if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
     if (!req.holdout_gpus.empty() && !contains(req.holdout_gpus, r.gpu_id)) continue;
-    if (!req.holdout_families.empty() && !family_held_out(req.holdout_families, r.op_family)) continue;
+    if (!req.holdout_families.empty() && !family_held_out(req.holdout_families, r)) continue;
     if (b.target != Target::latency) continue;
     const std::string where = f.path.string() + ": row " + r.id;
     try {
@@ -357,6 +385,7 @@ void evaluate_kernels(const LearnedModel& model, const EvalRequest& req, const D
       rec.id = r.id;
       rec.gpu_id = r.gpu_id;
       rec.op_family = r.op_family;
+      rec.model_family = r.model_family;
       rec.kind = "kernel";
       rec.phase = r.phase;
       rec.precision = r.precision;
@@ -516,11 +545,11 @@ std::string eval_rows_csv(const EvalResult& r) {
   auto err = [&](double pred, double meas) { return meas > 0 ? num(100.0 * (pred - meas) / meas) : std::string(); };
   std::string out = csv_line({"file", "id", "kind", "gpu_id", "family", "phase_or_mode", "precision", "measured",
                               "analytical", "learned", "analytical_error_pct", "learned_error_pct",
-                              "learned_share"});
+                              "learned_share", "model_family"});
   for (const auto& x : r.records)
     out += csv_line({x.file, x.id, x.kind, x.gpu_id, x.kind == "kernel" ? x.op_family : x.model_family, x.phase,
                      x.precision, num(x.measured), num(x.analytical), num(x.learned), err(x.analytical, x.measured),
-                     err(x.learned, x.measured), num(x.learned_share)});
+                     err(x.learned, x.measured), num(x.learned_share), x.model_family});
   return out;
 }
 

@@ -53,6 +53,9 @@ struct KernelRow {
   std::optional<double> energy_mj;
   std::string kernel_names;  ///< "|"-separated
   std::string notes;
+  /// The family of networks (application) the kernel's shape comes from (DeepBench: `deepspeech`, `vision`,
+  /// ...), empty when not known; `--holdout-family` matches it as it matches an op family.
+  std::string model_family;
   /// Columns this version does not know, kept by name so a merge or rewrite loses nothing.
   std::map<std::string, std::string> extra;
 };

@@ -17,7 +17,7 @@ struct TrainRequest {
   std::vector<std::filesystem::path> data;
   Target target = Target::latency;
   std::vector<std::string> holdout_gpus;      ///< rows on these GPUs are not used
-  std::vector<std::string> holdout_families;  ///< op families (kernel rows) or model families (network rows)
+  std::vector<std::string> holdout_families;  ///< op families or applications (kernel rows), model families (network rows)
   TrainOptions options;
   bool allow_unlicensed_eval = false;  ///< accept data not licensed for shipping; marks the bundle not for shipping
   std::string name;                    ///< bundle label (default: the output file's stem)
@@ -38,7 +38,7 @@ struct EvalRecord {
   std::string id;            ///< its row id
   std::string gpu_id;
   std::string op_family;     ///< kernel rows
-  std::string model_family;  ///< network rows
+  std::string model_family;  ///< network rows; kernel rows: the application their shape comes from, if known
   std::string kind;          ///< "kernel" or "network"
   std::string phase;         ///< kernel rows: forward, backward_data, ...; network rows: the mode
   std::string precision;

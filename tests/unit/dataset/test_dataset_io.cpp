@@ -295,6 +295,29 @@ TEST(DatasetCsv, BadFirstLineAndVersionAndFieldsAreErrors) {
   EXPECT_THROW(read_kernel_rows(path), InputError);
 }
 
+TEST(DatasetCsv, KernelModelFamilyRoundTripsAndIsOptional) {
+  // A kernel row's application (model_family) is a column of its own: written, read back, and empty in files
+  // written before it existed.
+  TempDir t;
+  auto path = t / "app.csv";
+  {
+    DatasetWriter w(path, DatasetKind::kernel);
+    KernelRow r = sample_row("a");
+    r.model_family = "deepspeech";
+    w.append(r);
+  }
+  auto rows = read_kernel_rows(path);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].model_family, "deepspeech");
+  EXPECT_TRUE(rows[0].extra.empty());
+  auto old = t / "old.csv";
+  spit(old, "#perfpred kernel-dataset schema_version=1\nid,status,gpu_id,precision,op_family,op,time_ms\n"
+            "a,ok,g,fp32,conv,Conv,1.5\n");
+  rows = read_kernel_rows(old);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].model_family, "");
+}
+
 TEST(DatasetCsv, ExtraColumnsAreKept) {
   TempDir t;
   auto path = t / "x.csv";

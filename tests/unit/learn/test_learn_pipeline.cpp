@@ -12,6 +12,7 @@
 #include "perfpred/learn/model.hpp"
 #include "perfpred/learn/pipeline.hpp"
 #include "perfpred/learn/train.hpp"
+#include "perfpred/util/error.hpp"
 
 using namespace perfpred;
 using namespace perfpred::learn;
@@ -97,6 +98,47 @@ TEST(LearnPipeline, FlooredSourcesGiveTheAnalyticalTimeTheSameFloor) {
       EXPECT_NEAR(rec.analytical, k.time_s * 1e3, 1e-12);
     }
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LearnPipeline, HoldoutFamilyMatchesAKernelRowsApplication) {
+  // --holdout-family names an op family or, for kernel rows, the application their shape comes from
+  // (model_family): training leaves that application's rows out, evaluation keeps only them, and the rows CSV
+  // names the application.
+  const auto dir = std::filesystem::temp_directory_path() / "perfpred_test_pipeline_app";
+  std::filesystem::create_directories(dir);
+  const auto csv = dir / "apps.csv";
+  {
+    std::ofstream out(csv);
+    out << "#perfpred kernel-dataset schema_version=1\n" << csv_line(kernel_columns());
+    for (int i = 0; i < 80; ++i) {
+      KernelRow r = relu_row("r" + std::to_string(i), "deepbench", 1e6 * (1 + i % 40), 0.1 + 0.01 * i);
+      r.gpu_id = i % 2 ? "t4" : "v100-pcie-32gb";
+      r.model_family = i < 60 ? "vision" : "speech";
+      out << csv_line(to_fields(r));
+    }
+  }
+  TrainRequest t;
+  t.data = {csv};
+  t.options.rounds = 5;
+  t.options.nthread = 1;
+  t.allow_unlicensed_eval = true;  // no sidecar: no licence
+  t.holdout_families = {"speech"};
+  const Bundle b = train_bundle(t);
+  EXPECT_EQ(b.train_rows, 60u);  // the 20 speech rows are held out
+  t.holdout_families = {"no-such-app"};
+  EXPECT_THROW(train_bundle(t), InputError);
+  const LearnedModel m(b);
+  EvalRequest req;
+  req.data = {csv};
+  req.holdout_families = {"speech"};
+  const EvalResult r = evaluate(m, req);
+  ASSERT_EQ(r.records.size(), 20u);
+  for (const auto& rec : r.records) EXPECT_EQ(rec.model_family, "speech");
+  const std::string rows = eval_rows_csv(r);
+  EXPECT_NE(rows.find(",learned_share,model_family\n"), std::string::npos);
+  EXPECT_NE(rows.find(",speech\n"), std::string::npos);
+  EXPECT_TRUE(eval_report(r, b)["by_model_family"].contains("speech"));
   std::filesystem::remove_all(dir);
 }
 
