@@ -1071,9 +1071,12 @@ def convert_deepbench(ctx):
         gates = {"LSTM": 4, "GRU": 3}.get(op, 1)
         ew = {"LSTM": 24, "GRU": 16}.get(op, 4)
         h, n, t = int(r["hidden"]), int(r["N"]), int(r["timesteps"])
-        flops = t * n * (2 * gates * h * (h + h) + ew * h)
+        # DeepBench's rnn_bench.cu builds the layer with CUDNN_SKIP_INPUT: x (hidden wide) is added to the
+        # gates as it is, with no input weights and no input-projection GEMM. The work is the recurrent
+        # GEMM alone (K = hidden, not input + hidden) and the weights are R alone (plus both biases).
+        flops = t * n * (2 * gates * h * h + ew * h)
         e = ELEM[prec]
-        byt = e * (t * n * h + gates * h * 2 * h + 2 * gates * h + t * n * h)
+        byt = e * (t * n * h + gates * h * h + 2 * gates * h + t * n * h)
         runtime, ver = rt(r["mode"], r["gpu"], "cudnn")
         for phase, col in (("forward", "fwd_ms"), ("backward_data", "bwd_inputs_ms"),
                            ("backward_weight", "bwd_weights_ms")):
@@ -1082,12 +1085,13 @@ def convert_deepbench(ctx):
                 continue
             w.add(id=f"rnn-{i}-{phase}", source="deepbench", model_family=app, gpu_id=gpu, runtime=runtime, runtime_version=ver,
                   precision=prec, op_family="rnn", op=op, phase=phase,
-                  inputs=f"{t}x{n}x{h};1x{gates * h}x{h};1x{gates * h}x{h};1x{2 * gates * h}",
-                  attrs=f"batch={n};seq_len={t};hidden={h};input_size={h};directions=1;gates={gates}",
-                  gemm_batch=1, gemm_m=n, gemm_n=gates * h, gemm_k=2 * h, flops=flops, bytes=byt, time_ms=tm,
-                  notes="; ".join(notes + [f"cell {r['cell']}; input size taken = hidden (DeepBench)"]))
-    written[path] = w.write(dict(meta, notes=["cuDNN RNN, one layer, unidirectional, input size = hidden; flops per "
-                                              "src/analysis/rules_compute.cpp (gate GEMMs + elementwise)"]))
+                  inputs=f"{t}x{n}x{h};1x{gates * h}x{h};1x{2 * gates * h}",
+                  attrs=f"batch={n};seq_len={t};hidden={h};input_size={h};directions=1;gates={gates};skip_input=1",
+                  gemm_batch=1, gemm_m=n, gemm_n=gates * h, gemm_k=h, flops=flops, bytes=byt, time_ms=tm,
+                  notes="; ".join(notes + [f"cell {r['cell']}; CUDNN_SKIP_INPUT, input size = hidden (DeepBench)"]))
+    written[path] = w.write(dict(meta, notes=["cuDNN RNN (CUDNN_RNN_ALGO_STANDARD), one layer, unidirectional, "
+                                              "CUDNN_SKIP_INPUT (no input weights; x of hidden width added to "
+                                              "the gates): flops are the recurrent GEMMs + elementwise"]))
     return written
 
 

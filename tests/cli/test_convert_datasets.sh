@@ -194,6 +194,13 @@ check(close(g["time_ms"], s["time_ms"]) and int(g["flops"]) == 2 * M * N * K, "d
 check(g["gpu_id"] == "t4" and g["precision"] == "int8", f"deepbench gemm device/precision {g['gpu_id']} {g['precision']}")
 conv = tables["datasets/deepbench-kernels/conv.csv"]
 check(all(r["op"] == "Conv" and "kernel_h=" in r["attrs"] for r in conv), "deepbench conv attrs")
+# DeepBench RNN row 0: rnn_bench.cu uses CUDNN_SKIP_INPUT, so the GEMM is the recurrent one alone (K = hidden)
+rr = tables["datasets/deepbench-kernels/rnn.csv"][0]
+s = src("deepbench-kernels/deepbench_rnn_tidy.csv")[0]
+h, n, t = int(s["hidden"]), int(s["N"]), int(s["timesteps"])
+gates, ew = {"LSTM": (4, 24), "GRU": (3, 16)}.get(s["cell"].strip().upper(), (1, 4))
+check(int(rr["gemm_k"]) == h and int(rr["gemm_n"]) == gates * h and int(rr["gemm_m"]) == n, f"deepbench rnn gemm {rr['gemm_m']}x{rr['gemm_n']}x{rr['gemm_k']}")
+check(int(rr["flops"]) == t * n * (2 * gates * h * h + ew * h) and "skip_input=1" in rr["attrs"], "deepbench rnn flops/attrs")
 
 # NeuSight conv row 0: FLOPs from the shape
 c = tables["datasets/neusight-gpu-kernels/conv.csv"][0]
