@@ -201,8 +201,12 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     const bool simt_path = k.path == KernelDraft::MatrixPath::simt;
     const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32;
     const bool tensor = !simt_path && (tf32 || (r.tensor && k.tensor_ok));
+    // RNN time steps in FP16/BF16 without tensor cores: cuDNN's recurrent kernels keep FP16 storage and
+    // compute in FP32 (DeepBench's P100 "pseudo FP16"), so packed half math (P100, Jetson) does not apply.
+    const bool fp32_math_steps = k.family == OpFamily::rnn && k.serial_steps > 1 && r.half_precision && !r.tensor;
     rate = simt_path ? r.simt_fp32_flops
-                     : tf32 ? r.matrix_tf32_flops : (k.tensor_ok ? r.matrix_flops : r.simt_fp32_flops);
+                     : tf32 ? r.matrix_tf32_flops
+                            : (k.tensor_ok && !fp32_math_steps ? r.matrix_flops : r.simt_fp32_flops);
     double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
                       : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
                                 : model::k_gemm_simt_eff);
@@ -310,7 +314,13 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
       // pass, so cuDNN forms dW = sum_t dgates_t^T [x_t, h_t-1] as one GEMM with the steps in its reduction.
       d.gemm = GemmShape{d.gemm.batch, d.gemm.n, d.gemm.k, d.gemm.m * seq};
     } else {
+      // seq_len dependent steps, each one recurrent GEMM and one gate pointwise kernel (cuDNN's standard
+      // algorithm), as plan.cpp plans an ONNX RNN node.
       d.serial_steps = seq;
+      d.launches = 2 * seq;
+      // The data gradient's step GEMM is dh_{t-1} = dgates_t R: N = hidden, K = gates x hidden, the transpose
+      // of the forward's view that a row carries.
+      if (d.phase == Phase::backward_data && d.matrix) d.gemm = GemmShape{d.gemm.batch, d.gemm.m, d.gemm.k, d.gemm.n};
     }
   }
   const auto rates = detail::gpu_rates(gpu, opts.precision, opts.runtime);

@@ -555,6 +555,7 @@ void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f
     // GEMM with the steps in its reduction.
     KernelDraft dd = b;
     dd.phase = Phase::backward_data;
+    dd.gemm = GemmShape{f.gemm.batch, f.gemm.m, f.gemm.k, f.gemm.n};  // dh_{t-1} = dgates_t R: N = hidden, K = gates x hidden
     c.plan.kernels.push_back(dd);
     KernelDraft dw = b;
     dw.phase = Phase::backward_weight;

@@ -281,6 +281,62 @@ TEST(RecurrentKernels, WeightGradientRowsAreOneGemmNotSeqLenSteps) {
   EXPECT_LT(dw.time_s, 0.3 * fwd.time_s);
 }
 
+KernelEstimate rnn_row(const char* phase, int64_t batch, int64_t hidden, int seq, const GpuSpec& g,
+                       Precision p = Precision::fp32) {
+  // A DeepBench RNN row (CUDNN_SKIP_INPUT): the per-step recurrent GEMM [batch x 4h x h] and seq_len.
+  KernelEstimate k;
+  k.family = OpFamily::rnn;
+  k.phase = phase;
+  k.gemm = GemmShape{1, batch, 4 * hidden, hidden};
+  k.flops = 2.0 * batch * 4 * hidden * hidden * seq;
+  k.bytes = element_bytes(p) * (4.0 * hidden * hidden + 2.0 * seq * batch * hidden);
+  k.attrs = {{"seq_len", static_cast<double>(seq)}};
+  PredictOptions o;
+  o.precision = p;
+  estimate_kernel(k, g, o);
+  return k;
+}
+
+TEST(RecurrentKernels, EveryStepLaunchesItsGemmAndGateKernel) {
+  // 1500 steps of a tiny GEMM: each step is a recurrent GEMM and a gate pointwise kernel, 3000 launches in
+  // all, each with its floor and its gap on the GPU timeline (the row had counted one launch in all).
+  const KernelEstimate k = rnn_row("forward", 1, 64, 1500, gpu("gtx-1080ti"));
+  EXPECT_NEAR(k.launch_s, 3000 * 2.5e-6, 1e-9);
+  EXPECT_GE(k.time_s, k.compute_s + 3000 * 0.8e-6);
+}
+
+TEST(RecurrentKernels, DataGradientStepIsTheTransposedGemm) {
+  // dh_{t-1} = dgates_t R: the data-gradient step has N = hidden and K = 4 x hidden, not the forward's
+  // N = 4 x hidden, K = hidden. Same FLOPs, different tiling: its time is that of a forward row whose view is
+  // the transpose, not the forward row's own.
+  const GpuSpec g = gpu("p100-pcie-16gb");
+  const KernelEstimate dd = rnn_row("backward_data", 64, 512, 25, g);
+  KernelEstimate t;
+  t.family = OpFamily::rnn;
+  t.phase = "forward";
+  t.gemm = GemmShape{1, 64, 512, 4 * 512};
+  t.flops = dd.flops;
+  t.bytes = dd.bytes;
+  t.attrs = {{"seq_len", 25}};
+  estimate_kernel(t, g, PredictOptions{});
+  const KernelEstimate fwd = rnn_row("forward", 64, 512, 25, g);
+  EXPECT_DOUBLE_EQ(dd.time_s, t.time_s);
+  EXPECT_NE(dd.time_s, fwd.time_s);
+}
+
+TEST(RecurrentKernels, HalfPrecisionStepsWithoutTensorCoresComputeInFp32) {
+  // The P100 has 2x packed FP16, but cuDNN's recurrent kernels keep FP16 storage and FP32 math (DeepBench's
+  // P100 "pseudo FP16" RNN rows): the steps' math time is the FP32 one. Convolutions keep packed FP16.
+  const GpuSpec g = gpu("p100-pcie-16gb");
+  const KernelEstimate h = rnn_row("forward", 128, 2048, 25, g, Precision::fp16);
+  const KernelEstimate f = rnn_row("forward", 128, 2048, 25, g, Precision::fp32);
+  EXPECT_NEAR(h.compute_s, f.compute_s, 1e-3 * f.compute_s);
+  // The V100's tensor cores still apply.
+  const KernelEstimate v16 = rnn_row("forward", 128, 2048, 25, gpu("v100-sxm2-16gb"), Precision::fp16);
+  const KernelEstimate v32 = rnn_row("forward", 128, 2048, 25, gpu("v100-sxm2-16gb"), Precision::fp32);
+  EXPECT_LT(v16.compute_s, 0.5 * v32.compute_s);
+}
+
 TEST(Tf32OrSimt, ConvolutionsTakeTheFasterOfTf32AndFp32Kernels) {
   // GeForce Ampere: TF32 tensor cores run at the FP32 SIMT rate (35.6 TFLOPS on the RTX 3090), and a 3x3
   // layer's Winograd FP32 kernel beats the TF32 implicit GEMM: the time is the one without TF32 at all.
