@@ -88,6 +88,8 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   r.vector_flops *= r.clock_scale;
   r.matrix_flops *= r.clock_scale;
   r.matrix_tf32_flops *= r.clock_scale;
+  if (gpu.sm_count > 0 && gpu.fp32_lanes_per_sm > 0)
+    r.core_clock_hz = r.simt_fp32_flops / (2.0 * gpu.sm_count * gpu.fp32_lanes_per_sm);
   r.half_precision = p == Precision::fp16 || p == Precision::bf16;
   r.int8 = p == Precision::int8;
   r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
@@ -241,7 +243,13 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   const double memory = memory_time(k.bytes, r.dram_bps, memory_efficiency(k));
 
   const double hi = std::max(compute, memory), lo = std::min(compute, memory);
-  const double body_step = (hi + model::k_roofline_alpha * lo) / steps;
+  double body_step = (hi + model::k_roofline_alpha * lo) / steps;
+  if (steps > 1 && k.family == OpFamily::rnn && k.matrix && k.gemm.k > 0 && r.core_clock_hz > 0) {
+    // A recurrent step cannot overlap the next one, and its GEMM is too small to fill the GPU: each block
+    // walks the reduction serially, every k-slice waiting on its operand loads. The step takes at least
+    // K x k_rnn_step_cycles_per_k SM cycles, whatever the FLOPs and bytes.
+    body_step = std::max(body_step, static_cast<double>(k.gemm.k) * model::k_rnn_step_cycles_per_k / r.core_clock_hz);
+  }
   const double floor_step = r.launch_floor_s * launches / steps;
   const double gap_step = model::k_kernel_gap_s * launches / steps;
   out.compute_s = compute;

@@ -109,6 +109,13 @@ inline constexpr double k_mem_eff_gemm = 0.80;
 /// Depthwise convolution bandwidth share (halo re-reads, poor coalescing). Prior; checked on the
 /// Jetson Nano depthwise-separable sets.
 inline constexpr double k_mem_eff_depthwise = 0.50;
+/// Latency floor of one dependent RNN time step, in SM cycles per element of its GEMM's reduction (K =
+/// hidden forward, gates x hidden for the data gradient): a k-slice of 8 waits about 550 cycles for its
+/// L2/DRAM loads and a step's GEMM has too few blocks to hide it. Fitted on DeepBench's RNN rows of the
+/// calibration GPUs (GTX 1080 Ti, P100, V100; cuDNN 6/7 standard algorithm): mean APE 35.3% at 0, 31.8% at
+/// 40, 29.9% at 60, 29.7% at 65-70, 30.5% at 80; held out (M40, Titan X Maxwell/Pascal, Titan Xp) 29.6% ->
+/// 26.6% at 70. Only RNN steps: every other kernel keeps its time.
+inline constexpr double k_rnn_step_cycles_per_k = 70;
 // ---- Combining compute and memory -----------------------------------------------------------
 /// t = max(compute, memory) + alpha * min(compute, memory): partial overlap. Fitted on ryujaehun.
 inline constexpr double k_roofline_alpha = 0.15;

@@ -84,6 +84,7 @@ struct GpuRates {
   double l2_bytes = 0;
   double sms = 1;
   double launch_floor_s = 0;
+  double core_clock_hz = 0;      ///< SM clock the math rates assume (headroom and sustained clock included); 0 unknown
   double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it; perfpred/hw/sustained_clock.hpp)
   double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on Volta/GA100/GH100 SMs (own INT32 pipe)
   bool fast_tensor_gradients = false;  ///< sm_80+: tensor-core conv gradients as fast as the forward

@@ -305,6 +305,26 @@ TEST(RecurrentKernels, EveryStepLaunchesItsGemmAndGateKernel) {
   EXPECT_GE(k.time_s, k.compute_s + 3000 * 0.8e-6);
 }
 
+TEST(RecurrentKernels, EveryStepWaitsForItsReductionLoop) {
+  // A vanilla RNN step at batch 16, hidden 2560 on a V100 is 210 MFLOP and 26 MB of weights: its
+  // tiles and bytes say about 70 us, DeepBench measures 90 us. The dependent step walks its K = 2560
+  // reduction serially: at least K x k_rnn_step_cycles_per_k (70) cycles at <= 1.6 GHz, 112 us.
+  KernelEstimate k;
+  k.family = OpFamily::rnn;
+  k.phase = "forward";
+  k.gemm = GemmShape{1, 16, 2560, 2560};
+  k.flops = 2.0 * 16 * 2560 * 2560 * 50;
+  k.bytes = 4.0 * (2560.0 * 2560 + 2.0 * 50 * 16 * 2560);
+  k.attrs = {{"seq_len", 50}};
+  estimate_kernel(k, gpu("v100-sxm2-16gb"), PredictOptions{});
+  EXPECT_GE(k.time_s, 50 * 2560 * 70 / 1.6e9);
+  // The weight gradient is one parallel GEMM, not 50 dependent steps: no such floor.
+  KernelEstimate w = k;
+  w.phase = "backward_weight";
+  estimate_kernel(w, gpu("v100-sxm2-16gb"), PredictOptions{});
+  EXPECT_LT(w.time_s, 50 * 2560 * 70 / 1.6e9);
+}
+
 TEST(RecurrentKernels, DataGradientStepIsTheTransposedGemm) {
   // dh_{t-1} = dgates_t R: the data-gradient step has N = hidden and K = 4 x hidden, not the forward's
   // N = 4 x hidden, K = hidden. Same FLOPs, different tiling: its time is that of a forward row whose view is
