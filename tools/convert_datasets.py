@@ -41,7 +41,7 @@ KERNEL_COLUMNS = ["id", "status", "reason", "source", "synthetic", "gpu_id", "ru
                   "kernel_names", "notes", "model_family"]
 NETWORK_COLUMNS = ["id", "status", "reason", "source", "synthetic", "gpu_id", "runtime", "runtime_version",
                    "precision", "model", "model_family", "recipe", "mode", "batch", "includes_h2d", "latency_ms",
-                   "energy_mj", "power_w", "power_source", "peak_memory_bytes", "notes"]
+                   "energy_mj", "power_w", "power_source", "power_limit_w", "peak_memory_bytes", "notes"]
 
 # Network rows without latency_ms that carry another measurement (memory-only GPUMemNet rows, power/energy-only
 # Zeus and Lambda rows): perfpred's reader accepts an 'ok' network row with any one of latency_ms, energy_mj,
@@ -615,7 +615,7 @@ def convert_zeus(ctx):
               precision="fp32", model=rel(mp, path), model_family="torchvision" if tv else "zeus-" + r["network"],
               recipe=f"{r['dataset']}/{r['network']}", mode="training", batch=batch, latency_ms=latency,
               energy_mj=power * latency if latency is not None and power is not None else None,
-              power_w=power, power_source="nvml-board", notes="; ".join(notes))
+              power_w=power, power_source="nvml-board", power_limit_w=num(r["power_limit"]), notes="; ".join(notes))
     n = w.write({"sources": [{"name": "zeus-nsdi23", "repository": "https://github.com/ml-energy/zeus",
                               "commit": "75a8b9398034eb9baf74ca0a830c2c31bcce52cd", "licence": "Apache-2.0"}],
                  "licence": "Apache-2.0",

@@ -90,8 +90,15 @@ def optimizer_of(row):
 
 
 def power_limit(row):
-    m = re.search(r"power limit (\d+(?:\.\d+)?) W", row.get("notes") or "")
-    return float(m.group(1)) if m else None
+    """The power limit a row ran under (its power_limit_w column), None at the TDP."""
+    v = row.get("power_limit_w")
+    return float(v) if v not in (None, "") else None
+
+
+def with_limit(gpu, row):
+    """--gpu for a row: the GPU (catalog id or spec file) under the row's power limit, '<gpu>@<W>w'."""
+    limit = power_limit(row)
+    return gpu if limit is None else f"{gpu}@{limit:g}w"
 
 
 def export_on_demand(row, csv_path, datasets):
@@ -191,17 +198,15 @@ def main():
             continue
         # ok rows (each metric below uses only the rows that carry it: memory-only and energy-only rows are
         # 'ok' too) and oom rows (for the fits / OOM agreement only)
-        rows = [r for r in read_rows(path) if r.get("status") in ("ok", "oom")
+        all_rows = read_rows(path)
+        if any("power limit" in (r.get("notes") or "") for r in all_rows) and "power_limit_w" not in all_rows[0]:
+            sys.exit(f"eval_analytical: {path} has power-capped rows but no power_limit_w column "
+                     "(reconvert it: tools/convert_datasets.py zeus-gpu-power-traces)")
+        rows = [r for r in all_rows if r.get("status") in ("ok", "oom")
                 and (r.get("model") or (r.get("model_family") in ON_DEMAND_FAMILIES and r.get("recipe")))]
         meta = {}
         if os.path.exists(path + ".meta.json"):
             meta = json.load(open(path + ".meta.json"))
-        # Power-capped runs (Zeus): perfpred predicts at the default limit (TDP); keep the highest limit only.
-        top = collections.defaultdict(float)
-        for r in rows:
-            if power_limit(r) is not None:
-                top[(r["gpu_id"], r["model_family"])] = max(top[(r["gpu_id"], r["model_family"])], power_limit(r))
-        rows = [r for r in rows if power_limit(r) is None or power_limit(r) == top[(r["gpu_id"], r["model_family"])]]
         groups = collections.defaultdict(list)
         for r in rows:
             groups[(r["gpu_id"], r["model_family"], r["mode"], r["precision"], r["batch"], runtime_of(r["runtime"]))].append(r)
@@ -230,7 +235,8 @@ def main():
                         continue
                 else:
                     model = os.path.normpath(os.path.join(os.path.dirname(path), r["model"]))
-                args = [a.perfpred, "-q", "predict", model, "--gpu", gpu, "--batch", r["batch"] or "1",
+                # power-capped runs (Zeus): predicted under the row's limit, every limit evaluated
+                args = [a.perfpred, "-q", "predict", model, "--gpu", with_limit(gpu, r), "--batch", r["batch"] or "1",
                         "--mode", r["mode"] or "inference", "--runtime", runtime_of(r["runtime"]),
                         "--precision", r["precision"] or "fp32", "--json", "--no-meta"] + extra
                 if r["mode"] == "training":

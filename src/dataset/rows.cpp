@@ -48,7 +48,7 @@ const std::vector<std::string>& network_columns() {
   static const std::vector<std::string> cols = {
       "id",     "status",       "reason",  "source", "synthetic", "gpu_id",       "runtime",   "runtime_version",
       "precision", "model",     "model_family", "recipe", "mode", "batch",        "includes_h2d", "latency_ms",
-      "energy_mj", "power_w",   "power_source", "peak_memory_bytes", "notes"};
+      "energy_mj", "power_w",   "power_source", "power_limit_w", "peak_memory_bytes", "notes"};
   return cols;
 }
 
@@ -109,7 +109,7 @@ std::vector<std::string> to_fields(const NetworkRow& r) {
           opt(r.batch),  r.includes_h2d ? (*r.includes_h2d ? "1" : "0") : "",
           opt(r.latency_ms), opt(r.energy_mj),
           opt(r.power_w), r.power_source,
-          opt(r.peak_memory_bytes), r.notes};
+          opt(r.power_limit_w), opt(r.peak_memory_bytes), r.notes};
 }
 
 namespace {
@@ -258,6 +258,7 @@ std::vector<NetworkRow> network_rows(const RawDataset& d) {
     r.energy_mj = v.measured("energy_mj");
     r.power_w = v.measured("power_w");
     r.power_source = v.str("power_source");
+    r.power_limit_w = v.measured("power_limit_w");
     r.peak_memory_bytes = v.measured("peak_memory_bytes", 1);
     r.notes = v.str("notes");
     // An 'ok' row is a measurement: it needs at least one measured target. Memory-only rows

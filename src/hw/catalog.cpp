@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fields.hpp"
+#include "perfpred/hw/power_limit.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/json_file.hpp"
 #include "perfpred/util/paths.hpp"
@@ -39,7 +40,8 @@ const std::set<std::string>& catalog_extra_keys() {
 }
 // GpuSpec fields only derived devices carry; optional in a catalog file.
 bool derived_only(const std::string& name) {
-  return name == "parent_id" || name == "mig_profile" || name == "power_mode" || name == "sm_fraction";
+  return name == "parent_id" || name == "mig_profile" || name == "power_mode" || name == "sm_fraction" ||
+         name == "power_limit_w";
 }
 
 std::string fmt(double v) {
@@ -396,8 +398,12 @@ GpuSpec GpuCatalog::resolve(const std::string& id_in) const {
   auto modes = raw.find("power_modes");
   if (at != std::string::npos) {
     const std::string mode = id.substr(at + 1);
-    if (modes == raw.end())
-      throw InputError("GPU '" + base + "' has no power modes ('" + id_in + "'); only Jetsons have them");
+    if (modes == raw.end()) {
+      if (auto watts = parse_power_limit_suffix(mode)) return with_power_limit(*parent, *watts, id_in);
+      throw InputError("GPU '" + base + "' has no power modes ('" + id_in + "'); only Jetsons have them; a power " +
+                       "limit is " + base + "@<W>w with W in (" + fmt(parent->idle_power_w) + ", " +
+                       fmt(parent->tdp_w) + "] W");
+    }
     std::vector<std::string> names;
     for (const auto& m : *modes) {
       if (m.at("name").get<std::string>() == mode) return make_power_mode(*parent, m);
@@ -416,6 +422,7 @@ nlohmann::json to_json(const GpuSpec& s) {
   for (const auto& f : hw_detail::fields()) {
     if (derived_only(f.name) && f.kind == FieldKind::text && (s.*f.text).empty()) continue;
     if (std::string(f.name) == "sm_fraction" && s.mig_profile.empty()) continue;
+    if (std::string(f.name) == "power_limit_w" && !(s.power_limit_w > 0)) continue;
     j[f.name] = hw_detail::field_json(s, f);
   }
   return j;
@@ -423,6 +430,15 @@ nlohmann::json to_json(const GpuSpec& s) {
 
 GpuSpec resolve_gpu(const std::string& id_or_path) {
   std::error_code ec;
+  // "<spec file>@<W>w": the spec under a power limit (catalog ids take theirs in GpuCatalog::resolve)
+  if (const size_t at = id_or_path.rfind('@'); at != std::string::npos && at > 0) {
+    const std::string file = id_or_path.substr(0, at);
+    const bool json_file = std::filesystem::is_regular_file(file, ec) ||
+                           (file.size() > 5 && to_lower(file.substr(file.size() - 5)) == ".json");
+    if (json_file)
+      if (auto watts = parse_power_limit_suffix(id_or_path.substr(at + 1)))
+        return with_power_limit(load_spec_file(file), *watts, id_or_path);
+  }
   const bool is_file = std::filesystem::is_regular_file(id_or_path, ec);
   const bool looks_json = id_or_path.size() > 5 && to_lower(id_or_path.substr(id_or_path.size() - 5)) == ".json";
   if (is_file || looks_json) return load_spec_file(id_or_path);

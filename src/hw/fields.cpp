@@ -84,6 +84,7 @@ const std::vector<Field>& fields() {
       text("mig_profile", &GpuSpec::mig_profile, Rule::any),
       text("power_mode", &GpuSpec::power_mode, Rule::any),
       number("sm_fraction", &GpuSpec::sm_fraction, Rule::positive),
+      number("power_limit_w", &GpuSpec::power_limit_w, Rule::non_negative),
       list("assumptions", &GpuSpec::assumptions),
       list("sources", &GpuSpec::sources),
   };

@@ -48,7 +48,7 @@ double pcie_lane_gbps(int gen, const std::string& label) {
 }
 
 bool is_derived_only(const std::string& k) {
-  return k == "parent_id" || k == "mig_profile" || k == "power_mode" || k == "sm_fraction";
+  return k == "parent_id" || k == "mig_profile" || k == "power_mode" || k == "sm_fraction" || k == "power_limit_w";
 }
 
 std::vector<std::string> spec_keys() {
@@ -75,8 +75,8 @@ Given read_given(const nlohmann::json& j, const std::string& label) {
   for (const auto& [k, v] : j.items()) {
     if (k == "base" || k == "schema_version") continue;
     if (is_derived_only(k))
-      throw InputError(label + ": field '" + k + "' is derived by perfpred for MIG slices and power modes; " +
-                       "it is not accepted in a spec file (remove it)");
+      throw InputError(label + ": field '" + k + "' is derived by perfpred for MIG slices, power modes and power " +
+                       "limits; it is not accepted in a spec file (remove it; a power limit is --gpu FILE.json@<W>w)");
     const Field* f = hw_detail::find_field(k);
     if (!f) throw InputError(label + ": unknown field '" + k + "'" + hw_detail::did_you_mean(k, allowed));
     if (k == "tensor_cores" && v.is_boolean()) {
@@ -205,6 +205,7 @@ GpuSpec from_base(const nlohmann::json& base_json, const Given& g, const std::st
   s.mig_profile.clear();
   s.power_mode.clear();
   s.sm_fraction = 1.0;
+  s.power_limit_w = 0;
   if (!g.has("segment")) s.segment = "hypothetical";
   if (!g.has("name")) s.name = b.name + " (modified)";
   s.assumptions.insert(s.assumptions.end(), a.begin(), a.end());

@@ -1,8 +1,11 @@
 #include "perfpred/learn/data.hpp"
 
+#include <cstdio>
+
 #include <spdlog/spdlog.h>
 
 #include "perfpred/hw/catalog.hpp"
+#include "perfpred/hw/power_limit.hpp"
 #include "perfpred/learn/efficiency.hpp"
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/util/error.hpp"
@@ -45,8 +48,8 @@ DataFile load_data_file(const std::filesystem::path& path) {
   return f;
 }
 
-const GpuSpec& GpuResolver::get(const std::string& gpu_id, const DataFile& file) {
-  const std::string key = file.path.string() + "\n" + gpu_id;
+const GpuSpec& GpuResolver::get(const std::string& gpu_id, const DataFile& file, std::optional<double> power_limit_w) {
+  const std::string key = file.path.string() + "\n" + gpu_id + (power_limit_w ? "@" + std::to_string(*power_limit_w) : "");
   auto it = m_cache.find(key);
   if (it != m_cache.end()) return it->second;
   const std::string where = file.path.string() + ": gpu_id '" + gpu_id + "'";
@@ -64,6 +67,11 @@ const GpuSpec& GpuResolver::get(const std::string& gpu_id, const DataFile& file)
     throw InputError(where + " is not described in the sidecar's devices; add its spec there");
   } else {
     spec = GpuCatalog::instance().resolve(gpu_id);
+  }
+  if (power_limit_w) {
+    char w[32];
+    std::snprintf(w, sizeof w, "%g", *power_limit_w);
+    spec = with_power_limit(spec, *power_limit_w, file.path.string() + ": gpu_id '" + gpu_id + "' at column power_limit_w " + w);
   }
   return m_cache.emplace(key, std::move(spec)).first->second;
 }

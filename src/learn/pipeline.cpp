@@ -292,7 +292,7 @@ void train_network_part(const TrainRequest& req, std::vector<DataFile>& files, s
           ++no_model;
           continue;
         }
-        const GpuSpec& gpu = st.gpus.get(r.gpu_id, f);
+        const GpuSpec& gpu = st.gpus.get(r.gpu_id, f, r.power_limit_w);
         const PredictOptions opts = network_options(r, where);
         if (req.target == Target::latency) {
           auto h = fit_host_scale(*e, gpu, opts, *measured, host_fit, req.options.min_host_sensitivity);
@@ -426,7 +426,7 @@ void evaluate_networks(const LearnedModel& model, const EvalRequest& req, const 
         ++res.skipped_no_model;
         continue;
       }
-      const GpuSpec& gpu = gpus.get(r.gpu_id, f);
+      const GpuSpec& gpu = gpus.get(r.gpu_id, f, r.power_limit_w);
       const PredictOptions opts = network_options(r, where);
       const Prediction a = predict(e->graph, e->cost, gpu, opts, nullptr);
       Prediction l;

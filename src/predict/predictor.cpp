@@ -8,6 +8,7 @@
 #include "memory_model.hpp"
 #include "model_constants.hpp"
 #include "plan.hpp"
+#include "perfpred/hw/power_limit.hpp"
 #include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/util/error.hpp"
 
@@ -283,7 +284,7 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
   Prediction p;
   p.notes = plan.notes;
   if (rates.clock_scale < 0.995)
-    p.notes.push_back("power-limited (" + std::to_string(static_cast<int>(std::lround(gpu.tdp_w))) +
+    p.notes.push_back("power-limited (" + std::to_string(static_cast<int>(std::lround(board_power_limit_w(gpu)))) +
                       " W): math at " + std::to_string(static_cast<int>(std::lround(rates.clock_scale * 100))) +
                       "% of the boost clock under load");
   p.model_bundle = corrector ? corrector->label() : "analytical";

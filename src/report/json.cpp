@@ -86,6 +86,7 @@ nlohmann::json device_brief_json(const GpuSpec& g) {
   if (!g.parent_id.empty()) j["parent_id"] = g.parent_id;
   if (!g.mig_profile.empty()) j["mig_profile"] = g.mig_profile;
   if (!g.power_mode.empty()) j["power_mode"] = g.power_mode;
+  if (g.power_limit_w > 0) j["power_limit_w"] = g.power_limit_w;
   return j;
 }
 

@@ -243,6 +243,8 @@ for name, rows in tables.items():
 z = tables["datasets/zeus-gpu-power-traces/zeus_power.csv"][0]
 check(close(z["energy_mj"], float(z["power_w"]) * float(z["latency_ms"])) and z["power_source"] == "nvml-board",
       "zeus energy")
+check(all(r["power_limit_w"] != "" and f"power limit {float(r['power_limit_w']):g} W" in r["notes"]
+          for r in tables["datasets/zeus-gpu-power-traces/zeus_power.csv"]), "zeus power_limit_w = the row's limit")
 
 # ryujaehun: median of the summary and the h2d flag
 ry = tables["datasets/pytorch-gpu-benchmark-ryujaehun/torchvision.csv"][0]

@@ -81,6 +81,7 @@ struct NetworkRow {
   std::optional<double> energy_mj;
   std::optional<double> power_w;
   std::string power_source;
+  std::optional<double> power_limit_w;  ///< power limit set below the TDP during the run (nvidia-smi -pl); empty = TDP
   std::optional<double> peak_memory_bytes;
   std::string notes;
   std::map<std::string, std::string> extra;

@@ -8,7 +8,8 @@
 
 namespace perfpred {
 
-/// One device: a catalogued GPU, a MIG slice, a Jetson power mode, or a hypothetical spec file.
+/// One device: a catalogued GPU, a MIG slice, a Jetson power mode, a GPU under a power limit, or a hypothetical
+/// spec file.
 struct GpuSpec {
   std::string id;            ///< stable id: "a100-sxm4-40gb", "a100-sxm4-40gb:3g.20gb", "jetson-nano@5w"
   std::string name;          ///< marketing name
@@ -56,6 +57,7 @@ struct GpuSpec {
   std::string mig_profile;         ///< "3g.20gb"
   std::string power_mode;          ///< "5w", "maxn"
   double sm_fraction = 1.0;        ///< share of the parent's SMs (MIG)
+  double power_limit_w = 0;        ///< power limit set below the TDP ("v100-pcie-32gb@150w"); 0 = the TDP
 
   std::vector<std::string> assumptions;  ///< fields derived rather than given (spec files, derived devices)
   std::vector<std::string> sources;      ///< citations carried from the reference

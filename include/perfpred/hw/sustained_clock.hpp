@@ -54,13 +54,16 @@ inline constexpr ProcessSibling k_fp32_power_siblings[] = {
 /// rate (0 when the spec has no TDP).
 double fp32_power_demand_w(const GpuSpec& gpu);
 
-/// Board power of the GPU running FP32 work flat out: min(TDP, fp32_power_demand_w).
+/// Board power of the GPU running FP32 work flat out: min(TDP or the power limit set below it, fp32_power_demand_w).
 double full_load_power_w(const GpuSpec& gpu);
 
 /// Sustained clock under full load over the rated boost clock: a card given fewer watts per FP32 TFLOP
 /// (rated at boost) than its chip family's reference settles at boost * (its W/TFLOP / reference)^(1/3),
 /// never above boost. 1 for embedded boards (their power modes give their clocks), specs without TDP or
 /// FP32 rate, and chip families without a reference (the compute chips; see sustained_clock.cpp).
+/// Under a power limit (GpuSpec::power_limit_w) below what the board draws flat out at its TDP
+/// (min(TDP, fp32_power_demand_w)), that clock times (limit / that draw)^(1/3), compute chips included:
+/// V100 PCIe at 150 W: (150/250)^(1/3) = 0.84; P100 PCIe at 225 W: 1 (its FP32 work draws 212 W).
 double sustained_clock_scale(const GpuSpec& gpu);
 
 /// Speed-up over the fully loaded sustained clock of a kernel that keeps a share `busy` in (0, 1] of the

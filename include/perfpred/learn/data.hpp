@@ -39,7 +39,9 @@ DataFile load_data_file(const std::filesystem::path& path);
 /// then the catalog. Cached per (file, id).
 class GpuResolver {
  public:
-  const GpuSpec& get(const std::string& gpu_id, const DataFile& file);
+  /// The spec of a row's gpu_id (catalog id, or a device in the sidecar), under `power_limit_w` when the row
+  /// ran under one (a network row's power_limit_w: the spec with_power_limit gives, as "<id>@<W>w" would).
+  const GpuSpec& get(const std::string& gpu_id, const DataFile& file, std::optional<double> power_limit_w = {});
 
  private:
   std::map<std::string, GpuSpec> m_cache;

@@ -75,5 +75,33 @@ TEST(SustainedClock, PartlyBusyKernelsClockUpToBoost) {
   }
 }
 
+GpuSpec limited(GpuSpec g, double watts) {
+  g.power_limit_w = watts;
+  return g;
+}
+
+TEST(SustainedClock, PowerLimitSlowsFromTheDrawAtTheTdp) {
+  // Compute chip (V100 PCIe: 250 W, 14 TFLOPS; boost clock at the TDP): the cube root of limit / 250 W.
+  const GpuSpec v100 = card("7.0", 250, 14.0);
+  EXPECT_NEAR(sustained_clock_scale(limited(v100, 150)), std::cbrt(150.0 / 250), 1e-12);
+  EXPECT_NEAR(full_load_power_w(limited(v100, 150)), 150.0, 1e-12);
+  EXPECT_DOUBLE_EQ(fp32_power_demand_w(limited(v100, 150)), fp32_power_demand_w(v100));  // the work wants as much
+  // P100 PCIe: FP32 work draws 212 W of its 250 W, so a 225 W limit costs nothing and 150 W the cube root of 150/212.
+  const GpuSpec p100 = card("6.0", 250, 9.3);
+  const double p100_draw = 250 / 10.97 * 9.3;
+  EXPECT_DOUBLE_EQ(sustained_clock_scale(limited(p100, 225)), 1.0);
+  EXPECT_NEAR(full_load_power_w(limited(p100, 225)), p100_draw, 1e-9);
+  EXPECT_NEAR(sustained_clock_scale(limited(p100, 150)), std::cbrt(150 / p100_draw), 1e-12);
+  EXPECT_NEAR(full_load_power_w(limited(p100, 150)), 150.0, 1e-12);
+  // Graphics chip already limited at its TDP (Quadro RTX 6000, 260 W for 303 W of FP32 demand): the same law
+  // as the TDP rule, with the limit in place of the TDP.
+  const GpuSpec quadro = card("7.5", 260, 16.3);
+  EXPECT_NEAR(sustained_clock_scale(limited(quadro, 150)), std::cbrt(150 / (250 / 13.45 * 16.3)), 1e-12);
+  EXPECT_NEAR(sustained_clock_scale(limited(quadro, 150)), sustained_clock_scale(card("7.5", 150, 16.3)), 1e-12);
+  // A limit at the TDP, or none, changes nothing; embedded boards keep their power modes' clocks.
+  EXPECT_DOUBLE_EQ(sustained_clock_scale(limited(quadro, 260)), sustained_clock_scale(quadro));
+  EXPECT_DOUBLE_EQ(sustained_clock_scale(limited(card("7.5", 15, 5.0, "embedded"), 10)), 1.0);
+}
+
 }  // namespace
 }  // namespace perfpred

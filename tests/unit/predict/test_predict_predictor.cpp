@@ -356,6 +356,28 @@ TEST(PredictOutput, PowerLimitedCardsRunBusyWorkAtTheirLimit) {
   EXPECT_LE(a.avg_power_w, t4.tdp_w * (1 + 1e-9));
 }
 
+TEST(PredictOutput, APowerLimitCapsPowerAndSlowsMath) {
+  // nvidia-smi -pl 150 on a V100 PCIe (v100-pcie-32gb@150w): busy training draws at most 150 W, where at its
+  // 250 W TDP it draws more, and its math runs at the clock 150 W sustains, so the step is longer; energy per
+  // step is lower (less power for less than proportionally more time). Without the limit (old behaviour) the
+  // 150 W card was the 250 W one.
+  auto net = test::resnet_like(64);
+  PredictOptions o;
+  o.batch = 64;
+  o.mode = Mode::training;
+  const GpuSpec v100 = gpu("v100-pcie-32gb");
+  GpuSpec capped = v100;
+  capped.power_limit_w = 150;
+  const auto a = run(net, v100, o), b = run(net, capped, o);
+  ASSERT_GT(a.kernels_ms, 0.9 * a.latency_ms);  // GPU-bound
+  EXPECT_GT(a.avg_power_w, 160);
+  EXPECT_LE(b.avg_power_w, 150 * (1 + 1e-9));
+  EXPECT_GT(b.avg_power_w, 0.9 * 150);
+  EXPECT_GT(b.latency_ms, 1.05 * a.latency_ms);
+  EXPECT_LT(b.latency_ms, a.latency_ms / std::cbrt(150.0 / 250) * (1 + 1e-9));  // never slower than the clock
+  EXPECT_LT(b.energy_mj, a.energy_mj);
+}
+
 class DoublingCorrector : public KernelCorrector {
  public:
   double factor(const KernelEstimate& k, const GpuSpec&, const PredictOptions&) const override {
