@@ -108,7 +108,9 @@ for step in $STEPS; do
     [ -f "$OUT/bundles/netk.json" ] || { echo "eval_learned: no $OUT/bundles/netk.json (run the netk step first)"; exit 2; }
     "$PERFPRED" eval --model "$OUT/bundles/netk.json" --data "$DATA/jetson-nano-trt-energy-icas/icas_convnets.csv" \
       --rows "$OUT/jetson-latency.rows.csv" --json >"$OUT/jetson-latency.json" ;;
-  energy)  # Zeus (Apache-2.0) training energy: leave-one-GPU-out
+  energy)  # Zeus (Apache-2.0) training energy: leave-one-GPU-out, every power limit (rows predicted under their power_limit_w)
+    sed -n 2p "$DATA/zeus-gpu-power-traces/zeus_power.csv" | grep -q power_limit_w || {
+      echo "eval_learned: $DATA/zeus-gpu-power-traces/zeus_power.csv has no power_limit_w (reconvert: tools/convert_datasets.py zeus-gpu-power-traces)"; exit 2; }
     for g in v100-pcie-32gb p100-pcie-16gb a40 spec:quadro-rtx-6000; do
       n=${g#spec:}
       "$PERFPRED" train --target energy --data "$DATA/zeus-gpu-power-traces/zeus_power.csv" --holdout-gpu $g \

@@ -8,7 +8,6 @@
 #include <unordered_map>
 
 #include "perfpred/analysis/features.hpp"
-#include "perfpred/hw/power_limit.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
 
@@ -299,8 +298,7 @@ void network_features(const Prediction& p, const GpuSpec& gpu, const PredictOpti
   out[i++] = lg(p.memory.workspace_bytes);
   out[i++] = lg(p.memory.context_bytes);
   out[i++] = f(gpu.memory_gb > 0 ? gpu.memory_gb : std::numeric_limits<double>::quiet_NaN());
-  // the board power in effect: a power limit below the TDP (v100-pcie-32gb@150w, a row's power_limit_w) replaces it
-  out[i++] = f(gpu.tdp_w > 0 ? board_power_limit_w(gpu) : std::numeric_limits<double>::quiet_NaN());
+  out[i++] = f(gpu.tdp_w > 0 ? gpu.tdp_w : std::numeric_limits<double>::quiet_NaN());
   out[i++] = f(gpu.idle_power_w > 0 ? gpu.idle_power_w : std::numeric_limits<double>::quiet_NaN());
   option_features(opts, out + i);
   i += k_options.size();
