@@ -164,6 +164,43 @@ TEST(DatasetCsv, NetworkRoundTrip) {
   EXPECT_THROW(read_kernel_rows(path), InputError);
 }
 
+TEST(DatasetCsv, NetworkRowCarriesItsPowerLimit) {
+  // A run under nvidia-smi -pl: power_limit_w round-trips, is empty (nullopt) without one, and must be positive.
+  TempDir t;
+  auto path = t / "n.csv";
+  NetworkRow r;
+  r.id = "zeus-v100-1";
+  r.gpu_id = "v100-pcie-32gb";
+  r.precision = "fp32";
+  r.model = "resnet50.onnx";
+  r.mode = "training";
+  r.batch = 64;
+  r.power_w = 148;
+  r.power_limit_w = 150;
+  NetworkRow bare = r;
+  bare.id = "zeus-v100-2";
+  bare.power_limit_w.reset();
+  {
+    DatasetWriter w(path, DatasetKind::network);
+    w.append(r);
+    w.append(bare);
+  }
+  auto rows = read_network_rows(path);
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_TRUE(rows[0].power_limit_w);
+  EXPECT_DOUBLE_EQ(*rows[0].power_limit_w, 150);
+  EXPECT_FALSE(rows[1].power_limit_w);
+  spit(path, "#perfpred network-dataset schema_version=1\n"
+             "id,status,gpu_id,precision,model,mode,batch,latency_ms,power_limit_w\n"
+             "a,ok,v100-pcie-32gb,fp32,m.onnx,training,8,10,-5\n");
+  try {
+    read_network_rows(path);
+    ADD_FAILURE() << "a negative power_limit_w was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("power_limit_w"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DatasetCsv, OkNetworkRowNeedsOneMeasuredTarget) {
   TempDir t;
   auto path = t / "n.csv";

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "perfpred/learn/data.hpp"
 #include "perfpred/util/error.hpp"
 
@@ -31,4 +33,30 @@ TEST(LearnData, NetworkOptionsRejectAMissingBatch) {
   NetworkRow r = training_row("");
   r.batch.reset();
   EXPECT_THROW(learn::network_options(r, "t"), InputError);
+}
+
+// A row measured under a power limit (its power_limit_w) is predicted on the GPU under that limit, cached apart
+// from the same GPU at its TDP; a limit outside the GPU's range names the file, gpu_id and column.
+TEST(LearnData, GpuResolverAppliesTheRowsPowerLimit) {
+  learn::DataFile f;
+  f.path = "zeus.csv";
+  f.has_meta = true;
+  f.meta.devices = nlohmann::json::parse(R"({"spec:quadro-rtx-6000": {"architecture": "Turing",
+      "boost_clock_mhz": 1770, "compute_capability": "7.5", "fp32_lanes_per_sm": 64, "mem_bandwidth_gbps": 672,
+      "memory_gb": 24, "name": "Quadro RTX 6000", "sm_count": 72, "tdp_w": 260}})");
+  learn::GpuResolver gpus;
+  const GpuSpec& full = gpus.get("spec:quadro-rtx-6000", f);
+  const GpuSpec& capped = gpus.get("spec:quadro-rtx-6000", f, 150.0);
+  EXPECT_EQ(full.power_limit_w, 0.0);
+  EXPECT_EQ(capped.power_limit_w, 150.0);
+  EXPECT_EQ(capped.tdp_w, 260.0);
+  EXPECT_EQ(gpus.get("spec:quadro-rtx-6000", f).power_limit_w, 0.0);  // not the capped entry
+  try {
+    gpus.get("spec:quadro-rtx-6000", f, 300.0);
+    ADD_FAILURE() << "a limit above the TDP was accepted";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("zeus.csv: gpu_id 'spec:quadro-rtx-6000' at column power_limit_w 300"), std::string::npos) << m;
+    EXPECT_NE(m.find("260] W"), std::string::npos) << m;
+  }
 }
