@@ -21,7 +21,6 @@ double rated_clock_scale(const GpuSpec& gpu) {
   return 1.0;  // a chip family without a full-power reference: its boost clock is taken as sustained
 }
 
-
 /// The full-power reference of a compute capability, directly or through its process sibling; null if none.
 const PowerReference* power_reference(const std::string& compute_capability) {
   std::string_view cc = compute_capability;
