@@ -71,7 +71,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("allow_unknown", &cli::PredictCmdOptions::allow_unknown)
       .def_readwrite("no_meta", &cli::PredictCmdOptions::no_meta)
       .def_readwrite("no_copies", &cli::PredictCmdOptions::no_copies)
-      .def_readwrite("host_factor", &cli::PredictCmdOptions::host_factor);
+      .def_readwrite("host_factor", &cli::PredictCmdOptions::host_factor)
+      .def_readwrite("no_tf32", &cli::PredictCmdOptions::no_tf32);
 
   py::class_<cli::FitHostCmdOptions>(m, "FitHostOptions")
       .def(py::init<>())

@@ -39,7 +39,8 @@ class Predict(unittest.TestCase):
                            dict(mode="training", optimizer="adam", batch=8)),
                           (["--runtime", "tensorrt", "--precision", "int8"], dict(runtime="tensorrt", precision="int8")),
                           (["--no-copies"], dict(copies=False)),
-                          (["--host-factor", "1.5"], dict(host_factor=1.5))]:
+                          (["--host-factor", "1.5"], dict(host_factor=1.5)),
+                          (["--no-tf32"], dict(tf32=False))]:
             want = cli("predict", RESNET18, "--gpu", "a100-sxm4-40gb", "--json", "--layers", "--no-meta", *extra)
             got = perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", **kw)
             self.assertEqual(got.to_json(), want, extra)

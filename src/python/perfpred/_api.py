@@ -353,7 +353,7 @@ def _bundles(bundles):
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
-            allow_partial=False, host_factor=1.0, dims=None):
+            allow_partial=False, host_factor=1.0, dims=None, tf32=True):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
@@ -362,12 +362,14 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     latency bundle; one per target), as `--model` takes them. layers=False leaves the per-layer rows out;
     meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
     loop_trips ({"Loop_0": 12}), dims ({"seq": 128}) and allow_partial are --branch, --loop-trips, --dim and
-    --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's)."""
+    --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's);
+    tf32=False is --no-tf32 (FP32 convolutions on FP32 math, torch.backends.cudnn.allow_tf32 = False)."""
     with _Scratch() as scratch:
         o = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
                              input_names, input_shapes, allow_unknown, copies, name,
                              dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
                                   host_factor=host_factor))
+        o.no_tf32 = not tf32
         o.layers, o.no_meta = bool(layers), not meta
         text = _perfpred.predict(o, _bundles(bundles), bool(analytical))
         return Prediction(scratch.clean_json(text))
@@ -376,16 +378,17 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
 def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
              optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
              copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
-             allow_partial=False, dims=None):
+             allow_partial=False, dims=None, tf32=True):
     """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
     `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s; a
     measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only floor ...)."""
     with _Scratch() as scratch:
         o = _perfpred.FitHostOptions()
-        o.predict = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
-                                     input_names, input_shapes, allow_unknown, copies, name,
-                                     dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial,
-                                          dims=dims))
+        po = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
+                              input_names, input_shapes, allow_unknown, copies, name,
+                              dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
+        po.no_tf32 = not tf32
+        o.predict = po
         if measured_ms is None:
             raise InputError("measured_ms=None: give the measured latency in ms")
         o.measured_ms = _number("measured_ms", measured_ms)
