@@ -92,7 +92,9 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
     r.core_clock_hz = r.simt_fp32_flops / (2.0 * gpu.sm_count * gpu.fp32_lanes_per_sm);
   r.half_precision = p == Precision::fp16 || p == Precision::bf16;
   r.int8 = p == Precision::int8;
-  r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
+  const double cc_number = std::strtod(gpu.compute_capability.c_str(), nullptr);
+  r.fast_tensor_gradients = cc_number >= 8.0;
+  r.l1_caches_global = !(cc_number > 0 && cc_number < 7.0);
   const std::string& cc = gpu.compute_capability;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
   // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
@@ -174,6 +176,12 @@ double memory_efficiency(const KernelDraft& k) {
 
 }  // namespace
 
+double depthwise_tap_bytes(double outputs, double kh, double kw, double sw) {
+  if (!(outputs > 0) || !(kh > 0) || !(kw > 0)) return 0;
+  const double sectors_per_warp_tap = 4 * std::max(1.0, sw) + 1 + 1;  // input span + misaligned start + weight
+  return outputs * kh * kw * sectors_per_warp_tap * 32 / 32;
+}
+
 double winograd_tile_fill(double out_h, double out_w) {
   if (!(out_h > 0) || !(out_w > 0)) return 1;
   return out_h * out_w / (4 * std::ceil(out_h / 4) * 4 * std::ceil(out_w / 4));
@@ -237,6 +245,8 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     }
   } else if (k.depthwise) {
     compute = k.flops / (r.vector_flops * model::k_depthwise_compute_eff);
+    if (!r.l1_caches_global && k.depthwise_tap_bytes > 0 && r.core_clock_hz > 0)
+      compute = std::max(compute, k.depthwise_tap_bytes / (r.sms * r.core_clock_hz * model::k_l2_tap_bytes_per_sm_cycle));
   } else {
     compute = k.flops / (r.vector_flops * model::k_vector_compute_eff);
   }
@@ -310,6 +320,9 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     const double kh = attr_or(k, "kernel_h", 0), kw = attr_or(k, "kernel_w", kh);
     const double sh = attr_or(k, "stride_h", 1), sw = attr_or(k, "stride_w", sh);
     d.depthwise = groups > 1 && cin > 0 && cin / groups <= 4;
+    if (d.depthwise && opts.runtime == Runtime::pytorch && opts.precision == Precision::fp32)
+      d.depthwise_tap_bytes = detail::depthwise_tap_bytes(
+          attr_or(k, "batch", 0) * cout * attr_or(k, "out_h", 0) * attr_or(k, "out_w", 0), kh, kw, sw);
     d.winograd = groups == 1 && kh == 3 && kw == 3 && sh == 1 && sw == 1 && cin >= model::k_winograd_min_channels &&
                  cout >= model::k_winograd_min_channels;
     if (d.winograd) d.winograd_tile_fill = detail::winograd_tile_fill(attr_or(k, "out_h", 0), attr_or(k, "out_w", 0));

@@ -47,6 +47,11 @@ inline constexpr double k_winograd_min_channels = 32;
 inline constexpr double k_k_loop_overhead = 32;
 /// Depthwise / tiny-channel convolution: share of the non-tensor peak (no data reuse). Prior.
 inline constexpr double k_depthwise_compute_eff = 0.25;
+/// L2 bytes per SM cycle that PyTorch's own FP32 depthwise kernel gets on Maxwell/Pascal, whose SMs do not
+/// keep its per-tap input loads in L1 (GpuRates::l1_caches_global): the kernel re-reads each input element
+/// kh x kw times from L2. Fitted on the calibration half of HELP's OFA-MobileNetV3 rows on the Titan Xp at
+/// batch 64 (tools/eval_analytical.py, CALIBRATION_OFA), the one GPU-bound depthwise set on these SMs.
+inline constexpr double k_l2_tap_bytes_per_sm_cycle = 16;
 /// GeForce/Titan (segment "desktop") cards run above their rated boost clock under GPU Boost when
 /// cool (GTX 1080 Ti: ~1.75-1.85 GHz measured vs 1.58 rated). Multiplies every math rate once (FP32,
 /// vector, tensor, TF32); datacenter parts run near their rating. Prior from those clocks; the

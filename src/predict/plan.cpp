@@ -363,7 +363,19 @@ void fuse_chain(PlanContext& c, int i, int last, KernelDraft& d, double& bytes, 
   }
 }
 
-/// Conv / GEMM facts: depthwise, Winograd, TF32.
+/// Elements of a node's first output, 0 when its shape is not fully known.
+double output_elements(const Graph& g, const Node& node) {
+  const int y = first_output(node);
+  if (y < 0 || g.tensors[y].shape.empty()) return 0;
+  double n = 1;
+  for (auto d : g.tensors[y].shape) {
+    if (d <= 0) return 0;
+    n *= static_cast<double>(d);
+  }
+  return n;
+}
+
+/// Conv / GEMM facts: depthwise (and the taps PyTorch's own depthwise kernel loads), Winograd, TF32.
 void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, KernelDraft& d) {
   d.matrix = nc.gemm.has_value();
   if (nc.gemm) d.gemm = *nc.gemm;
@@ -377,6 +389,8 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
     if (const int y = first_output(node); d.winograd && y >= 0 && c.g.tensors[y].shape.size() == 4)
       d.winograd_tile_fill = winograd_tile_fill(static_cast<double>(c.g.tensors[y].shape[2]),
                                                 static_cast<double>(c.g.tensors[y].shape[3]));
+    if (d.depthwise && c.opts.runtime == Runtime::pytorch && c.opts.precision == Precision::fp32)
+      d.depthwise_tap_bytes = depthwise_tap_bytes(output_elements(c.g, node), f.kh, f.kw, f.sw);
     if (c.opts.precision == Precision::fp32 && c.opts.allow_tf32 && c.has_tf32 && !d.depthwise) {
       d.conv_tf32 = true;
       c.note_tf32("convolutions");

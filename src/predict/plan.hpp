@@ -27,6 +27,10 @@ struct KernelDraft {
   bool matrix = false;     ///< has a GEMM view timed with tiles
   bool tensor_ok = false;  ///< the math may run on tensor cores
   bool depthwise = false;  ///< depthwise / tiny-channel conv: SIMT, memory/latency bound
+  /// Bytes PyTorch's own depthwise kernel (FP32, no cuDNN) loads per run, one load per filter tap and
+  /// output element at 32-byte-sector granularity (depthwise_tap_bytes). Only GPUs whose SMs do not keep
+  /// global loads in L1 (GpuRates::l1_caches_global false) serve them from L2 at a bounded rate.
+  double depthwise_tap_bytes = 0;
   bool winograd = false;   ///< 3x3 stride-1 conv with enough channels
   /// Winograd F(4x4, 3x3) computes whole 4x4 output tiles: the output pixels over the pixels its tiles cover
   /// (1 where the output height and width are multiples of 4; 25/64 at 5x5).
@@ -90,10 +94,17 @@ struct GpuRates {
   bool fast_tensor_gradients = false;  ///< sm_80+: tensor-core conv gradients as fast as the forward
   bool half_precision = false;  ///< fp16/bf16 run: a conv may take a non-tensor FP16-storage kernel instead
   bool int8 = false;            ///< int8 run: tensor-core GEMMs at k_gemm_tensor_int8_eff
+  /// Plain global loads are cached in L1 (sm_70 and later). Maxwell and Pascal (sm_5x/6x) keep in L1 only
+  /// loads the compiler proves read-only, so a kernel that re-reads its input per filter tap reads L2.
+  bool l1_caches_global = true;
 };
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
+/// KernelDraft::depthwise_tap_bytes of a depthwise conv with `outputs` output elements, a kh x kw filter and
+/// width stride sw, at FP32: per warp and tap, 32 input loads spread over sw x 128 bytes (4 x sw sectors, one
+/// more for the misaligned start) and one weight sector shared by the warp.
+double depthwise_tap_bytes(double outputs, double kh, double kw, double sw);
 /// KernelDraft::winograd_tile_fill of an out_h x out_w output (1 if either is unknown).
 double winograd_tile_fill(double out_h, double out_w);
 /// Copy the analytical terms into a kernel record (corrected time starts equal to the analytical one).

@@ -248,6 +248,25 @@ TEST(Tf32OrSimt, AllowTf32FalseKeepsFp32ConvolutionsOnFp32Math) {
                    conv3x3(a100, Precision::tf32, 256, 28, 32).time_s);
 }
 
+TEST(DepthwiseRows, KernelRowsChargeTheL2TapsOfPascalAsNetworksDo) {
+  // A depthwise kernel row (PyTorch, FP32) gets the L2 tap term on sm_6x as a network's depthwise conv does
+  // (tests/unit/predict/test_predict_plan.cpp, EagerPlan.PascalServesPyTorchDepthwiseTapsFromL2): 64 x 192
+  // x 56 x 56 outputs, a 7x7 filter, stride 1.
+  const auto row = [](const char* id) {
+    KernelEstimate k;
+    k.family = OpFamily::conv;
+    k.gemm = GemmShape{192, 64 * 56 * 56, 1, 49};
+    k.flops = 2.0 * 64 * 192 * 56 * 56 * 49;
+    k.bytes = 4.0 * 2 * 64 * 192 * 56 * 56;
+    k.attrs = {{"groups", 192}, {"in_channels", 192}, {"out_channels", 192}, {"kernel_h", 7}, {"kernel_w", 7},
+               {"stride_h", 1}, {"stride_w", 1}, {"out_h", 56}, {"out_w", 56}, {"batch", 64}};
+    estimate_kernel(k, gpu(id), PredictOptions{});
+    return k.time_s;
+  };
+  EXPECT_GT(row("titan-xp") / row("rtx-2080ti"), 3.0);
+  EXPECT_GT(row("titan-xp"), 8e-3);
+}
+
 TEST(WinogradTiles, PartialOutputTilesCostTheirWholeTile) {
   // Winograd F(4x4, 3x3) computes whole 4x4 output tiles: a 14x14 map computes 16x16 (fill 0.77), a 5x5
   // map 8x8 (fill 0.39), where the direct kernel is faster and cuDNN runs it. NeuSight's 3x3 convolutions

@@ -103,6 +103,39 @@ TEST(TrainingPlan, ConvGradientsAsCudnnRunsThem) {
   EXPECT_LT(per_flop(ampere, "Conv.bwd_data") / per_flop(ampere, "Conv"), 1.15);
 }
 
+TEST(EagerPlan, PascalServesPyTorchDepthwiseTapsFromL2) {
+  // PyTorch's own FP32 depthwise kernel loads its input once per filter tap. Volta and later SMs keep those
+  // loads in L1; Maxwell/Pascal SMs do not, so each tap is an L2 read. HELP's OFA-MobileNetV3 rows at
+  // batch 32-64: the Titan Xp ran them 1.6-1.9x slower than the RTX 2080 Ti, whose specs are within 10%.
+  test::NetBuilder b;
+  b.output(b.conv(b.input("x", {64, 192, 56, 56}), 192, 7, 1, false, 192));
+  test::NetBuilder s2;
+  s2.output(s2.conv(s2.input("x", {64, 192, 56, 56}), 192, 7, 2, false, 192));
+  PredictOptions o;
+  o.batch = 64;
+  const auto conv_s = [&](const test::NetBuilder& n, const char* id, PredictOptions opts) {
+    for (const auto& k : plan_kernels(n.g, n.c, gpu(id), opts))
+      if (k.op == "Conv") return k.time_s;
+    ADD_FAILURE() << "no Conv kernel";
+    return 0.0;
+  };
+  const double pascal = conv_s(b, "titan-xp", o), turing = conv_s(b, "rtx-2080ti", o);
+  EXPECT_GT(pascal / turing, 3.0);
+  // 64 x 192 x 56 x 56 outputs x 49 taps x 6 bytes (4 input sectors + 1 misaligned + 1 weight per warp):
+  // at 16 bytes per SM cycle on 30 SMs, about 11 ms at the Titan Xp's boost clock.
+  EXPECT_GT(pascal, 8e-3);
+  EXPECT_LT(pascal, 14e-3);
+  // Stride 2 spreads a warp's loads over twice the sectors: a quarter of the outputs, 10/6 the bytes each.
+  EXPECT_NEAR(conv_s(s2, "titan-xp", o) / pascal, 0.25 * 10 / 6, 0.05);
+  // Other runtimes and FP16 take cuDNN's or TensorRT's kernels: no L2 tap term.
+  PredictOptions trt = o;
+  trt.runtime = Runtime::tensorrt;
+  EXPECT_LT(conv_s(b, "titan-xp", trt), 0.4 * pascal);
+  PredictOptions half = o;
+  half.precision = Precision::fp16;
+  EXPECT_LT(conv_s(b, "titan-xp", half), 0.4 * pascal);
+}
+
 TEST(TrainingPlan, ResNetTrainingStepIsAboutThreeAndAHalfInferences) {
   // Measured (ryujaehun, batch 12, GTX 1080 Ti fp32): ResNet-18 3.5x, ResNet-50 3.4x, DenseNet-121 3.3x.
   auto net = test::resnet_like(12);
