@@ -323,8 +323,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     if (d.depthwise && opts.runtime == Runtime::pytorch && opts.precision == Precision::fp32)
       d.depthwise_tap_bytes = detail::depthwise_tap_bytes(
           attr_or(k, "batch", 0) * cout * attr_or(k, "out_h", 0) * attr_or(k, "out_w", 0), kh, kw, sw);
-    d.winograd = groups == 1 && kh == 3 && kw == 3 && sh == 1 && sw == 1 && cin >= model::k_winograd_min_channels &&
-                 cout >= model::k_winograd_min_channels;
+    d.winograd = groups == 1 && kh == 3 && kw == 3 && sh == 1 && sw == 1 && cin >= model::k_winograd_min_channels;
     if (d.winograd) d.winograd_tile_fill = detail::winograd_tile_fill(attr_or(k, "out_h", 0), attr_or(k, "out_w", 0));
     d.conv_tf32 = (opts.precision == Precision::fp32 && opts.allow_tf32) || opts.precision == Precision::tf32;
   }

@@ -385,7 +385,7 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
     const double cin_g = f.cin > 0 ? f.cin / f.groups : 0;
     d.depthwise = f.groups > 1 && cin_g > 0 && cin_g <= 4;
     d.winograd = f.groups == 1 && f.kh == 3 && f.kw == 3 && f.sh == 1 && f.sw == 1 && f.dil == 1 &&
-                 f.cin >= model::k_winograd_min_channels && f.cout >= model::k_winograd_min_channels;
+                 f.cin >= model::k_winograd_min_channels;
     if (const int y = first_output(node); d.winograd && y >= 0 && c.g.tensors[y].shape.size() == 4)
       d.winograd_tile_fill = winograd_tile_fill(static_cast<double>(c.g.tensors[y].shape[2]),
                                                 static_cast<double>(c.g.tensors[y].shape[3]));

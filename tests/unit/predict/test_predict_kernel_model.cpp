@@ -248,6 +248,29 @@ TEST(Tf32OrSimt, AllowTf32FalseKeepsFp32ConvolutionsOnFp32Math) {
                    conv3x3(a100, Precision::tf32, 256, 28, 32).time_s);
 }
 
+TEST(WinogradTiles, FewOutputChannelsStillRunWinograd) {
+  // cuDNN runs its fused Winograd kernel for 3x3 stride-1 convolutions with few output channels too: of
+  // NeuSight's rows with >= 32 input and < 32 output channels on 16-64 px maps, 90% ran
+  // generateWinogradTilesKernel, at half the direct conv's analytical time (medians 0.48-0.70 on all five
+  // GPUs). The input channels still gate it: with < 32 the direct cost matched (medians 0.86-1.29).
+  const GpuSpec g = gpu("v100-pcie-32gb");
+  const auto row = [&](double cin, double cout) {
+    KernelEstimate k;
+    k.family = OpFamily::conv;
+    k.gemm = GemmShape{1, 32 * 56 * 56, static_cast<int64_t>(cout), static_cast<int64_t>(cin * 9)};
+    k.flops = 2.0 * 32 * 56 * 56 * cout * cin * 9;
+    k.bytes = 4.0 * (32 * 56 * 56 * (cin + cout) + cin * cout * 9);
+    k.attrs = {{"groups", 1}, {"in_channels", cin}, {"out_channels", cout}, {"kernel_h", 3}, {"kernel_w", 3},
+               {"stride_h", 1}, {"stride_w", 1}, {"out_h", 56}, {"out_w", 56}, {"batch", 32}};
+    estimate_kernel(k, g, PredictOptions{});
+    return k.time_s / k.flops;
+  };
+  // 32 input channels take Winograd's gain (1.8x fewer effective FLOPs), 31 do not, whatever the outputs.
+  EXPECT_LT(row(32, 16) / row(31, 16), 0.65);  // was 1.0: no Winograd below 32 output channels
+  EXPECT_LT(row(32, 8) / row(31, 8), 0.65);
+  EXPECT_LT(row(32, 64) / row(31, 64), 0.65);
+}
+
 TEST(DepthwiseRows, KernelRowsChargeTheL2TapsOfPascalAsNetworksDo) {
   // A depthwise kernel row (PyTorch, FP32) gets the L2 tap term on sm_6x as a network's depthwise conv does
   // (tests/unit/predict/test_predict_plan.cpp, EagerPlan.PascalServesPyTorchDepthwiseTapsFromL2): 64 x 192
