@@ -103,11 +103,19 @@ for step in $STEPS; do
       "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/tv-$g.json" "${TV[@]}" --holdout-gpu $g \
         --rows "$OUT/tv-$g.rows.csv" --json >"$OUT/tv-$g.json"
     done ;;
-  jetson)  # Jetson Nano (TensorRT, none-stated licence: evaluation only): the shipped recipe's kernel boosters
-    # (netk: NeuSight + DeepBench, no network GPU) on an unseen device class and runtime
+  jetson)  # TensorRT on Jetson boards (evaluation only): the shipped recipe's kernel boosters (netk: NeuSight +
+    # DeepBench, no network GPU, no Jetson) on an unseen device class and runtime. The Jetson Nano's iCAS ConvNets
+    # (FP32), MLPerf Inference ResNet-50 INT8 (AGX Xavier, Xavier NX, AGX Orin, Orin NX) and trtutils' YOLOv8 FP16
+    # (Orin and Xavier NX boards, and an RTX 3090 no kernel set has).
     [ -f "$OUT/bundles/netk.json" ] || { echo "eval_learned: no $OUT/bundles/netk.json (run the netk step first)"; exit 2; }
     "$PERFPRED" eval --model "$OUT/bundles/netk.json" --data "$DATA/jetson-nano-trt-energy-icas/icas_convnets.csv" \
-      --rows "$OUT/jetson-latency.rows.csv" --json >"$OUT/jetson-latency.json" ;;
+      --rows "$OUT/jetson-latency.rows.csv" --json >"$OUT/jetson-latency.json"
+    for set in "mlperf:mlperf-inference-jetson/mlperf_jetson.csv" "yolo:trtutils-yolo-jetson/trtutils_yolo.csv"; do
+      rm -f "$OUT/jetson-latency-${set%%:*}.json" "$OUT/jetson-latency-${set%%:*}.rows.csv"
+      [ -f "$DATA/${set#*:}" ] || { log "jetson: no $DATA/${set#*:}, skipped"; continue; }
+      "$PERFPRED" eval --model "$OUT/bundles/netk.json" --data "$DATA/${set#*:}" \
+        --rows "$OUT/jetson-latency-${set%%:*}.rows.csv" --json >"$OUT/jetson-latency-${set%%:*}.json"
+    done ;;
   energy)  # Zeus (Apache-2.0) training energy: leave-one-GPU-out, every power limit (rows predicted under their power_limit_w)
     sed -n 2p "$DATA/zeus-gpu-power-traces/zeus_power.csv" | grep -q power_limit_w || {
       echo "eval_learned: $DATA/zeus-gpu-power-traces/zeus_power.csv has no power_limit_w (reconvert: tools/convert_datasets.py zeus-gpu-power-traces)"; exit 2; }

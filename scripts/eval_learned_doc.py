@@ -267,10 +267,16 @@ def main():
                      [("HELP OFA-MobileNetV3", "netx-ofa.json"), ("NeuSight transformers (BERT, GPT, OPT)", "netx-tx.json"),
                       ("Lambda ResNet-50 training (NGC; TF32, AMP)", "netx-lambda.json")], "netk")
     L += lines
-    lines, j = table(out, "Jetson Nano (iCAS ConvNets, TensorRT FP32 batch 1; evaluation only, licence none stated): "
-                     "the same kernel boosters on an unseen device class and runtime",
-                     [("latency, bundle trained without any Jetson data", "jetson-latency.json")], "jetson")
+    lines, j = table(out, "Jetson boards, TensorRT (evaluation only): the same kernel boosters, trained without any Jetson "
+                     "data, on an unseen device class and runtime",
+                     [("Jetson Nano iCAS ConvNets (FP32, batch 1)", "jetson-latency.json"),
+                      ("MLPerf Inference ResNet-50 (INT8, batch 1-8; AGX Xavier, Xavier NX, AGX Orin, Orin NX)",
+                       "jetson-latency-mlperf.json"),
+                      ("trtutils YOLOv8 n/s/m (FP16, batch 1; Orin and Xavier NX boards, RTX 3090)",
+                       "jetson-latency-yolo.json")], "jetson")
     L += lines
+    if len(j) > 1:
+        L += grouped_table(j, "by_gpu", "Per board")
     lines, e = table(out, "Energy: Zeus training (NVML board power), leave one GPU out",
                      [("V100", "energy-v100-pcie-32gb.json"), ("P100", "energy-p100-pcie-16gb.json"),
                       ("A40", "energy-a40.json"), ("Quadro RTX 6000", "energy-quadro-rtx-6000.json")], "energy")

@@ -8,7 +8,8 @@ OUT holds `perfpred eval --rows` CSVs named EVIDENCE-*.rows.csv. Each evidence s
 
   kernels-*       NeuSight kernels, leave-one-GPU-out (PyTorch)                      part kernels, kernel level
   deepbench-*     DeepBench kernels, leave-one-GPU-out (cuDNN/cuBLAS called directly) part kernels, kernel level
-  jetson-latency  Jetson Nano TensorRT networks under the same kernel boosters (unseen device class, runtime)
+  jetson-latency  TensorRT networks on Jetson boards (Nano iCAS, MLPerf ResNet-50 INT8, trtutils YOLOv8 FP16 with
+                  an RTX 3090) under the same kernel boosters (unseen device class, runtime, GPUs)
   netk-*          whole networks under the shipped kernel boosters trained without the network GPUs: every
                   network row is held out by GPU and by family (no network ever trains a kernel booster)
   help-gpu-*, help-family-*, tv-*   host-overhead bundles, leave-one-GPU-out and leave-one-family-out
@@ -46,7 +47,7 @@ SETS = [
     ("kfam-db-", "cudnn", "kernel", "kernels", ("family",), "DeepBench kernels, leave-one-op-family-out"),
     ("kapp-db-", "cudnn", "kernel", "kernels", ("family",), "DeepBench kernels, leave-one-application-out"),
     ("jetson-latency", "tensorrt", "network", "kernels", ("GPU", "family"),
-     "Jetson Nano TensorRT networks, unseen device class and runtime"),
+     "TensorRT networks on Jetson boards (and trtutils' RTX 3090), unseen device class, runtime and GPUs"),
     ("netk-", "pytorch", "network", "kernels", ("GPU", "family"), "whole networks, GPUs and families held out"),
     ("help-gpu-", "pytorch", "network", "host", ("GPU",), "HELP networks, leave-one-GPU-out"),
     ("help-family-", "pytorch", "network", "host", ("family",), "HELP networks, leave-one-family-out"),
