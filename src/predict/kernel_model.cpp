@@ -92,6 +92,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
     r.core_clock_hz = r.simt_fp32_flops / (2.0 * gpu.sm_count * gpu.fp32_lanes_per_sm);
   r.half_precision = p == Precision::fp16 || p == Precision::bf16;
   r.int8 = p == Precision::int8;
+  r.runtime = rt;
   const double cc_number = std::strtod(gpu.compute_capability.c_str(), nullptr);
   r.fast_tensor_gradients = cc_number >= 8.0;
   r.l1_caches_global = !(cc_number > 0 && cc_number < 7.0);
@@ -221,6 +222,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
                       : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
                                 : model::k_gemm_simt_eff);
     if (!tensor) eff *= r.simt_issue_gain;
+    if (conv && !tensor && r.int8 && r.runtime == Runtime::cudnn) eff *= model::k_conv_dp4a_share;
     // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the
     // direct (implicit GEMM) kernel, cuDNN runs the direct one (5-7 px feature maps).
     const double winograd_gain = model::k_winograd_gain * k.winograd_tile_fill;

@@ -94,6 +94,7 @@ struct GpuRates {
   bool fast_tensor_gradients = false;  ///< sm_80+: tensor-core conv gradients as fast as the forward
   bool half_precision = false;  ///< fp16/bf16 run: a conv may take a non-tensor FP16-storage kernel instead
   bool int8 = false;            ///< int8 run: tensor-core GEMMs at k_gemm_tensor_int8_eff
+  Runtime runtime = Runtime::pytorch;  ///< whose kernels run (cuDNN's dp4a convolutions: k_conv_dp4a_share)
   /// Plain global loads are cached in L1 (sm_70 and later). Maxwell and Pascal (sm_5x/6x) keep in L1 only
   /// loads the compiler proves read-only, so a kernel that re-reads its input per filter tap reads L2.
   bool l1_caches_global = true;

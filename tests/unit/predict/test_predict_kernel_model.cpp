@@ -271,6 +271,28 @@ TEST(WinogradTiles, FewOutputChannelsStillRunWinograd) {
   EXPECT_LT(row(32, 64) / row(31, 64), 0.65);
 }
 
+TEST(Int8Convolutions, CudnnDp4aConvolutionsReachHalfTheSimtEfficiency) {
+  // DeepBench's INT8 convolutions on Pascal (cuDNN, dp4a) took 2.6x the model's time where cuBLAS's dp4a GEMMs
+  // on the same cards matched it: cuDNN's INT8 convs get half the SIMT conv efficiency. TensorRT's do not
+  // pay it, nor do tensor-core INT8 convolutions (T4).
+  const auto conv = [](const char* id, Runtime rt) {
+    KernelEstimate k;
+    k.family = OpFamily::conv;
+    k.gemm = GemmShape{1, 32 * 28 * 28, 256, 256 * 9};
+    k.flops = 2.0 * 32 * 28 * 28 * 256 * 256 * 9;
+    k.bytes = 1.0 * (2 * 32 * 256 * 28 * 28 + 256 * 256 * 9);
+    k.attrs = {{"groups", 1}, {"in_channels", 256}, {"out_channels", 256}, {"kernel_h", 3}, {"kernel_w", 3},
+               {"stride_h", 1}, {"stride_w", 1}, {"out_h", 28}, {"out_w", 28}, {"batch", 32}};
+    PredictOptions o;
+    o.precision = Precision::int8;
+    o.runtime = rt;
+    estimate_kernel(k, gpu(id), o);
+    return k.time_s;
+  };
+  EXPECT_NEAR(conv("gtx-1080ti", Runtime::cudnn) / conv("gtx-1080ti", Runtime::tensorrt), 2.0, 0.15);
+  EXPECT_DOUBLE_EQ(conv("t4", Runtime::cudnn), conv("t4", Runtime::tensorrt));
+}
+
 TEST(DepthwiseRows, KernelRowsChargeTheL2TapsOfPascalAsNetworksDo) {
   // A depthwise kernel row (PyTorch, FP32) gets the L2 tap term on sm_6x as a network's depthwise conv does
   // (tests/unit/predict/test_predict_plan.cpp, EagerPlan.PascalServesPyTorchDepthwiseTapsFromL2): 64 x 192
