@@ -2,6 +2,7 @@
 // dispatch cost (PyTorch eager), the backward expansion, the loss and the optimizer update.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string_view>
 
 #include "model_constants.hpp"
@@ -163,7 +164,7 @@ struct PlanContext {
   std::vector<int> pattern_on;  ///< tensor -> the pattern that computes x * f(x) of it, -1 when none
   std::vector<int> pattern_input;  ///< pattern -> its input tensor x
   double pending_host = 0;  ///< host time of view ops, charged to the next kernel
-  bool noted_tf32 = false, noted_bias = false;
+  bool noted_tf32 = false, noted_bias = false, noted_depthwise_l2 = false;
 
   PlanContext(const Graph& g_, const GraphCost& c_, const GpuSpec& gpu_, const PredictOptions& o_, Plan& p_)
       : g(g_), cost(c_), gpu(gpu_), opts(o_), plan(p_) {}
@@ -389,8 +390,15 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
     if (const int y = first_output(node); d.winograd && y >= 0 && c.g.tensors[y].shape.size() == 4)
       d.winograd_tile_fill = winograd_tile_fill(static_cast<double>(c.g.tensors[y].shape[2]),
                                                 static_cast<double>(c.g.tensors[y].shape[3]));
-    if (d.depthwise && c.opts.runtime == Runtime::pytorch && c.opts.precision == Precision::fp32)
+    if (d.depthwise && c.opts.runtime == Runtime::pytorch && c.opts.precision == Precision::fp32) {
       d.depthwise_tap_bytes = depthwise_tap_bytes(output_elements(c.g, node), f.kh, f.kw, f.sw);
+      const double cc = std::strtod(c.gpu.compute_capability.c_str(), nullptr);
+      if (!c.noted_depthwise_l2 && d.depthwise_tap_bytes > 0 && cc > 0 && cc < 7.0) {
+        c.plan.notes.push_back("depthwise convolutions run PyTorch's own FP32 kernel, whose per-tap input loads SMs of "
+                               "compute capability " + c.gpu.compute_capability + " serve from L2, not L1");
+        c.noted_depthwise_l2 = true;
+      }
+    }
     if (c.opts.precision == Precision::fp32 && c.opts.allow_tf32 && c.has_tf32 && !d.depthwise) {
       d.conv_tf32 = true;
       c.note_tf32("convolutions");

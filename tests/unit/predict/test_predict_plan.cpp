@@ -121,6 +121,14 @@ TEST(EagerPlan, PascalServesPyTorchDepthwiseTapsFromL2) {
   };
   const double pascal = conv_s(b, "titan-xp", o), turing = conv_s(b, "rtx-2080ti", o);
   EXPECT_GT(pascal / turing, 3.0);
+  // The prediction says so where it applies.
+  const auto l2_note = [&](const char* id) {
+    for (const auto& n : predict(b.g, b.c, gpu(id), o).notes)
+      if (n.find("from L2") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(l2_note("titan-xp"));
+  EXPECT_FALSE(l2_note("rtx-2080ti"));
   // 64 x 192 x 56 x 56 outputs x 49 taps x 6 bytes (4 input sectors + 1 misaligned + 1 weight per warp):
   // at 16 bytes per SM cycle on 30 SMs, about 11 ms at the Titan Xp's boost clock.
   EXPECT_GT(pascal, 8e-3);
