@@ -322,7 +322,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     const double kh = attr_or(k, "kernel_h", 0), kw = attr_or(k, "kernel_w", kh);
     const double sh = attr_or(k, "stride_h", 1), sw = attr_or(k, "stride_w", sh);
     d.depthwise = groups > 1 && cin > 0 && cin / groups <= 4;
-    if (d.depthwise && opts.runtime == Runtime::pytorch && opts.precision == Precision::fp32)
+    if (d.depthwise && cin == groups && opts.runtime == Runtime::pytorch && opts.precision == Precision::fp32)
       d.depthwise_tap_bytes = detail::depthwise_tap_bytes(
           attr_or(k, "batch", 0) * cout * attr_or(k, "out_h", 0) * attr_or(k, "out_w", 0), kh, kw, sw);
     d.winograd = groups == 1 && kh == 3 && kw == 3 && sh == 1 && sw == 1 && cin >= model::k_winograd_min_channels;

@@ -390,7 +390,9 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
     if (const int y = first_output(node); d.winograd && y >= 0 && c.g.tensors[y].shape.size() == 4)
       d.winograd_tile_fill = winograd_tile_fill(static_cast<double>(c.g.tensors[y].shape[2]),
                                                 static_cast<double>(c.g.tensors[y].shape[3]));
-    if (d.depthwise && c.opts.runtime == Runtime::pytorch && c.opts.precision == Precision::fp32) {
+    // PyTorch's own kernel runs only true depthwise convolutions (one input channel per group); a few
+    // channels per group go to cuDNN's grouped convolution.
+    if (d.depthwise && cin_g == 1 && c.opts.runtime == Runtime::pytorch && c.opts.precision == Precision::fp32) {
       d.depthwise_tap_bytes = depthwise_tap_bytes(output_elements(c.g, node), f.kh, f.kw, f.sw);
       const double cc = std::strtod(c.gpu.compute_capability.c_str(), nullptr);
       if (!c.noted_depthwise_l2 && d.depthwise_tap_bytes > 0 && cc > 0 && cc < 7.0) {

@@ -135,6 +135,10 @@ TEST(EagerPlan, PascalServesPyTorchDepthwiseTapsFromL2) {
   EXPECT_LT(pascal, 14e-3);
   // Stride 2 spreads a warp's loads over twice the sectors: a quarter of the outputs, 10/6 the bytes each.
   EXPECT_NEAR(conv_s(s2, "titan-xp", o) / pascal, 0.25 * 10 / 6, 0.05);
+  // Two channels per group is cuDNN's grouped convolution, not PyTorch's depthwise kernel: no L2 tap term.
+  test::NetBuilder g2;
+  g2.output(g2.conv(g2.input("x", {64, 192, 56, 56}), 96, 7, 1, false, 96));
+  EXPECT_LT(conv_s(g2, "titan-xp", o), 0.4 * pascal);
   // Other runtimes and FP16 take cuDNN's or TensorRT's kernels: no L2 tap term.
   PredictOptions trt = o;
   trt.runtime = Runtime::tensorrt;
