@@ -373,7 +373,7 @@ double output_elements(const Graph& g, const Node& node) {
     if (d <= 0) return 0;
     n *= static_cast<double>(d);
   }
-  return n;
+  return std::isfinite(n) ? n : 0;
 }
 
 /// Conv / GEMM facts: depthwise (and the taps PyTorch's own depthwise kernel loads), Winograd, TF32.
