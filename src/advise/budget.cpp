@@ -39,9 +39,9 @@ std::string human_bytes(double b) {
   return fmt(b, u == 0 ? 0 : 2) + " " + units[u];
 }
 
-const std::set<std::string> k_entry_keys = {"name",      "model",        "gpu",      "batch",      "precision", "mode",
-                                            "runtime",   "optimizer",    "input_shapes", "branches", "loop_trips",
-                                            "dims",      "limits"};
+const std::set<std::string> k_entry_keys = {"name",       "model",   "gpu",       "batch",        "precision",
+                                            "allow_tf32", "mode",    "runtime",   "optimizer",    "input_shapes",
+                                            "branches",   "dims",    "loop_trips", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj"};
 
@@ -86,6 +86,18 @@ std::string describe(const BudgetCheck& c) {
     return "energy " + fmt(c.value, 2) + " mJ " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " mJ";
   return std::string("peak memory ") + human_bytes(c.value) + " " + (c.passed ? "<=" : ">") + " " +
          human_bytes(c.limit_value) + (c.limit == "peak_memory_fraction" ? " (fraction of device memory)" : "");
+}
+
+// `allow_tf32`: true (the default) or false, as --no-tf32: fp32 entries only (after `precision` is read).
+void parse_allow_tf32(const nlohmann::json& e, const std::string& where, PredictOptions& o) {
+  if (!e.contains("allow_tf32")) return;
+  const auto& v = e["allow_tf32"];
+  if (!v.is_boolean())
+    throw InputError(where + ": field 'allow_tf32' must be true or false (got " + json_excerpt(v) + ")");
+  o.allow_tf32 = v.get<bool>();
+  if (!o.allow_tf32 && o.precision != Precision::fp32)
+    throw InputError(where + ": field 'allow_tf32': false applies to precision fp32 only (it is " +
+                     to_string(o.precision) + "); drop it, or set \"precision\": \"fp32\"");
 }
 
 // `input_shapes`: {"input": [1, 3, 224, 224]}, positive dims.
@@ -217,6 +229,7 @@ BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::pat
     } catch (const InputError& err) {
       throw InputError(where + ": " + err.what());
     }
+    parse_allow_tf32(e, where, b.options);
     parse_input_shapes(e, where, b);
     parse_control_flow(e, where, b);
     parse_limits(e, where, b.limits);
@@ -291,7 +304,7 @@ nlohmann::json budget_verdict_json(const BudgetReport& rep) {
                         {"margin_pct", c.margin_pct},
                         {"passed", c.passed}});
     const auto& p = r.prediction;
-    entries.push_back({{"index", e.index},
+    nlohmann::json entry = {{"index", e.index},
                        {"name", e.name},
                        {"model", e.model},
                        {"gpu", e.gpu},
@@ -309,7 +322,9 @@ nlohmann::json budget_verdict_json(const BudgetReport& rep) {
                          {"peak_memory_bytes", p.peak_memory_bytes},
                          {"fits", p.fits},
                          {"model_bundle", p.model_bundle}}},
-                       {"checks", checks}});
+                       {"checks", checks}};
+    if (!e.options.allow_tf32) entry["allow_tf32"] = false;  // as predict --json echoes --no-tf32
+    entries.push_back(std::move(entry));
     passed += r.passed() ? 1 : 0;
   }
   return {{"schema_version", 1},

@@ -30,12 +30,42 @@ std::string check_line(const advise::BudgetCheck& c) {
          report::fmt_pct(c.margin_pct);
 }
 
+/// One JUnit test case per entry and limit (class perfpred.budget.<name>, name = the limit).
+void write_junit(const std::string& out, const advise::BudgetFile& file, const advise::BudgetReport& rep,
+                 double host_factor) {
+  std::vector<report::JUnitCase> cases;
+  for (const auto& r : rep.results)
+    for (const auto& c : r.checks) {
+      report::JUnitCase jc;
+      jc.classname = "perfpred.budget." + r.entry->name;
+      jc.name = c.limit;
+      jc.system_out = r.gpu.id + ": " + check_line(c);
+      if (!c.passed) {
+        const PredictOptions& eo = r.entry->options;
+        jc.failure_message = c.limit + " exceeded on " + r.gpu.id + ": " + check_line(c);
+        jc.failure_text = "entry " + std::to_string(r.entry->index) + " (" + r.entry->name + "), model " +
+                          r.entry->model + ", batch " + std::to_string(r.batch) + ", " + to_string(eo.precision) +
+                          ", " + to_string(eo.mode) + allow_tf32_text(eo.allow_tf32) + host_factor_text(host_factor);
+      }
+      cases.push_back(std::move(jc));
+    }
+  write_text_file(out, report::junit_xml("perfpred budget " + file.path.filename().string(), cases), "--junit");
+}
+
 }  // namespace
 
 int run_budget_check(const BudgetCliOptions& o) {
   const double host_factor = checked_host_factor(o.host_factor);
   advise::BudgetFile file = advise::parse_budget_file(o.file);
-  for (auto& e : file.entries) e.options.host_factor = host_factor;  // the machine CI runs on, for every entry
+  for (auto& e : file.entries) {
+    e.options.host_factor = host_factor;  // the machine CI runs on, for every entry
+    if (!o.no_tf32) continue;
+    if (e.options.precision != Precision::fp32)
+      throw InputError(e.where + ": --no-tf32 applies to fp32 entries only (this one is " +
+                       to_string(e.options.precision) +
+                       "); drop --no-tf32 and give the fp32 entries \"allow_tf32\": false");
+    e.options.allow_tf32 = false;
+  }
   const std::filesystem::path dir =
       file.path.has_parent_path() ? file.path.parent_path() : std::filesystem::path(".");
   support::Corrector corr(o.bundle, o.analytical);
@@ -55,24 +85,7 @@ int run_budget_check(const BudgetCliOptions& o) {
   };
   advise::BudgetReport rep = advise::check_budgets(file, loader, resolver, corr.get());
 
-  if (!o.junit.empty()) {
-    std::vector<report::JUnitCase> cases;
-    for (const auto& r : rep.results)
-      for (const auto& c : r.checks) {
-        report::JUnitCase jc;
-        jc.classname = "perfpred.budget." + r.entry->name;
-        jc.name = c.limit;
-        jc.system_out = r.gpu.id + ": " + check_line(c);
-        if (!c.passed) {
-          jc.failure_message = c.limit + " exceeded on " + r.gpu.id + ": " + check_line(c);
-          jc.failure_text = "entry " + std::to_string(r.entry->index) + " (" + r.entry->name + "), model " + r.entry->model +
-                            ", batch " + std::to_string(r.batch) + ", " + to_string(r.entry->options.precision) +
-                            ", " + to_string(r.entry->options.mode) + host_factor_text(host_factor);
-        }
-        cases.push_back(std::move(jc));
-      }
-    write_text_file(o.junit, report::junit_xml("perfpred budget " + file.path.filename().string(), cases), "--junit");
-  }
+  if (!o.junit.empty()) write_junit(o.junit, file, rep, host_factor);
   if (o.json) {
     nlohmann::json j = advise::budget_verdict_json(rep);
     j["model_bundle"] = corr.label();

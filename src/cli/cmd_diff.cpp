@@ -86,11 +86,13 @@ int run_diff(const DiffCliOptions& o) {
                 {"failed", failed},
                 {"failed_because", over}};
     echo_host_factor(j, popts.host_factor);
+  echo_allow_tf32(j, popts.allow_tf32);
     print_json(j);
     return failed ? 1 : 0;
   }
   std::cout << "Diff on " << gpu.id << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << host_factor_text(popts.host_factor) << ", predictor " << corr.label() << ")\n\n";
+            << to_string(popts.mode) << host_factor_text(popts.host_factor) << allow_tf32_text(popts.allow_tf32)
+            << ", predictor " << corr.label() << ")\n\n";
   TextTable t({"", "old", "new", "change"}, {false, true, true, true});
   t.add_row({"latency", fmt_ms(pa.latency_ms), fmt_ms(pb.latency_ms), pct_text(d.latency_pct)});
   t.add_row({"peak memory", fmt_bytes(pa.peak_memory_bytes), fmt_bytes(pb.peak_memory_bytes), pct_text(d.memory_pct)});

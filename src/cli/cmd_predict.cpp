@@ -83,7 +83,7 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
   j["runtime"] = o.runtime;
   if (o.mode == "training") j["optimizer"] = o.optimizer;
   if (o.host_factor != 1) j["host_factor"] = o.host_factor;
-  if (o.no_tf32) j["allow_tf32"] = false;
+  echo_allow_tf32(j, !o.no_tf32);
   j["latency_ms"] = r6(p.latency_ms);
   j["throughput_samples_per_s"] = r6(p.throughput_samples_per_s);
   j["energy_mj"] = r6(p.energy_mj);
@@ -147,10 +147,7 @@ PredictOptions predict_options(const PredictCmdOptions& o) {
   if (po.mode == Mode::training && po.runtime == Runtime::tensorrt)
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
   po.host_factor = checked_host_factor(o.host_factor);
-  if (o.no_tf32 && po.precision != Precision::fp32)
-    throw InputError("--no-tf32 applies to --precision fp32 only (it was " + o.precision +
-                     "); drop it, or use --precision fp32");
-  po.allow_tf32 = !o.no_tf32;
+  po.allow_tf32 = checked_allow_tf32(o.no_tf32, po.precision, o.precision);
   return po;
 }
 

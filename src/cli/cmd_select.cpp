@@ -115,6 +115,7 @@ nlohmann::json select_json(const SelectCliOptions& o, const SelectRun& r) {
                    {"ranked", ranked},
                    {"rejected", rejected}};
   echo_host_factor(j, popts.host_factor);
+  echo_allow_tf32(j, popts.allow_tf32);
   return j;
 }
 
@@ -130,7 +131,8 @@ int run_select(const SelectCliOptions& o) {
     return res.ranked.empty() ? 1 : 0;
   }
   std::cout << "Devices for " << o.model << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << host_factor_text(popts.host_factor) << "), ranked by " << to_string(objective) << ", predictor " << label
+            << to_string(popts.mode) << host_factor_text(popts.host_factor) << allow_tf32_text(popts.allow_tf32)
+            << "), ranked by " << to_string(objective) << ", predictor " << label
             << "\n\n";
   TextTable t({"rank", "device", "latency", "samples/s", "energy", "power", "peak mem", "headroom", "price/h",
                to_string(objective)},

@@ -109,6 +109,18 @@ void echo_host_factor(nlohmann::json& j, double f) {
   j["notes"].push_back(host_factor_note(f));
 }
 
+bool checked_allow_tf32(bool no_tf32, Precision p, const std::string& given) {
+  if (no_tf32 && p != Precision::fp32)
+    throw InputError("--no-tf32 applies to --precision fp32 only (it was " + given + "); drop it, or use --precision fp32");
+  return !no_tf32;
+}
+
+void echo_allow_tf32(nlohmann::json& j, bool allow_tf32) {
+  if (!allow_tf32) j["allow_tf32"] = false;
+}
+
+std::string allow_tf32_text(bool allow_tf32) { return allow_tf32 ? std::string() : ", no TF32"; }
+
 namespace {
 std::vector<std::string>& partial_list() {
   static std::vector<std::string> list;

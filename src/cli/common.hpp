@@ -9,6 +9,7 @@
 
 #include "perfpred/analysis/cost.hpp"
 #include "perfpred/core/graph.hpp"
+#include "perfpred/core/precision.hpp"
 #include "perfpred/onnx/importer.hpp"
 
 namespace perfpred::cli {
@@ -51,6 +52,16 @@ std::string host_factor_text(double f);
 /// Echo F in a command's JSON document as predict does: `host_factor` and the note in `notes`, only
 /// where F != 1 (F = 1 leaves the document byte-identical to one without the flag).
 void echo_host_factor(nlohmann::json& j, double f);
+
+/// PredictOptions::allow_tf32 for --no-tf32 at precision `p` (`given`: the precision as written): false
+/// with the flag. Every command that predicts takes the flag and checks it here: with a precision other
+/// than fp32 it is an InputError naming the flag (TF32 only ever stands in for FP32 math).
+bool checked_allow_tf32(bool no_tf32, Precision p, const std::string& given);
+/// Echo allow_tf32 in a command's JSON document as predict does: `"allow_tf32": false` only where it is
+/// off (the default leaves the document byte-identical to one without the flag).
+void echo_allow_tf32(nlohmann::json& j, bool allow_tf32);
+/// ", no TF32" for a text header where allow_tf32 is off, else "".
+std::string allow_tf32_text(bool allow_tf32);
 
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order. An
 /// object gains `"complete": false` and `unshaped_nodes` when a partial model was analysed.

@@ -45,6 +45,13 @@ void setup_logging(bool verbose, bool quiet) {
   spdlog::set_default_logger(logger);
 }
 
+/// --no-tf32 on every command that predicts (checked by cli::checked_allow_tf32).
+void add_no_tf32(CLI::App* sub, bool& no_tf32) {
+  sub->add_flag("--no-tf32", no_tf32,
+                "FP32 convolutions on FP32 math only, as with torch.backends.cudnn.allow_tf32 = False (default: TF32 "
+                "tensor cores where the GPU has them); fp32 only");
+}
+
 /// The run a prediction is for (shapes, precision, mode, runtime), shared by predict and fit-host.
 void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--batch", p.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
@@ -56,9 +63,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--mode", p.mode, "inference|training")->default_val("inference");
   sub->add_option("--optimizer", p.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
   sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
-  sub->add_flag("--no-tf32", p.no_tf32,
-                "FP32 convolutions on FP32 math only, as with torch.backends.cudnn.allow_tf32 = False (default: TF32 "
-                "tensor cores where the GPU has them)");
+  add_no_tf32(sub, p.no_tf32);
 }
 
 /// `fit-host`: predict's model and settings, and the measured latency to match.
@@ -208,6 +213,7 @@ int main(int argc, char** argv) {
     sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
     add_host_factor(sub, p.host_factor);
+    add_no_tf32(sub, p.no_tf32);
   };
 
   perfpred::cli::MigCliOptions mig_opts;
@@ -278,6 +284,7 @@ int main(int argc, char** argv) {
     check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone (the default)");
     check->add_flag("--allow-partial", budget_opts.allow_partial, "Check even models whose working nodes have unknown shapes");
     add_host_factor(check, budget_opts.host_factor);
+    add_no_tf32(check, budget_opts.no_tf32);  // every entry; one entry alone: "allow_tf32": false
     check->callback([&] { action = [&] { return perfpred::cli::run_budget_check(budget_opts); }; });
   }
 

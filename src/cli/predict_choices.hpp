@@ -21,6 +21,7 @@ struct PredictChoices {
   bool allow_partial = false;             ///< predict even when working nodes have unknown shapes
   std::string bundle;                     ///< learned latency bundle (`default`: the shipped one); empty: none
   bool analytical = false;
+  bool no_tf32 = false;                   ///< --no-tf32: FP32 convolutions stay on FP32 math (allow_tf32 = False)
 };
 
 }  // namespace perfpred::cli

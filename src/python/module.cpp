@@ -96,7 +96,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("allow_unknown", &cli::PredictChoices::allow_unknown)
       .def_readwrite("bundle", &cli::PredictChoices::bundle)
       .def_readwrite("analytical", &cli::PredictChoices::analytical)
-      .def_readwrite("host_factor", &cli::PredictChoices::host_factor);
+      .def_readwrite("host_factor", &cli::PredictChoices::host_factor)
+      .def_readwrite("no_tf32", &cli::PredictChoices::no_tf32);
 
   py::class_<cli::SelectCliOptions, cli::PredictChoices> select(m, "SelectOptions");
   bind_choices(select);

@@ -350,6 +350,35 @@ class Advise(unittest.TestCase):
             with self.assertRaises(perfpred.InputError):
                 call(host_factor="2")
 
+    def test_tf32_matches_cli(self):
+        """tf32=False is --no-tf32 on select, sweep and mig: the CLI's JSON (a conv net on an A100: slower
+        than with TF32), the CLI's one-line error at a precision other than fp32."""
+        calls = {
+            "select": (["select", RESNET18, "--devices", "a100-sxm4-40gb", "--batch", "32"],
+                       lambda **kw: perfpred.select(RESNET18, ["a100-sxm4-40gb"], batch=32, **kw),
+                       lambda d: d["ranked"][0]["prediction"]["latency_ms"]),
+            "sweep": (["sweep", RESNET18, "--base-gpu", "a100-sxm4-40gb", "--vary", "sm_count=54:108:54", "--batch", "32"],
+                      lambda **kw: perfpred.sweep(RESNET18, "a100-sxm4-40gb", {"sm_count": (54, 108, 54)}, batch=32, **kw),
+                      lambda d: d["points"][0]["latency_ms"]),
+            "mig": (["mig", RESNET18, "--gpu", "a100-sxm4-40gb", "--batch", "32"],
+                    lambda **kw: perfpred.mig(RESNET18, "a100-sxm4-40gb", batch=32, **kw),
+                    lambda d: d["whole_gpu"]["latency_ms"]),
+        }
+        for name, (args, call, latency) in calls.items():
+            want = json.loads(cli(*args, "--json", "--no-tf32"))
+            got, base = call(tf32=False).to_dict(), call().to_dict()
+            for d in (want, got, base):
+                d.pop("elapsed_s", None), d.pop("points_per_second", None)  # sweep timings differ between runs
+            self.assertEqual(got, want, name)
+            self.assertIs(got["allow_tf32"], False, name)
+            self.assertNotIn("allow_tf32", base, name)
+            self.assertGreater(latency(got), 1.2 * latency(base), name)
+            rc, err = cli_error(*args, "--no-tf32", "--precision", "fp16")
+            self.assertEqual(rc, 2)
+            with self.assertRaises(perfpred.InputError) as ctx:
+                call(tf32=False, precision="fp16")
+            self.assertEqual("perfpred: error: " + str(ctx.exception), err)
+
 
 class Pandas(unittest.TestCase):
     def test_to_pandas_only_where_pandas_is(self):

@@ -307,11 +307,12 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
     _flow(o, **(flow or {}))
 
 
-def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0):
+def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True):
     """--branch, --loop-trips, --dim and --allow-partial (models with If/Loop, symbolic dims or shapes
-    left unknown), and --host-factor (this machine's host CPU time over the reference machine's; its range
-    is checked in C++ with the CLI's message)."""
+    left unknown), --host-factor (this machine's host CPU time over the reference machine's; its range
+    is checked in C++ with the CLI's message) and --no-tf32 (tf32=False; fp32 only, checked in C++)."""
     o.host_factor = _number("host_factor", host_factor)
+    o.no_tf32 = not tf32
     o.branches = _pairs("branches", branches)
     o.loop_trips = _pairs("loop_trips", loop_trips)
     o.dims = _pairs("dims", dims)
@@ -414,10 +415,11 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
            objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
            example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-           dims=None, host_factor=1.0):
+           dims=None, host_factor=1.0, tf32=True):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
-    (docs/formats.md), needed for objective="cost". host_factor is --host-factor, as in predict()."""
+    (docs/formats.md), needed for objective="cost". host_factor and tf32 are --host-factor and --no-tf32, as
+    in predict()."""
     o = _perfpred.SelectOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -434,7 +436,7 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
         o.prices = "" if prices is None else _str("prices", prices)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor))
+                      host_factor=host_factor, tf32=tf32))
         return Selection(scratch.clean_json(_perfpred.select(o)))
 
 
@@ -449,10 +451,10 @@ def _axis(field, spec):
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-          dims=None, host_factor=1.0):
+          dims=None, host_factor=1.0, tf32=True):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
     vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points.
-    host_factor is --host-factor, as in predict()."""
+    host_factor and tf32 are --host-factor and --no-tf32, as in predict()."""
     o = _perfpred.SweepOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -464,16 +466,17 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
         o.max_points = _int("max_points", max_points)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor))
+                      host_factor=host_factor, tf32=tf32))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
 
 
 def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_batch_limit=65536, batch=1,
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
-        branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0):
+        branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
-    `recommended` is None where no profile fits and meets slo_ms. host_factor is --host-factor, as in predict()."""
+    `recommended` is None where no profile fits and meets slo_ms. host_factor and tf32 are --host-factor and
+    --no-tf32, as in predict()."""
     o = _perfpred.MigOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -484,5 +487,5 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor))
+                      host_factor=host_factor, tf32=tf32))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))

@@ -75,6 +75,27 @@ TEST(BudgetParse, ValidFile) {
   EXPECT_EQ(f.entries[1].loop_trips, (std::map<std::string, int64_t>{{"scan", 12}, {"steps", 0}}));
 }
 
+TEST(BudgetParse, AllowTf32) {
+  json off = entry("off", {{"latency_ms", 30}});
+  off["allow_tf32"] = false;
+  json on = entry("on", {{"latency_ms", 30}});
+  on["allow_tf32"] = true;
+  json half = entry("half", {{"latency_ms", 30}});
+  half["precision"] = "fp16";
+  half["allow_tf32"] = true;  // true is the default: any precision takes it
+  auto f = parse_budget_json(file_with({entry("default", {{"latency_ms", 30}}), off, on, half}), "ci/budgets.json");
+  ASSERT_EQ(f.entries.size(), 4u);
+  EXPECT_TRUE(f.entries[0].options.allow_tf32);
+  EXPECT_FALSE(f.entries[1].options.allow_tf32);
+  EXPECT_TRUE(f.entries[2].options.allow_tf32);
+  EXPECT_TRUE(f.entries[3].options.allow_tf32);
+  // The verdict echoes it where it is off, as predict --json does.
+  const json v = budget_verdict_json(check_budgets(f, text_loader(), catalog_resolver()));
+  EXPECT_FALSE(v["entries"][0].contains("allow_tf32"));
+  EXPECT_EQ(v["entries"][1]["allow_tf32"], false);
+  EXPECT_FALSE(v["entries"][2].contains("allow_tf32"));
+}
+
 TEST(BudgetParse, ErrorsNameTheEntryAndField) {
   struct Case {
     json doc;
@@ -122,6 +143,15 @@ TEST(BudgetParse, ErrorsNameTheEntryAndField) {
   cases.push_back({with("loop_trips", {{"steps", "3"}}), {"entries[0]", "loop_trips.steps", "integer"}});
   cases.push_back({with("loop_trips", {{"steps", 2.5}}), {"entries[0]", "loop_trips.steps", "integer"}});
   cases.push_back({with("loop_trips", 3), {"entries[0]", "loop_trips must be an object"}});
+  // allow_tf32: a boolean, false only at fp32 (as --no-tf32).
+  cases.push_back({with("allow_tf32", "no"), {"entries[0]", "'allow_tf32'", "true or false", "\"no\""}});
+  cases.push_back({with("allow_tf32", 0), {"entries[0]", "'allow_tf32'", "true or false"}});
+  {
+    json e = entry("a", {{"latency_ms", 1}});
+    e["precision"] = "fp16";
+    e["allow_tf32"] = false;
+    cases.push_back({file_with({e}), {"entries[0]", "'allow_tf32'", "fp32 only", "fp16"}});
+  }
   for (size_t i = 0; i < cases.size(); ++i) {
     std::string msg = error_of(cases[i].doc);
     ASSERT_FALSE(msg.empty()) << "case " << i << " did not throw";
