@@ -6,7 +6,8 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]
 # Env: PERFPRED_FUZZ_BUILD (build dir), PERFPRED_FUZZ_JOBS (build jobs), PERFPRED_FUZZ_RSS_MB (2048),
 # PERFPRED_FUZZ_NO_BUILD=1 (run the targets as built, without configuring or building), PERFPRED_FUZZ_SEED
-# (libFuzzer's -seed: the same mutation sequence every run, as CI uses it).
+# (libFuzzer's -seed: the same mutation sequence every run, as CI uses it), PERFPRED_FUZZ_PARALLEL (targets
+# run at once, default the number of cores).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
@@ -68,21 +69,41 @@ declare -A maxlen=([fuzz_onnx_import]=65536 [fuzz_onnx_predict]=65536 [fuzz_json
 # Protobuf, ONNX and XGBoost are not instrumented: container-overflow checks across them misfire.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_container_overflow=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# run_one TARGET: fuzz it for $secs s; its exit status goes to $work/TARGET.rc, its output to TARGET.log.
+run_one() {
+  local t=$1
+  mkdir -p "$work/corpus/$t" "$work/crashes/$t"
+  local args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb="$rss" -max_len="${maxlen[$t]:-65536}"
+              -print_final_stats=1 -artifact_prefix="$work/crashes/$t/")
+  [ -n "${dict[$t]:-}" ] && args+=(-dict="$fz/${dict[$t]}")
+  [ -n "${PERFPRED_FUZZ_SEED:-}" ] && args+=(-seed="$PERFPRED_FUZZ_SEED")
+  set +e
+  "$build/tests/fuzz/$t" "${args[@]}" "$work/corpus/$t" "$work/seeds/$t" >"$work/$t.log" 2>&1
+  echo $? >"$work/$t.rc"
+}
+# Each target is one single-threaded process: PERFPRED_FUZZ_PARALLEL (default: the number of cores) of them
+# run at once, each for the full SECONDS, so every target gets the time it gets alone and the smoke takes
+# SECONDS x targets / cores.
+parallel=${PERFPRED_FUZZ_PARALLEL:-$(nproc)}
+case "$parallel" in ''|*[!0-9]*|0) echo "fuzz.sh: PERFPRED_FUZZ_PARALLEL must be a whole number >= 1, got '$parallel'" >&2; exit 2 ;; esac
+running=0
+for t in "${targets[@]}"; do
+  rm -f "$work/$t.rc"
+  if [ "$running" -ge "$parallel" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  echo "fuzz.sh: $t for ${secs} s"
+  run_one "$t" &
+  running=$((running + 1))
+done
+wait
 status=0
 total=0
 summary=()
 for t in "${targets[@]}"; do
-  mkdir -p "$work/corpus/$t" "$work/crashes/$t"
-  args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb="$rss" -max_len="${maxlen[$t]:-65536}" -print_final_stats=1
-        -artifact_prefix="$work/crashes/$t/")
-  [ -n "${dict[$t]:-}" ] && args+=(-dict="$fz/${dict[$t]}")
-  [ -n "${PERFPRED_FUZZ_SEED:-}" ] && args+=(-seed="$PERFPRED_FUZZ_SEED")
   log=$work/$t.log
-  echo "fuzz.sh: $t for ${secs} s"
-  set +e
-  "$build/tests/fuzz/$t" "${args[@]}" "$work/corpus/$t" "$work/seeds/$t" >"$log" 2>&1
-  rc=$?
-  set -e
+  rc=$(cat "$work/$t.rc" 2>/dev/null || echo "none")
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   runs=${runs:-0}
   total=$((total + runs))
