@@ -7,6 +7,9 @@ set -euo pipefail
 repo="${2:?usage: $0 PERFPRED_BINARY REPO_ROOT}"
 shared="$repo/../shared/datasets"
 py=/usr/bin/python3
+# It runs Python only, no perfpred code: the sanitizer pass (scripts/test.sh --sanitize) would repeat the
+# regular pass's run to the byte, with nothing instrumented.
+if [[ "${PERFPRED_SANITIZED:-0}" = 1 ]]; then echo "skip: no perfpred code runs here; the regular pass runs it"; exit 77; fi
 if [[ ! -d "$shared" ]]; then echo "skip: $shared not found"; exit 77; fi
 if [[ ! -x "$py" ]] || ! "$py" -c "import torch, onnx, numpy" 2>/dev/null; then
   echo "skip: /usr/bin/python3 with torch, onnx and numpy not available"; exit 77

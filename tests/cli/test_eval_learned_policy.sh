@@ -6,6 +6,8 @@
 # Usage: bash test_eval_learned_policy.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
 set -u
 ROOT=${2:?repository root}
+# Python only (scripts/eval_learned_policy.py), no perfpred code: nothing for the sanitizer pass to add.
+[ "${PERFPRED_SANITIZED:-0}" = 1 ] && { echo "skip: no perfpred code runs here; the regular pass runs it"; exit 77; }
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 command -v "$PY" >/dev/null || { echo "skip: no python3"; exit 77; }
