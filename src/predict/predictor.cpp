@@ -71,15 +71,6 @@ double gpu_budget_w(const GpuSpec& gpu) {
   return gpu.segment == "embedded" ? gpu.tdp_w * model::k_embedded_gpu_power_share : full_load_power_w(gpu);
 }
 
-/// Power while a kernel with this utilisation runs: what it would draw at the boost clock, scaled from the
-/// board's FP32 demand (fp32_power_demand_w: above the TDP on power-limited cards, whose limiter then holds
-/// it at the TDP), capped at the budget.
-double kernel_power(const GpuSpec& gpu, double idle, double utilisation) {
-  const double budget = gpu_budget_w(gpu);
-  const double demand = gpu.segment == "embedded" ? budget : std::max(budget, fp32_power_demand_w(gpu));
-  const double dyn = std::max(0.0, demand - idle);
-  return std::min(budget, idle + dyn * (model::k_power_active_floor + (1 - model::k_power_active_floor) * utilisation));
-}
 
 }  // namespace
 
@@ -150,11 +141,28 @@ std::vector<KernelEstimate>* time_kernels(const Graph& g, const GraphCost& cost,
   return ks;
 }
 
-/// Power state of the timeline walk.
+/// Power state of the timeline walk; the device's figures once per prediction, not per kernel (a sweep
+/// predicts millions of kernels, and fp32_power_demand_w looks its chip family up by name).
 struct PowerModel {
-  const GpuSpec& gpu;
   double idle = 0;
-  double gap = 0;  ///< while the GPU waits on the host or a copy
+  double gap = 0;     ///< while the GPU waits on the host or a copy
+  double budget = 0;  ///< gpu_budget_w
+  /// What a kernel would draw at the boost clock, from the board's FP32 demand (fp32_power_demand_w: above
+  /// the TDP on power-limited cards, whose limiter then holds it at the TDP).
+  double demand = 0;
+
+  explicit PowerModel(const GpuSpec& gpu)
+      : idle(gpu.idle_power_w > 0 ? gpu.idle_power_w : 0.1 * gpu.tdp_w),
+        budget(gpu_budget_w(gpu)),
+        demand(gpu.segment == "embedded" ? budget : std::max(budget, fp32_power_demand_w(gpu))) {
+    gap = idle + std::max(0.0, budget - idle) * model::k_power_gap_fraction;
+  }
+
+  /// Power while a kernel with this utilisation runs: its share of the demand, capped at the budget.
+  double kernel(double utilisation) const {
+    const double dyn = std::max(0.0, demand - idle);
+    return std::min(budget, idle + dyn * (model::k_power_active_floor + (1 - model::k_power_active_floor) * utilisation));
+  }
 };
 
 /// The host/GPU timeline: each kernel starts when the host has issued it and the GPU is free; power is
@@ -162,9 +170,7 @@ struct PowerModel {
 void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<detail::KernelTerms>& terms,
                   const std::vector<KernelEstimate>* ks, double host_scale, const GpuSpec& gpu,
                   const PredictOptions& opts, Prediction& p) {
-  PowerModel pw{gpu};
-  pw.idle = gpu.idle_power_w > 0 ? gpu.idle_power_w : 0.1 * gpu.tdp_w;
-  pw.gap = pw.idle + std::max(0.0, gpu_budget_w(gpu) - pw.idle) * model::k_power_gap_fraction;
+  const PowerModel pw(gpu);
   double energy_j = 0;
   double host_t = 0, gpu_t = 0;
   const bool copies = opts.include_copies && !gpu.unified_memory;
@@ -185,7 +191,7 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
     gpu_t = start + time_s;
     // Power from the achieved utilisation of the analytical estimate, stretched over the corrected time.
     const double util = time_s > 0 ? t.utilisation * std::min(1.0, t.time_s / time_s) : 0;
-    energy_j += kernel_power(gpu, pw.idle, util) * time_s;
+    energy_j += pw.kernel(util) * time_s;
     kernels_s += time_s;
     if (d.phase == Phase::optimizer) optimizer_s += time_s;
   }
