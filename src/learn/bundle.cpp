@@ -1,5 +1,6 @@
 #include "perfpred/learn/bundle.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "perfpred/learn/energy.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/json_file.hpp"
 #include "perfpred/util/paths.hpp"
@@ -96,6 +98,33 @@ double finite_number(const nlohmann::json& v, const std::string& what) {
 }
 
 // kernel_ranges and timer_floors of an efficiency bundle.
+// network_target, and for energy corrections their features, ranges and codes.
+void read_network_target(const nlohmann::json& j, const std::string& label, Bundle& b) {
+  b.network_target = j.value("network_target", std::string("log_ratio"));
+  if (b.network_target == "log_ratio") return;
+  if (b.network_target != k_energy_target)
+    throw InputError(label + ": field network_target is '" + b.network_target + "'; this perfpred reads \"log_ratio\" or \"" +
+                     k_energy_target + "\" (retrain the bundle with `perfpred train`)");
+  if (b.target != Target::energy)
+    throw InputError(label + ": network_target \"" + b.network_target + "\" needs target energy, not " + to_string(b.target));
+  check_names(j, "energy_features", energy_feature_names(), label);
+  for (const char* key : {"network_ranges", "network_codes"})
+    if (!j.contains(key) || !j[key].is_object())
+      throw InputError(label + ": missing object field " + key + "; retrain the bundle with `perfpred train`");
+  for (const auto& [name, lohi] : j["network_ranges"].items()) {
+    const std::string what = label + ": network_ranges." + name;
+    if (!lohi.is_array() || lohi.size() != 2) throw InputError(what + ": must be [lo, hi]");
+    b.network_ranges[name] = {finite_number(lohi[0], what), finite_number(lohi[1], what)};
+  }
+  for (const auto& [name, values] : j["network_codes"].items()) {
+    const std::string what = label + ": network_codes." + name;
+    if (!values.is_array()) throw InputError(what + ": must be an array of the codes seen");
+    auto& seen = b.network_codes[name];
+    for (const auto& v : values) seen.push_back(finite_number(v, what));
+    std::sort(seen.begin(), seen.end());
+  }
+}
+
 void read_efficiency_fields(const nlohmann::json& j, const std::string& label, Bundle& b) {
   if (j.contains("kernel_ranges")) {
     if (!j["kernel_ranges"].is_object()) throw InputError(label + ": field kernel_ranges must be an object");
@@ -265,6 +294,15 @@ nlohmann::json to_json(const Bundle& b) {
   for (const auto& [rt, blob] : b.host_models) hm[rt] = blob_to_json(blob);
   j["host_models"] = hm;
   j["network_model"] = b.network_model ? blob_to_json(*b.network_model) : nlohmann::json(nullptr);
+  if (b.network_target == k_energy_target) {
+    j["network_target"] = b.network_target;
+    j["energy_features"] = energy_feature_names();
+    nlohmann::json ranges = nlohmann::json::object(), codes = nlohmann::json::object();
+    for (const auto& [name, lohi] : b.network_ranges) ranges[name] = {lohi.first, lohi.second};
+    for (const auto& [name, seen] : b.network_codes) codes[name] = seen;
+    j["network_ranges"] = ranges;
+    j["network_codes"] = codes;
+  }
   nlohmann::json src = nlohmann::json::array();
   for (const auto& s : b.sources)
     src.push_back({{"name", s.name}, {"file", s.file}, {"licence", s.licence}, {"rows", s.rows}});
@@ -320,6 +358,7 @@ Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
     }
   if (j.contains("network_model") && !j["network_model"].is_null())
     b.network_model = blob_from_json(j["network_model"], label + ": network_model");
+  read_network_target(j, label, b);
   if (b.kernel_models.empty() && b.host_models.empty() && !b.network_model)
     throw InputError(label + ": the bundle holds no boosters");
   if (j.contains("training") && j["training"].is_object()) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "perfpred/learn/efficiency.hpp"
+#include "perfpred/learn/energy.hpp"
 #include "perfpred/util/error.hpp"
 #include "xgb.hpp"
 
@@ -206,12 +207,21 @@ double LearnedModel::network_factor(const Prediction& p, const GpuSpec& gpu, con
   if (!m_impl->network)
     m_impl->network = std::make_unique<xgb::Booster>(
         xgb::Booster::load(m_impl->bundle.network_model->ubj, m_impl->label + ": network_model"));
+  const Bundle& b = m_impl->bundle;
+  const bool energy = b.network_target == k_energy_target;
   xgb::DenseMatrix x;
   x.rows = 1;
-  x.cols = static_cast<int64_t>(network_feature_names().size());
+  x.cols = static_cast<int64_t>(energy ? energy_feature_names().size() : network_feature_names().size());
   x.values.resize(static_cast<size_t>(x.cols));
-  network_features(p, gpu, opts, x.values.data());
-  return std::exp(static_cast<double>(m_impl->network->predict(x)[0]));
+  if (!energy) {
+    network_features(p, gpu, opts, x.values.data());
+    return std::exp(static_cast<double>(m_impl->network->predict(x)[0]));
+  }
+  energy_features(p, gpu, opts, x.values.data());
+  // Outside the training range the correction shrinks toward 1, as the kernel boosters' does.
+  const double w = range_weight(energy_range_columns(b.network_ranges, b.network_codes), x.values.data());
+  if (!(w > 0)) return 1.0;
+  return std::exp(w * static_cast<double>(m_impl->network->predict(x)[0]));
 }
 
 bool LearnedModel::gpu_seen(const std::string& gpu_id) const {

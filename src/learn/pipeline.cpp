@@ -307,6 +307,7 @@ void train_network_part(const TrainRequest& req, std::vector<DataFile>& files, s
           s.gpu = gpu;
           s.opts = opts;
           s.measured = *measured;
+          s.gpu_id = r.gpu_id;
           net_samples.push_back(std::move(s));
         }
       } catch (const InputError& e) {

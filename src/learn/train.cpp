@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "perfpred/learn/energy.hpp"
 #include "perfpred/util/error.hpp"
 #include "train_params.hpp"
 #include "xgb.hpp"
@@ -96,11 +97,12 @@ void check_drop_features(const std::vector<std::string>& drop) {
   for (const auto& d : drop) {
     bool any = false;
     for (const auto* names :
-         {&kernel_feature_names(), &efficiency_feature_names(), &host_feature_names(), &network_feature_names()})
+         {&kernel_feature_names(), &efficiency_feature_names(), &host_feature_names(), &network_feature_names(),
+          &energy_feature_names()})
       any = any || std::any_of(names->begin(), names->end(), [&](const std::string& n) { return matches(n, d); });
     if (!any)
       throw InputError("train: --drop-feature '" + d +
-                       "' matches no feature; see a bundle's kernel_features, host_features and network_features, "
+                       "' matches no feature; see a bundle's kernel_features, host_features, network_features and energy_features, "
                        "or use a prefix ending in '*'");
   }
 }
@@ -209,6 +211,10 @@ double analytical_value(const Prediction& p, Target t) {
 }
 
 void train_network_model(const std::vector<NetworkSample>& samples, Target t, const TrainOptions& opts, Bundle& out) {
+  if (t == Target::energy) {  // the GPU-agnostic correction (energy.hpp)
+    train_energy_model(samples, opts, out);
+    return;
+  }
   const size_t nf = network_feature_names().size();
   std::vector<size_t> idx;
   for (size_t i = 0; i < samples.size(); ++i)

@@ -32,6 +32,7 @@ struct Api {
   decltype(&XGBoosterFree) BoosterFree = nullptr;
   decltype(&XGBoosterSetParam) BoosterSetParam = nullptr;
   decltype(&XGBoosterUpdateOneIter) BoosterUpdateOneIter = nullptr;
+  decltype(&XGBoosterBoostOneIter) BoosterBoostOneIter = nullptr;
   decltype(&XGBoosterLoadModelFromBuffer) BoosterLoadModelFromBuffer = nullptr;
   decltype(&XGBoosterSaveModelToBuffer) BoosterSaveModelToBuffer = nullptr;
   decltype(&XGBoosterPredictFromDMatrix) BoosterPredictFromDMatrix = nullptr;
@@ -77,6 +78,7 @@ Api load_api() {
   sym(a.BoosterFree, "XGBoosterFree");
   sym(a.BoosterSetParam, "XGBoosterSetParam");
   sym(a.BoosterUpdateOneIter, "XGBoosterUpdateOneIter");
+  sym(a.BoosterBoostOneIter, "XGBoosterBoostOneIter");
   sym(a.BoosterLoadModelFromBuffer, "XGBoosterLoadModelFromBuffer");
   sym(a.BoosterSaveModelToBuffer, "XGBoosterSaveModelToBuffer");
   sym(a.BoosterPredictFromDMatrix, "XGBoosterPredictFromDMatrix");
@@ -156,6 +158,13 @@ Booster Booster::train(const DenseMatrix& x, const std::vector<float>& y, const 
   for (const auto& [k, v] : params) check(api().BoosterSetParam(h, k, v.c_str()), "XGBoosterSetParam");
   if (!p.monotone.empty()) check(api().BoosterSetParam(h, "monotone_constraints", p.monotone.c_str()), "XGBoosterSetParam");
   for (int i = 0; i < p.rounds; ++i) check(api().BoosterUpdateOneIter(h, i, d.h), "XGBoosterUpdateOneIter");
+  if (p.rounds <= 0) {
+    // No rounds: XGBoost saves only a configured model, so boost once on zero gradients, a single leaf of
+    // weight 0 (-G / (H + lambda)): the booster predicts base_score 0, no correction, for every row.
+    std::vector<float> grad(y.size(), 0.0f), hess(y.size(), 1.0f);
+    check(api().BoosterBoostOneIter(h, d.h, grad.data(), hess.data(), static_cast<bst_ulong>(y.size())),
+          "XGBoosterBoostOneIter");
+  }
   return b;
 }
 

@@ -41,7 +41,8 @@ class Booster {
   Booster(Booster&& other) noexcept;
   Booster& operator=(Booster&& other) noexcept;
 
-  /// Fit on x (rows x cols) against labels y (size rows). Throws InternalError on an XGBoost failure.
+  /// Fit on x (rows x cols) against labels y (size rows); with rounds <= 0 a booster that predicts 0
+  /// (base_score) for every row. Throws InternalError on an XGBoost failure.
   static Booster train(const DenseMatrix& x, const std::vector<float>& y, const TrainParams& params);
   /// Load from an XGBoost model buffer (UBJ or JSON). `label` names it in errors (InputError).
   static Booster load(const std::string& buffer, const std::string& label);

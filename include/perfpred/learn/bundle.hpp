@@ -56,6 +56,13 @@ struct Bundle {
   std::map<std::string, std::map<std::string, double>> timer_floors;
   std::map<std::string, BoosterBlob> host_models;    ///< runtime name -> host-overhead booster
   std::optional<BoosterBlob> network_model;          ///< energy / memory target
+  /// What the network booster predicts from: "log_ratio" (log of measured over analytical on
+  /// network_feature_names(); memory bundles and energy bundles before this field) or k_energy_target
+  /// (energy.hpp: the energy correction on energy_feature_names(), shrunk outside network_ranges).
+  std::string network_target = "log_ratio";
+  /// Energy-correction bundles: training range of energy_range_features() and codes of energy_code_features().
+  FeatureRanges network_ranges;
+  FeatureCodes network_codes;
   std::vector<DataSource> sources;
   std::string rows_hash;  ///< "fnv1a64:<hex>" over the training rows' canonical text
   size_t train_rows = 0;

@@ -99,12 +99,14 @@ struct NetworkSample {
   GpuSpec gpu;
   PredictOptions opts;
   double measured = 0;  ///< energy_mj or peak_memory_bytes
+  std::string gpu_id;   ///< the row's gpu_id (leave-one-GPU-out folds; empty: physical_gpu of `gpu`)
 };
 
 /// The analytical value of a target in a prediction (latency_ms, energy_mj, peak_memory_bytes).
 double analytical_value(const Prediction& p, Target t);
 
-/// Fit the whole-network booster on log(measured / analytical). Sets out.network_model.
+/// Fit the whole-network booster on log(measured / analytical). Sets out.network_model. Energy: the
+/// GPU-agnostic correction of energy.hpp (train_energy_model); memory: network_feature_names().
 void train_network_model(const std::vector<NetworkSample>& samples, Target t, const TrainOptions& opts, Bundle& out);
 
 }  // namespace perfpred::learn
