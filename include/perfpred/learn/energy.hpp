@@ -1,8 +1,8 @@
 #pragma once
 /// The energy target of whole-network bundles: a correction on the analytical energy, log(measured /
-/// analytical), learned from features that mean the same on every GPU (the power limit against the TDP,
-/// the sustained clock it leaves, the analytical draw against the limit, idle power against the limit, the
-/// GPU-busy share of a step, the batch) and no GPU spec or absolute time. With absolute features (the
+/// analytical), learned from features that mean the same on every GPU (the sustained clock a power limit
+/// leaves, the analytical draw against the limit, idle power against the limit, the GPU-busy share of a
+/// step, the batch) and no GPU spec or absolute time. With absolute features (the
 /// first design, network_feature_names()) the booster split on values that identify a GPU, such as the
 /// analytical optimizer time, which only the memory bandwidth sets: a GPU held out beyond the training
 /// range took the correction of the training GPU at that end (docs/accuracy.md, "Learned model").
@@ -27,9 +27,9 @@ void energy_features(const Prediction& p, const GpuSpec& gpu, const PredictOptio
 const std::vector<std::string>& energy_range_features();
 /// Code features whose seen values a bundle records (an unseen value keeps the analytical energy).
 const std::vector<std::string>& energy_code_features();
-/// XGBoost monotone_constraints: the correction does not rise with the power-limit share or the sustained
-/// clock (below the lowest voltage a board's power falls about linearly with its clock, not as the cube,
-/// so the deeper the limit, the more the analytical clock law understates the slowdown).
+/// XGBoost monotone_constraints: the correction does not rise with the sustained clock (below the lowest
+/// voltage a board's power falls about linearly with its clock, not as the cube, so the deeper the limit,
+/// the more the analytical clock law understates the slowdown).
 std::string energy_monotone_constraints();
 /// `ranges` and `codes` resolved to columns of energy_feature_names().
 std::vector<RangeColumn> energy_range_columns(const FeatureRanges& ranges, const FeatureCodes& codes);
