@@ -236,30 +236,30 @@ TEST(LearnTrain, HostSampleSubtractsOtherTerms) {
 }
 
 TEST(LearnTrain, NetworkTargetModel) {
+  // The memory target learns log(measured / analytical) on network_feature_names() (energy: test_learn_energy).
   std::vector<NetworkSample> ns;
   for (int i = 0; i < 300; ++i) {
     NetworkSample s;
     s.gpu = gpu_with(i % 2 ? 40 : 80);
     s.prediction.latency_ms = 1 + i % 23;
-    s.prediction.energy_mj = 50.0 * (1 + i % 13);
-    s.measured = s.prediction.energy_mj * (s.prediction.latency_ms > 10 ? 1.3 : 0.8);
+    s.prediction.peak_memory_bytes = 1e8 * (1 + i % 13);
+    s.measured = s.prediction.peak_memory_bytes * (s.prediction.latency_ms > 10 ? 1.3 : 0.8);
     ns.push_back(s);
   }
   TrainOptions o;
   o.nthread = 1;  // tests run in parallel: no OpenMP team spinning on a busy machine
   o.rounds = 80;
   Bundle b;
-  b.name = "energy";
-  b.target = Target::energy;
-  train_network_model(ns, Target::energy, o, b);
+  b.name = "memory";
+  b.target = Target::memory;
+  train_network_model(ns, Target::memory, o, b);
+  EXPECT_EQ(b.network_target, "log_ratio");
   LearnedModel m(b);
   Prediction p;
   p.latency_ms = 15;
-  p.energy_mj = 200;
-  p.avg_power_w = 100;
+  p.peak_memory_bytes = 4e8;
   apply_network_target(m, p, gpu_with(40), PredictOptions{});
-  EXPECT_NEAR(p.energy_mj, 260, 8);
-  EXPECT_NEAR(p.avg_power_w, 130, 4);
-  EXPECT_EQ(p.model_bundle, "energy");
+  EXPECT_NEAR(p.peak_memory_bytes, 5.2e8, 1.6e7);
+  EXPECT_EQ(p.model_bundle, "memory");
   EXPECT_FALSE(p.gpu_seen_in_training);
 }
