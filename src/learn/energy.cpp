@@ -13,6 +13,7 @@
 #include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/util/error.hpp"
 #include "train_params.hpp"
+#include "labelled_rows.hpp"
 #include "xgb.hpp"
 
 namespace perfpred::learn {
@@ -82,26 +83,9 @@ std::string physical_gpu(const GpuSpec& gpu) { return gpu.parent_id.empty() ? gp
 
 namespace {
 
-// Labelled rows: features, log(measured / analytical energy), physical GPU.
-struct Rows {
-  xgb::DenseMatrix x;
-  std::vector<float> y;
-  std::vector<std::string> gpu;
-};
-
-Rows subset(const Rows& all, const std::vector<size_t>& idx) {
-  Rows r;
-  const auto nf = static_cast<size_t>(all.x.cols);
-  r.x.cols = all.x.cols;
-  r.x.rows = static_cast<int64_t>(idx.size());
-  for (size_t i : idx) {
-    r.x.values.insert(r.x.values.end(), all.x.values.begin() + static_cast<std::ptrdiff_t>(i * nf),
-                      all.x.values.begin() + static_cast<std::ptrdiff_t>((i + 1) * nf));
-    r.y.push_back(all.y[i]);
-    r.gpu.push_back(all.gpu[i]);
-  }
-  return r;
-}
+// Rows: features, log(measured / analytical energy), physical GPU.
+using Rows = detail::LabelledRows;
+using detail::subset;
 
 void ranges_of(const Rows& rows, FeatureRanges& ranges, FeatureCodes& codes) {
   ranges.clear();

@@ -12,6 +12,7 @@
 #include "perfpred/learn/train.hpp"
 #include "perfpred/util/error.hpp"
 #include "train_params.hpp"
+#include "labelled_rows.hpp"
 #include "xgb.hpp"
 
 namespace perfpred::learn {
@@ -33,29 +34,9 @@ xgb::TrainParams params_of(const TrainOptions& o, int rounds) {
   return p;
 }
 
-// One labelled row: features, log-efficiency label, GPU.
-struct Rows {
-  xgb::DenseMatrix x;
-  std::vector<float> y;
-  std::vector<std::string> gpu;
-};
-
-Rows subset(const Rows& all, const std::vector<size_t>& idx) {
-  Rows r;
-  const auto nf = static_cast<size_t>(all.x.cols);
-  r.x.cols = all.x.cols;
-  r.x.rows = static_cast<int64_t>(idx.size());
-  r.x.values.resize(idx.size() * nf);
-  r.y.resize(idx.size());
-  r.gpu.resize(idx.size());
-  for (size_t i = 0; i < idx.size(); ++i) {
-    std::copy_n(all.x.values.begin() + static_cast<std::ptrdiff_t>(idx[i] * nf), nf,
-                r.x.values.begin() + static_cast<std::ptrdiff_t>(i * nf));
-    r.y[i] = all.y[idx[i]];
-    r.gpu[i] = all.gpu[idx[i]];
-  }
-  return r;
-}
+// Rows: features, log-efficiency label, GPU.
+using Rows = detail::LabelledRows;
+using detail::subset;
 
 // Timer-floor probes: rows whose roofline is at most this (far below any per-op floor), at least this many per op.
 constexpr double k_floor_probe_roofline_s = 2e-6;
