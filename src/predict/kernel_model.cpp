@@ -179,8 +179,10 @@ double memory_efficiency(const KernelDraft& k) {
 
 double depthwise_tap_bytes(double outputs, double kh, double kw, double sw) {
   if (!(outputs > 0) || !(kh > 0) || !(kw > 0)) return 0;
-  const double sectors_per_warp_tap = 4 * std::max(1.0, sw) + 1 + 1;  // input span + misaligned start + weight
-  return outputs * kh * kw * sectors_per_warp_tap * 32 / 32;
+  // Per warp (32 outputs) and tap: the input span, one sector for its misaligned start, one weight sector;
+  // 32-byte sectors over 32 outputs make that many bytes per output and tap.
+  const double sectors_per_warp_tap = 4 * std::max(1.0, sw) + 1 + 1;
+  return outputs * kh * kw * sectors_per_warp_tap;
 }
 
 double winograd_tile_fill(double out_h, double out_w) {
