@@ -26,8 +26,9 @@ inline constexpr double k_conv_simt_eff = 0.80;
 /// cuDNN's INT8 convolutions without tensor cores (dp4a, INT8x4 layouts; DeepBench's Pascal rows) reach this
 /// share of the SIMT conv efficiency on the dp4a rate: measured/analytical medians were 2.59 (GTX 1080 Ti)
 /// and 2.62 (Titan X Pascal) over the rows with >= 4 input channels, where cuBLAS's dp4a GEMMs on the same
-/// cards sit at 1.00-1.02. Fitted by mean APE on those two GPUs (0.38: 32.8/33.5%, 0.5: 32.2/32.7%, 0.65:
-/// 33.0/33.3%; INT8 rows 59.1% -> 49.5%); the held-out Titan Xp went 36.4% -> 32.8% (all its conv rows).
+/// cards sit at 1.00-1.02. Fitted by mean APE on those two GPUs (all their conv rows, from 35.8/36.2%: 0.38
+/// 32.8/33.5%, 0.5 32.1/32.7%, 0.65 33.0/33.3%; INT8 rows 59.1% -> 49.3% at 0.5); the held-out Titan Xp went
+/// 36.4% -> 32.7% (all its conv rows).
 /// TensorRT's INT8 kernels, written for dp4a, are not given it.
 inline constexpr double k_conv_dp4a_share = 0.5;
 /// FP32 SIMT convolution/GEMM on the Volta-class SMs of the compute chips and Xavier (GV100, GV10B, GA100,
