@@ -93,9 +93,8 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   r.half_precision = p == Precision::fp16 || p == Precision::bf16;
   r.int8 = p == Precision::int8;
   r.runtime = rt;
-  const double cc_number = std::strtod(gpu.compute_capability.c_str(), nullptr);
-  r.fast_tensor_gradients = cc_number >= 8.0;
-  r.l1_caches_global = !(cc_number > 0 && cc_number < 7.0);
+  r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
+  r.l1_caches_global = l1_caches_global_loads(gpu);
   const std::string& cc = gpu.compute_capability;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
   // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
@@ -176,6 +175,23 @@ double memory_efficiency(const KernelDraft& k) {
 }
 
 }  // namespace
+
+bool l1_caches_global_loads(const GpuSpec& gpu) {
+  const double cc = std::strtod(gpu.compute_capability.c_str(), nullptr);
+  return !(cc > 0 && cc < 7.0);
+}
+
+void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p) {
+  const double cin_g = s.cin > 0 ? s.cin / s.groups : 0;
+  d.depthwise = s.groups > 1 && cin_g > 0 && cin_g <= 4;
+  // PyTorch's own kernel runs only true depthwise convolutions (one input channel per group); a few channels
+  // per group go to cuDNN's grouped convolution.
+  if (d.depthwise && cin_g == 1 && rt == Runtime::pytorch && p == Precision::fp32)
+    d.depthwise_tap_bytes = depthwise_tap_bytes(s.outputs, s.kh, s.kw, s.sw);
+  d.winograd = s.groups == 1 && s.kh == 3 && s.kw == 3 && s.sh == 1 && s.sw == 1 && s.dil == 1 &&
+               s.cin >= model::k_winograd_min_channels;
+  if (d.winograd) d.winograd_tile_fill = winograd_tile_fill(s.out_h, s.out_w);
+}
 
 double depthwise_tap_bytes(double outputs, double kh, double kw, double sw) {
   if (!(outputs > 0) || !(kh > 0) || !(kw > 0)) return 0;
@@ -320,15 +336,19 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     d.tensor_ok = true;
   }
   if (k.family == OpFamily::conv || k.family == OpFamily::conv_transpose) {
-    const double groups = attr_or(k, "groups", 1), cin = attr_or(k, "in_channels", 0), cout = attr_or(k, "out_channels", 0);
-    const double kh = attr_or(k, "kernel_h", 0), kw = attr_or(k, "kernel_w", kh);
-    const double sh = attr_or(k, "stride_h", 1), sw = attr_or(k, "stride_w", sh);
-    d.depthwise = groups > 1 && cin > 0 && cin / groups <= 4;
-    if (d.depthwise && cin == groups && opts.runtime == Runtime::pytorch && opts.precision == Precision::fp32)
-      d.depthwise_tap_bytes = detail::depthwise_tap_bytes(
-          attr_or(k, "batch", 0) * cout * attr_or(k, "out_h", 0) * attr_or(k, "out_w", 0), kh, kw, sw);
-    d.winograd = groups == 1 && kh == 3 && kw == 3 && sh == 1 && sw == 1 && cin >= model::k_winograd_min_channels;
-    if (d.winograd) d.winograd_tile_fill = detail::winograd_tile_fill(attr_or(k, "out_h", 0), attr_or(k, "out_w", 0));
+    detail::ConvShape s;
+    s.groups = attr_or(k, "groups", 1);
+    s.cin = attr_or(k, "in_channels", 0);
+    s.cout = attr_or(k, "out_channels", 0);
+    s.kh = attr_or(k, "kernel_h", 0);
+    s.kw = attr_or(k, "kernel_w", s.kh);
+    s.sh = attr_or(k, "stride_h", 1);
+    s.sw = attr_or(k, "stride_w", s.sh);
+    s.dil = std::max(attr_or(k, "dilation_h", 1), attr_or(k, "dilation_w", 1));
+    s.out_h = attr_or(k, "out_h", 0);
+    s.out_w = attr_or(k, "out_w", 0);
+    s.outputs = attr_or(k, "batch", 0) * s.cout * s.out_h * s.out_w;
+    detail::set_conv_facts(d, s, opts.runtime, opts.precision);
     d.conv_tf32 = (opts.precision == Precision::fp32 && opts.allow_tf32) || opts.precision == Precision::tf32;
   }
   if (k.family == OpFamily::rnn) {

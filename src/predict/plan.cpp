@@ -97,12 +97,21 @@ HostCosts host_costs(const GpuSpec& gpu, Runtime rt, double host_factor) {
   return h;
 }
 
-struct ConvFacts {
-  double groups = 1, cin = 0, cout = 0, kh = 1, kw = 1, sh = 1, sw = 1, dil = 1;
-};
+/// Elements of a node's first output, 0 when its shape is not fully known.
+double output_elements(const Graph& g, const Node& node) {
+  const int y = first_output(node);
+  if (y < 0 || g.tensors[y].shape.empty()) return 0;
+  double n = 1;
+  for (auto d : g.tensors[y].shape) {
+    if (d <= 0) return 0;
+    n *= static_cast<double>(d);
+  }
+  return std::isfinite(n) ? n : 0;
+}
 
-ConvFacts conv_facts(const Graph& g, const Node& n) {
-  ConvFacts c;
+/// A Conv/ConvTranspose node's shape; outputs and the output map where its output shape is known.
+ConvShape conv_shape(const Graph& g, const Node& n) {
+  ConvShape c;
   c.groups = static_cast<double>(n.attr_int("group", 1));
   if (const Tensor* x = g.input(n, 0); x && x->shape.size() >= 2 && x->shape[1] > 0) c.cin = x->shape[1];
   if (const Tensor* w = g.input(n, 1); w && w->shape.size() >= 3) {
@@ -123,6 +132,11 @@ ConvFacts conv_facts(const Graph& g, const Node& n) {
   }
   auto dl = n.attr_ints("dilations");
   for (auto d : dl) c.dil = std::max(c.dil, static_cast<double>(d));
+  c.outputs = output_elements(g, n);
+  if (const int y = first_output(n); y >= 0 && g.tensors[y].shape.size() == 4) {
+    c.out_h = static_cast<double>(g.tensors[y].shape[2]);
+    c.out_w = static_cast<double>(g.tensors[y].shape[3]);
+  }
   return c;
 }
 
@@ -364,42 +378,17 @@ void fuse_chain(PlanContext& c, int i, int last, KernelDraft& d, double& bytes, 
   }
 }
 
-/// Elements of a node's first output, 0 when its shape is not fully known.
-double output_elements(const Graph& g, const Node& node) {
-  const int y = first_output(node);
-  if (y < 0 || g.tensors[y].shape.empty()) return 0;
-  double n = 1;
-  for (auto d : g.tensors[y].shape) {
-    if (d <= 0) return 0;
-    n *= static_cast<double>(d);
-  }
-  return std::isfinite(n) ? n : 0;
-}
-
 /// Conv / GEMM facts: depthwise (and the taps PyTorch's own depthwise kernel loads), Winograd, TF32.
 void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, KernelDraft& d) {
   d.matrix = nc.gemm.has_value();
   if (nc.gemm) d.gemm = *nc.gemm;
   d.tensor_ok = true;
   if (d.family != OpFamily::gemm) {
-    ConvFacts f = conv_facts(c.g, node);
-    const double cin_g = f.cin > 0 ? f.cin / f.groups : 0;
-    d.depthwise = f.groups > 1 && cin_g > 0 && cin_g <= 4;
-    d.winograd = f.groups == 1 && f.kh == 3 && f.kw == 3 && f.sh == 1 && f.sw == 1 && f.dil == 1 &&
-                 f.cin >= model::k_winograd_min_channels;
-    if (const int y = first_output(node); d.winograd && y >= 0 && c.g.tensors[y].shape.size() == 4)
-      d.winograd_tile_fill = winograd_tile_fill(static_cast<double>(c.g.tensors[y].shape[2]),
-                                                static_cast<double>(c.g.tensors[y].shape[3]));
-    // PyTorch's own kernel runs only true depthwise convolutions (one input channel per group); a few
-    // channels per group go to cuDNN's grouped convolution.
-    if (d.depthwise && cin_g == 1 && c.opts.runtime == Runtime::pytorch && c.opts.precision == Precision::fp32) {
-      d.depthwise_tap_bytes = depthwise_tap_bytes(output_elements(c.g, node), f.kh, f.kw, f.sw);
-      const double cc = std::strtod(c.gpu.compute_capability.c_str(), nullptr);
-      if (!c.noted_depthwise_l2 && d.depthwise_tap_bytes > 0 && cc > 0 && cc < 7.0) {
-        c.plan.notes.push_back("depthwise convolutions run PyTorch's own FP32 kernel, whose per-tap input loads SMs of "
-                               "compute capability " + c.gpu.compute_capability + " serve from L2, not L1");
-        c.noted_depthwise_l2 = true;
-      }
+    set_conv_facts(d, conv_shape(c.g, node), c.opts.runtime, c.opts.precision);
+    if (!c.noted_depthwise_l2 && d.depthwise_tap_bytes > 0 && !l1_caches_global_loads(c.gpu)) {
+      c.plan.notes.push_back("depthwise convolutions run PyTorch's own FP32 kernel, whose per-tap input loads SMs of "
+                             "compute capability " + c.gpu.compute_capability + " serve from L2, not L1");
+      c.noted_depthwise_l2 = true;
     }
     if (c.opts.precision == Precision::fp32 && c.opts.allow_tf32 && c.has_tf32 && !d.depthwise) {
       d.conv_tf32 = true;

@@ -102,6 +102,16 @@ struct GpuRates {
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
+/// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
+bool l1_caches_global_loads(const GpuSpec& gpu);
+/// A convolution's shape as the kernel model needs it (0 where unknown).
+struct ConvShape {
+  double groups = 1, cin = 0, cout = 0, kh = 1, kw = 1, sh = 1, sw = 1, dil = 1;
+  double outputs = 0, out_h = 0, out_w = 0;  ///< output elements (batch included), output map
+};
+/// The facts of a conv draft from its shape, one definition for network plans and kernel rows: depthwise,
+/// the taps PyTorch's own FP32 depthwise kernel loads (depthwise_tap_bytes), Winograd and its tile fill.
+void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p);
 /// KernelDraft::depthwise_tap_bytes of a depthwise conv with `outputs` output elements, a kh x kw filter and
 /// width stride sw, at FP32: per warp and tap, 32 input loads spread over sw x 128 bytes (4 x sw sectors, one
 /// more for the misaligned start) and one weight sector shared by the warp.
