@@ -973,6 +973,20 @@ class Importer {
     }
   }
 
+  // ONNX sees every Einsum equation in explicit form (detail::einsum_explicit), in subgraphs too: its
+  // implicit-mode rank inference writes outside a stack array for any character but a-z. One it cannot
+  // make explicit is blanked, which ONNX skips; validate_node reports it on the node itself.
+  static void explicit_einsums(onnx::GraphProto& g) {
+    for (auto& np : *g.mutable_node()) {
+      const bool einsum = np.op_type() == "Einsum" && (np.domain().empty() || np.domain() == "ai.onnx");
+      for (auto& a : *np.mutable_attribute()) {
+        if (einsum && a.name() == "equation" && a.has_s()) a.set_s(detail::einsum_explicit(a.s()));
+        if (a.has_g()) explicit_einsums(*a.mutable_g());
+        for (auto& sg : *a.mutable_graphs()) explicit_einsums(sg);
+      }
+    }
+  }
+
   void run_onnx_inference() {
     onnx::ShapeInferenceOptions options(false, 0, true);
     try {
@@ -1089,6 +1103,7 @@ class Importer {
       for (auto& np : *graph().mutable_node())
         if ((np.domain().empty() || np.domain() == "ai.onnx") && detail::newer_than_onnx_library(np.op_type(), m_g.opset))
           np.set_domain("perfpred.newer");
+    explicit_einsums(graph());
     for (int round = 0; round < 4; ++round) {
       detail::propagate(m_g);
       check_conv_ranks();

@@ -460,33 +460,62 @@ bool infer_reduce(Graph& g, Node& n, Tensor& o) {
   return set_shape(o, s);
 }
 
+// Explicit or implicit equations, with "..." broadcast right-aligned across the operands (a 1 gives way).
+// Anything the equation does not pin down (a term that does not fit its input's rank, an output letter no
+// input has) infers nothing: validate_node and the analysis say what is wrong.
 bool infer_einsum(Graph& g, Node& n, Tensor& o) {
-  std::string eq = n.attr_string("equation", "");
-  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
-  auto arrow = eq.find("->");
-  if (arrow == std::string::npos || eq.find("...") != std::string::npos) return false;
-  std::string lhs = eq.substr(0, arrow), rhs = eq.substr(arrow + 2);
+  const std::string eq = einsum_explicit(n.attr_string("equation", ""));
+  const auto arrow = eq.find("->");
+  if (arrow == std::string::npos) return false;
+  const std::string lhs = eq.substr(0, arrow), rhs = eq.substr(arrow + 2);
   std::vector<std::string> terms;
-  size_t start = 0;
-  for (;;) {
+  for (size_t start = 0;;) {
     auto c = lhs.find(',', start);
     terms.push_back(lhs.substr(start, c == std::string::npos ? std::string::npos : c - start));
     if (c == std::string::npos) break;
     start = c + 1;
   }
+  if (terms.size() != n.inputs.size()) return false;
+  auto merge = [](int64_t& s, int64_t d) {
+    if (s < 0 || s == 1) s = d;
+  };
   std::map<char, int64_t> dims;
+  Shape ellipsis;  // the broadcast "..." dims
   for (size_t i = 0; i < terms.size(); ++i) {
     const Tensor* t = shaped(g.input(n, i));
-    if (!t || t->shape.size() != terms[i].size()) return false;
-    for (size_t k = 0; k < terms[i].size(); ++k) {
-      int64_t d = t->shape[k];
-      auto it = dims.find(terms[i][k]);
-      if (it == dims.end() || it->second < 0 || it->second == 1) dims[terms[i][k]] = d;
+    const std::string& term = terms[i];
+    const size_t dot = term.find('.');
+    const bool has_ellipsis = dot != std::string::npos;
+    if (has_ellipsis && (term.compare(dot, 3, "...") != 0 || term.find('.', dot + 3) != std::string::npos)) return false;
+    const size_t letters = term.size() - (has_ellipsis ? 3 : 0);
+    if (!t || t->shape.size() < letters || (!has_ellipsis && t->shape.size() != letters)) return false;
+    const size_t ell_rank = t->shape.size() - letters;
+    if (ell_rank > ellipsis.size()) ellipsis.insert(ellipsis.begin(), ell_rank - ellipsis.size(), 1);
+    size_t axis = 0;
+    for (size_t k = 0; k < term.size(); ++k) {
+      if (term[k] == '.') {
+        for (size_t j = 0; j < ell_rank; ++j) {
+          const int64_t d = t->shape[axis++];
+          if (d != 1) merge(ellipsis[ellipsis.size() - ell_rank + j], d);
+        }
+        k += 2;
+        continue;
+      }
+      const int64_t d = t->shape[axis++];
+      auto it = dims.find(term[k]);
+      if (it == dims.end()) dims[term[k]] = d;
+      else merge(it->second, d);
     }
   }
   Shape s;
-  for (char c : rhs) {
-    auto it = dims.find(c);
+  for (size_t k = 0; k < rhs.size(); ++k) {
+    if (rhs[k] == '.') {
+      if (rhs.compare(k, 3, "...") != 0) return false;
+      s.insert(s.end(), ellipsis.begin(), ellipsis.end());
+      k += 2;
+      continue;
+    }
+    auto it = dims.find(rhs[k]);
     if (it == dims.end()) return false;
     s.push_back(it->second);
   }
@@ -680,6 +709,28 @@ bool infer_resize(Graph& g, Node& n, Tensor& o) {
 }
 
 }  // namespace
+
+std::string einsum_explicit(const std::string& equation) {
+  std::string eq;
+  for (char c : equation)
+    if (c != ' ') eq += c;
+  if (eq.empty()) return eq;
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  auto plain = [&](const std::string& part, bool commas) {
+    return std::all_of(part.begin(), part.end(), [&](char c) { return letter(c) || c == '.' || (commas && c == ','); });
+  };
+  const auto arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  if (!plain(lhs, true)) return "";
+  if (arrow != std::string::npos) return plain(eq.substr(arrow + 2), false) ? eq : "";
+  int count[52] = {};
+  for (char c : lhs)
+    if (letter(c)) ++count[c >= 'a' ? c - 'a' : 26 + (c - 'A')];
+  std::string rhs = lhs.find('.') != std::string::npos ? "..." : "";
+  for (int l = 0; l < 52; ++l)
+    if (count[l] == 1) rhs += static_cast<char>(l < 26 ? 'a' + l : 'A' + (l - 26));
+  return lhs + "->" + rhs;
+}
 
 bool is_integral(DType t) {
   switch (t) {

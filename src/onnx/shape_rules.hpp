@@ -3,6 +3,7 @@
 // gaps ONNX's shape inference leaves: shape subgraphs (Shape -> Gather -> Concat -> Reshape ...) are
 // evaluated on small integer constants, and per-op rules derive output shapes from them.
 #include <cstdint>
+#include <string>
 
 #include "perfpred/core/graph.hpp"
 
@@ -27,6 +28,14 @@ void validate_node(const Graph& g, const Node& n);
 /// Run infer_node over the (topologically sorted) nodes until nothing changes. Returns the number
 /// of passes that changed something.
 int propagate(Graph& g);
+
+/// An Einsum equation in explicit form with its spaces removed: "ij, jk" -> "ij,jk->ik". The implicit
+/// output is the broadcast "..." (when any term has one), then every letter used exactly once, a-z before
+/// A-Z, the order the analysis's cost rule and ONNX Runtime use. Empty when the equation is empty or has
+/// a character other than letters, ',', "..." and one "->": ONNX 1.12's implicit-mode rank inference
+/// counts letters in a 26-entry stack array indexed by `c - 'a'`, so an uppercase letter or a digit
+/// there writes outside it; the importer hands ONNX only this form.
+std::string einsum_explicit(const std::string& equation);
 
 /// True for integer and bool dtypes (whose small constants are kept in int_values).
 bool is_integral(DType t);

@@ -463,22 +463,23 @@ void check_transpose(const Check& c) {
   }
 }
 
-// Equations without "..." only (the analysis checks ellipsis broadcasting): one term per input, one
-// letter per dim, and a letter's known sizes agree (1 broadcasts, as the analysis accepts).
+// One term per input and only letters, ',', '...' and '->' in every equation; then, for equations without
+// "..." only (the analysis checks ellipsis broadcasting), one letter per dim, and a letter's known sizes agree (1 broadcasts, as the analysis accepts).
 void check_einsum(const Check& c, const Node& n) {
   std::string eq;
   for (char ch : n.attr_string("equation", ""))
     if (ch != ' ') eq += ch;
   if (eq.empty()) c.fail("attribute 'equation' is required");
-  if (eq.find('.') != std::string::npos) return;
   std::string lhs = eq.substr(0, eq.find("->"));
   const std::vector<std::string> terms = split(lhs, ',');
   if (terms.size() != n.inputs.size())
     c.fail("equation '" + eq + "' has " + std::to_string(terms.size()) + " operands but the node has " +
            std::to_string(n.inputs.size()) + " inputs");
   for (char ch : eq)
-    if (!std::isalpha(static_cast<unsigned char>(ch)) && ch != ',' && ch != '-' && ch != '>')
-      c.fail("equation '" + eq + "' has the character '" + std::string(1, ch) + "'; only letters, ',' and '->' are allowed");
+    if (!std::isalpha(static_cast<unsigned char>(ch)) && ch != ',' && ch != '-' && ch != '>' && ch != '.')
+      c.fail("equation '" + eq + "' has the character '" + std::string(1, ch) +
+             "'; only letters, ',', '...' and '->' are allowed");
+  if (eq.find('.') != std::string::npos) return;
   int64_t size[128];
   std::fill(std::begin(size), std::end(size), -1);
   for (size_t i = 0; i < terms.size(); ++i) {

@@ -435,6 +435,24 @@ g (float[N, 4] x) => (float[N, 4] y) {
   EXPECT_FALSE(g.warnings.empty());
 }
 
+// ONNX 1.12 counts an implicit Einsum's letters in int[26] indexed by c - 'a': an uppercase letter wrote
+// outside it (a fuzz input crashed in einsumRankInference). The unknown op keeps a node unshaped, so ONNX's
+// inference runs over the Einsum; the importer hands it the explicit form, and perfpred shapes it itself.
+TEST(OnnxImporter, ImplicitEinsumWithUppercaseLettersIsShapedWithoutOnnxCorruptingTheStack) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 13, "custom" : 1]>
+g (float[2, 3] x, float[3, 4] w, float[5, 2, 3] b) => (float[?] y, float[?] e, float[?] t) {
+  y = Einsum <equation = "iJ,Jk"> (x, w)
+  e = Einsum <equation = "...J, Jk"> (b, w)
+  t = custom.Frobnicate (x)
+}
+)";
+  Graph g = oi::import_text(text);
+  EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(S(g, "e"), (std::vector<int64_t>{5, 2, 4}));
+  EXPECT_FALSE(T(g, "t").shape_known());
+}
+
 TEST(OnnxImporter, OpsetsUpTo21ImportPastItAreRefused) {
   const char* text = R"(
 <ir_version: 10, opset_import: ["" : 21]>

@@ -3,6 +3,7 @@
 
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/util/error.hpp"
+#include "../../../src/onnx/shape_rules.hpp"
 
 using perfpred::Graph;
 using perfpred::Tensor;
@@ -169,6 +170,36 @@ TEST(OnnxShapeRules, TransposeSoftmaxSplitGatherEinsum) {
   EXPECT_EQ(S(g, "s1"), (V{2, 4, 4}));
   EXPECT_EQ(S(g, "gi"), (V{2, 3, 6}));
   EXPECT_EQ(S(g, "e"), (V{2, 4, 4}));
+}
+
+// Implicit outputs (letters used once, a-z then A-Z, after the broadcast "...") and "..." broadcasting.
+TEST(OnnxShapeRules, EinsumImplicitOutputsAndEllipsisBroadcast) {
+  Graph g = imp("13", "(float[2, 3] a, float[3, 4] b, float[7, 1, 2, 3] c, float[5, 3, 4] d, float[4, 4] q) => (float[?] i, float[?] u, float[?] e, float[?] x, float[?] t)", R"(
+  i = Einsum <equation = "ij,jk"> (a, b)
+  u = Einsum <equation = "Bj,jA"> (a, b)
+  e = Einsum <equation = "...ij,...jk->...ik"> (c, d)
+  x = Einsum <equation = "...j,jk"> (c, b)
+  t = Einsum <equation = "ii"> (q)
+)");
+  EXPECT_EQ(S(g, "i"), (V{2, 4}));
+  EXPECT_EQ(S(g, "u"), (V{4, 2}));
+  EXPECT_EQ(S(g, "e"), (V{7, 5, 2, 4}));
+  EXPECT_EQ(S(g, "x"), (V{7, 1, 2, 4}));
+  EXPECT_EQ(S(g, "t"), (V{}));
+}
+
+TEST(OnnxShapeRules, EinsumExplicitFormForOnnx) {
+  using perfpred::onnx_import::detail::einsum_explicit;
+  EXPECT_EQ(einsum_explicit("ij, jk"), "ij,jk->ik");
+  EXPECT_EQ(einsum_explicit("iJ,Jk"), "iJ,Jk->ik");
+  EXPECT_EQ(einsum_explicit("Ba,aA"), "Ba,aA->AB");
+  EXPECT_EQ(einsum_explicit("...j,jk"), "...j,jk->...k");
+  EXPECT_EQ(einsum_explicit("ii"), "ii->");
+  EXPECT_EQ(einsum_explicit("bij,bkj->bik"), "bij,bkj->bik");
+  EXPECT_EQ(einsum_explicit(""), "");
+  EXPECT_EQ(einsum_explicit("i1,1k"), "");
+  EXPECT_EQ(einsum_explicit("ij->i->j"), "");
+  EXPECT_EQ(einsum_explicit("ij->i,j"), "");
 }
 
 // Opset differences: attributes before the opset that turned them into inputs.
