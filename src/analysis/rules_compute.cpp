@@ -331,8 +331,11 @@ void cost_einsum(RuleContext& ctx, const OpRule&) {
     out = parse_term(ctx, rhs, max_ell, static_cast<int>(max_ell), nullptr);
   } else {
     for (size_t j = 0; j < max_ell; ++j) out.labels.push_back(k_letters + static_cast<int>(j));
-    for (int l = 0; l < k_letters; ++l)
+    // Letters used once in ASCII order, 'A'-'Z' (labels 26..51) before 'a'-'z', as numpy and torch.einsum order them.
+    for (int i = 0; i < k_letters; ++i) {
+      const int l = (i + 26) % k_letters;
       if (count[static_cast<size_t>(l)] == 1) out.labels.push_back(l);
+    }
   }
   for (int l : out.labels)
     if (size[static_cast<size_t>(l)] < 0) ctx.fail("Einsum output index not found in any input");

@@ -723,12 +723,12 @@ std::string einsum_explicit(const std::string& equation) {
   const std::string lhs = eq.substr(0, arrow);
   if (!plain(lhs, true)) return "";
   if (arrow != std::string::npos) return plain(eq.substr(arrow + 2), false) ? eq : "";
-  int count[52] = {};
+  int count[128] = {};
   for (char c : lhs)
-    if (letter(c)) ++count[c >= 'a' ? c - 'a' : 26 + (c - 'A')];
+    if (letter(c)) ++count[static_cast<unsigned char>(c)];
   std::string rhs = lhs.find('.') != std::string::npos ? "..." : "";
-  for (int l = 0; l < 52; ++l)
-    if (count[l] == 1) rhs += static_cast<char>(l < 26 ? 'a' + l : 'A' + (l - 26));
+  for (int c = 0; c < 128; ++c)
+    if (count[c] == 1) rhs += static_cast<char>(c);
   return lhs + "->" + rhs;
 }
 

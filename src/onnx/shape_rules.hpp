@@ -30,8 +30,9 @@ void validate_node(const Graph& g, const Node& n);
 int propagate(Graph& g);
 
 /// An Einsum equation in explicit form with its spaces removed: "ij, jk" -> "ij,jk->ik". The implicit
-/// output is the broadcast "..." (when any term has one), then every letter used exactly once, a-z before
-/// A-Z, the order the analysis's cost rule and ONNX Runtime use. Empty when the equation is empty or has
+/// output is the broadcast "..." (when any term has one), then every letter used exactly once in ASCII
+/// order (A-Z before a-z), as numpy and torch.einsum order it (ONNX Runtime 1.2x refuses implicit
+/// equations with uppercase letters; the ONNX spec allows only a-z). Empty when the equation is empty or has
 /// a character other than letters, ',', "..." and one "->": ONNX 1.12's implicit-mode rank inference
 /// counts letters in a 26-entry stack array indexed by `c - 'a'`, so an uppercase letter or a digit
 /// there writes outside it; the importer hands ONNX only this form.

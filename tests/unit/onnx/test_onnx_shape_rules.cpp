@@ -172,17 +172,18 @@ TEST(OnnxShapeRules, TransposeSoftmaxSplitGatherEinsum) {
   EXPECT_EQ(S(g, "e"), (V{2, 4, 4}));
 }
 
-// Implicit outputs (letters used once, a-z then A-Z, after the broadcast "...") and "..." broadcasting.
+// Implicit outputs (letters used once, in ASCII order as numpy orders them, after the broadcast "...") and
+// "..." broadcasting.
 TEST(OnnxShapeRules, EinsumImplicitOutputsAndEllipsisBroadcast) {
   Graph g = imp("13", "(float[2, 3] a, float[3, 4] b, float[7, 1, 2, 3] c, float[5, 3, 4] d, float[4, 4] q) => (float[?] i, float[?] u, float[?] e, float[?] x, float[?] t)", R"(
   i = Einsum <equation = "ij,jk"> (a, b)
-  u = Einsum <equation = "Bj,jA"> (a, b)
+  u = Einsum <equation = "Bj,ja"> (a, b)
   e = Einsum <equation = "...ij,...jk->...ik"> (c, d)
   x = Einsum <equation = "...j,jk"> (c, b)
   t = Einsum <equation = "ii"> (q)
 )");
   EXPECT_EQ(S(g, "i"), (V{2, 4}));
-  EXPECT_EQ(S(g, "u"), (V{4, 2}));
+  EXPECT_EQ(S(g, "u"), (V{2, 4}));  // numpy.einsum("Bj,ja", ...) is "Bj,ja->Ba"
   EXPECT_EQ(S(g, "e"), (V{7, 5, 2, 4}));
   EXPECT_EQ(S(g, "x"), (V{7, 1, 2, 4}));
   EXPECT_EQ(S(g, "t"), (V{}));
@@ -193,6 +194,7 @@ TEST(OnnxShapeRules, EinsumExplicitFormForOnnx) {
   EXPECT_EQ(einsum_explicit("ij, jk"), "ij,jk->ik");
   EXPECT_EQ(einsum_explicit("iJ,Jk"), "iJ,Jk->ik");
   EXPECT_EQ(einsum_explicit("Ba,aA"), "Ba,aA->AB");
+  EXPECT_EQ(einsum_explicit("Bj,ja"), "Bj,ja->Ba");
   EXPECT_EQ(einsum_explicit("...j,jk"), "...j,jk->...k");
   EXPECT_EQ(einsum_explicit("ii"), "ii->");
   EXPECT_EQ(einsum_explicit("bij,bkj->bik"), "bij,bkj->bik");
