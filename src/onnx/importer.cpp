@@ -988,6 +988,7 @@ class Importer {
   }
 
   void run_onnx_inference() {
+    explicit_einsums(graph());  // idempotent; only where ONNX runs at all
     onnx::ShapeInferenceOptions options(false, 0, true);
     try {
       onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
@@ -1103,7 +1104,6 @@ class Importer {
       for (auto& np : *graph().mutable_node())
         if ((np.domain().empty() || np.domain() == "ai.onnx") && detail::newer_than_onnx_library(np.op_type(), m_g.opset))
           np.set_domain("perfpred.newer");
-    explicit_einsums(graph());
     for (int round = 0; round < 4; ++round) {
       detail::propagate(m_g);
       check_conv_ranks();

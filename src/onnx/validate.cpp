@@ -464,7 +464,8 @@ void check_transpose(const Check& c) {
 }
 
 // One term per input and only letters, ',', '...' and '->' in every equation; then, for equations without
-// "..." only (the analysis checks ellipsis broadcasting), one letter per dim, and a letter's known sizes agree (1 broadcasts, as the analysis accepts).
+// "..." only (the analysis checks ellipsis broadcasting), one letter per dim, and a letter's known sizes
+// agree (1 broadcasts, as the analysis accepts).
 void check_einsum(const Check& c, const Node& n) {
   std::string eq;
   for (char ch : n.attr_string("equation", ""))
