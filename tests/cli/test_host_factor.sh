@@ -120,16 +120,7 @@ check cmp -s "$TMP/r.none.html" "$TMP/r.1.html"
 check grep -q "host factor 2" "$TMP/r.2.html"
 check grep -q "scaled by 2 (--host-factor)" "$TMP/r.2.html"
 if grep -q "host factor\|--host-factor" "$TMP/r.none.html"; then echo "FAIL: report names a host factor at F=1"; fail=1; fi
-check $PY - "$TMP/r.none.html" "$TMP/r.2.html" <<'EOF'
-import re, sys
-def latency_ms(path):
-    html = open(path).read()
-    m = re.search(r'<td class="l">a100-sxm4-40gb</td><td>([0-9.]+) (ms|us|µs|s)</td>', html)
-    assert m, "no device row in " + path
-    return float(m.group(1)) * {"ms": 1, "us": 1e-3, "µs": 1e-3, "s": 1e3}[m.group(2)]
-a, b = latency_ms(sys.argv[1]), latency_ms(sys.argv[2])
-assert b > 1.5 * a, (a, b)
-EOF
+check $PY "$ROOT/tests/cli/report_slower.py" a100-sxm4-40gb "$TMP/r.none.html" "$TMP/r.2.html" 1.5
 
 # 5. Out of range, not a number: exit 2, one line naming the flag, on every command.
 expect_refused() {  # expect_refused VALUE ARGS...

@@ -114,16 +114,7 @@ EOF
 "$BIN" report "$MODEL" --gpu a100-sxm4-40gb --batch 32 --out "$TMP/r.no.html" --no-tf32 >/dev/null 2>&1
 check grep -q "no TF32 (allow_tf32 = False)" "$TMP/r.no.html"
 if grep -q "no TF32" "$TMP/r.tf32.html"; then echo "FAIL: report says no TF32 without the flag"; fail=1; fi
-check $PY - "$TMP/r.tf32.html" "$TMP/r.no.html" <<'EOF'
-import re, sys
-def latency_ms(path):
-    html = open(path).read()
-    m = re.search(r'<td class="l">a100-sxm4-40gb</td><td>([0-9.]+) (ms|us|µs|s)</td>', html)
-    assert m, "no device row in " + path
-    return float(m.group(1)) * {"ms": 1, "us": 1e-3, "µs": 1e-3, "s": 1e3}[m.group(2)]
-a, b = latency_ms(sys.argv[1]), latency_ms(sys.argv[2])
-assert b > 1.2 * a, (a, b)
-EOF
+check $PY "$ROOT/tests/cli/report_slower.py" a100-sxm4-40gb "$TMP/r.tf32.html" "$TMP/r.no.html" 1.2
 
 # 4. A precision other than fp32: exit 2, one line naming the flag, on every command; nothing written.
 expect_refused() {  # expect_refused GREP ARGS...

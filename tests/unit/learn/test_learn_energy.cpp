@@ -11,6 +11,7 @@
 #include "perfpred/learn/bundle.hpp"
 #include "perfpred/learn/model.hpp"
 #include "perfpred/learn/train.hpp"
+#include "synthetic_gpu.hpp"
 
 using namespace perfpred;
 using namespace perfpred::learn;
@@ -19,15 +20,8 @@ namespace {
 
 // A Turing-like board sized for its FP32 rate (sustained clock 1 at its TDP), `sms` SMs.
 GpuSpec board(int sms, double limit_share) {
-  GpuSpec g;
-  g.id = "synthetic-" + std::to_string(sms);
-  g.sm_count = sms;
-  g.boost_clock_mhz = 1500;
-  g.fp32_tflops = sms * 0.2;
-  g.mem_bandwidth_gbps = sms * 10.0;
-  g.l2_cache_mb = 4;
+  GpuSpec g = test_support::synthetic_gpu(sms);
   g.memory_gb = sms * 0.4;
-  g.compute_capability = "7.5";
   g.tdp_w = g.fp32_tflops * 250 / 13.45;
   g.idle_power_w = 0.09 * g.tdp_w;
   if (limit_share < 1) {

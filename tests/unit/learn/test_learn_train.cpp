@@ -11,23 +11,14 @@
 #include "perfpred/learn/features.hpp"
 #include "perfpred/learn/train.hpp"
 #include "perfpred/util/error.hpp"
+#include "synthetic_gpu.hpp"
 
 using namespace perfpred;
 using namespace perfpred::learn;
 
 namespace {
 
-GpuSpec gpu_with(int sms) {
-  GpuSpec g;
-  g.id = "synthetic-" + std::to_string(sms);
-  g.sm_count = sms;
-  g.boost_clock_mhz = 1500;
-  g.fp32_tflops = sms * 0.2;
-  g.mem_bandwidth_gbps = sms * 10.0;
-  g.l2_cache_mb = 4;
-  g.compute_capability = "7.5";
-  return g;
-}
+using test_support::synthetic_gpu;
 
 // The "true" correction the model must learn: depends on the GEMM shape, the family and the GPU.
 double true_log_ratio(const KernelEstimate& k, const GpuSpec& g) {
@@ -43,7 +34,7 @@ std::vector<KernelSample> make_samples(const std::vector<int>& sms, size_t n, un
   std::vector<KernelSample> out;
   for (size_t i = 0; i < n; ++i) {
     KernelSample s;
-    s.gpu = gpu_with(sms[i % sms.size()]);
+    s.gpu = synthetic_gpu(sms[i % sms.size()]);
     auto& k = s.kernel;
     if (i % 2 == 0) {
       k.family = OpFamily::gemm;
@@ -139,7 +130,7 @@ TEST(LearnTrain, DroppedFeaturesAreNeverSplitOn) {
   // came from, so two GPUs with identical kernel features get identical corrections.
   auto train = make_samples({40, 40, 100, 100}, 800, 6);  // both families on both GPUs
   // Kernel terms computed on one reference GPU, so only the gpu_* features tell the two GPUs apart.
-  const GpuSpec ref = gpu_with(70);
+  const GpuSpec ref = synthetic_gpu(70);
   for (auto& s : train) {
     auto& k = s.kernel;
     k.compute_s = k.flops / (ref.fp32_tflops * 1e12);
@@ -156,16 +147,16 @@ TEST(LearnTrain, DroppedFeaturesAreNeverSplitOn) {
   train_kernel_models(train, o, b);
   LearnedModel m(b);
   KernelEstimate k = train[0].kernel;
-  const double r40 = m.kernel_log_ratios({k}, gpu_with(40), PredictOptions{})[0];
-  const double r100 = m.kernel_log_ratios({k}, gpu_with(100), PredictOptions{})[0];
+  const double r40 = m.kernel_log_ratios({k}, synthetic_gpu(40), PredictOptions{})[0];
+  const double r100 = m.kernel_log_ratios({k}, synthetic_gpu(100), PredictOptions{})[0];
   EXPECT_EQ(r40, r100);
   // Without dropping, the GPU matters (the truth differs by 0.19 in log between the two).
   Bundle full;
   o.drop_features.clear();
   train_kernel_models(train, o, full);
   LearnedModel mf(full);
-  EXPECT_NE(mf.kernel_log_ratios({k}, gpu_with(40), PredictOptions{})[0],
-            mf.kernel_log_ratios({k}, gpu_with(100), PredictOptions{})[0]);
+  EXPECT_NE(mf.kernel_log_ratios({k}, synthetic_gpu(40), PredictOptions{})[0],
+            mf.kernel_log_ratios({k}, synthetic_gpu(100), PredictOptions{})[0]);
 
   const auto& names = kernel_feature_names();
   const auto cols = dropped_columns(names, {"gpu_*", "log_flops"});
@@ -200,7 +191,7 @@ TEST(LearnTrain, HostOverheadModel) {
   std::vector<HostSample> hs;
   for (int i = 0; i < 400; ++i) {
     HostSample h;
-    h.gpu = gpu_with(i % 2 ? 28 : 68);
+    h.gpu = synthetic_gpu(i % 2 ? 28 : 68);
     h.opts.batch = 1 << (i % 6);
     h.analytical_host_s = 1e-3 * (1 + i % 17);
     // Truth: older/smaller GPU (host of its era) is 1.8x slower per op.
@@ -218,10 +209,10 @@ TEST(LearnTrain, HostOverheadModel) {
   EXPECT_TRUE(m.has_host_model(Runtime::pytorch));
   EXPECT_FALSE(m.has_host_model(Runtime::tensorrt));
   PredictOptions po;
-  EXPECT_NEAR(m.host_overhead_s(2e-3, gpu_with(28), po) / 2e-3, 1.8, 0.05);
-  EXPECT_NEAR(m.host_overhead_s(2e-3, gpu_with(68), po) / 2e-3, 0.9, 0.05);
+  EXPECT_NEAR(m.host_overhead_s(2e-3, synthetic_gpu(28), po) / 2e-3, 1.8, 0.05);
+  EXPECT_NEAR(m.host_overhead_s(2e-3, synthetic_gpu(68), po) / 2e-3, 0.9, 0.05);
   po.runtime = Runtime::tensorrt;  // no booster: unchanged
-  EXPECT_EQ(m.host_overhead_s(2e-3, gpu_with(68), po), 2e-3);
+  EXPECT_EQ(m.host_overhead_s(2e-3, synthetic_gpu(68), po), 2e-3);
 }
 
 TEST(LearnTrain, HostSampleSubtractsOtherTerms) {
@@ -240,7 +231,7 @@ TEST(LearnTrain, NetworkTargetModel) {
   std::vector<NetworkSample> ns;
   for (int i = 0; i < 300; ++i) {
     NetworkSample s;
-    s.gpu = gpu_with(i % 2 ? 40 : 80);
+    s.gpu = synthetic_gpu(i % 2 ? 40 : 80);
     s.prediction.latency_ms = 1 + i % 23;
     s.prediction.peak_memory_bytes = 1e8 * (1 + i % 13);
     s.measured = s.prediction.peak_memory_bytes * (s.prediction.latency_ms > 10 ? 1.3 : 0.8);
@@ -258,7 +249,7 @@ TEST(LearnTrain, NetworkTargetModel) {
   Prediction p;
   p.latency_ms = 15;
   p.peak_memory_bytes = 4e8;
-  apply_network_target(m, p, gpu_with(40), PredictOptions{});
+  apply_network_target(m, p, synthetic_gpu(40), PredictOptions{});
   EXPECT_NEAR(p.peak_memory_bytes, 5.2e8, 1.6e7);
   EXPECT_EQ(p.model_bundle, "memory");
   EXPECT_FALSE(p.gpu_seen_in_training);
