@@ -49,6 +49,9 @@ HELD_OUT_FAMILIES = {"fbnet", "ofa-mbv3"}
 # Pascal (the only GPU-bound depthwise rows on an sm_5x/6x GPU); the odd half, batches 1 and 32 and every other
 # GPU and family stay held out.
 CALIBRATION_OFA = {"gpu_id": "titan-xp", "batch": "64"}
+# MLPerf Inference Jetson: the AGX Orin rows (ResNet-50 INT8, batch 1 and 8) fit k_conv_tensor_int8_trt_async_eff,
+# TensorRT's INT8 conv efficiency on sm_80+ tensor cores; the Orin NX and the Xavier boards stay held out.
+CALIBRATION_MLPERF = {"_set": "mlperf-inference-jetson", "gpu_id": "jetson-agx-orin-64gb"}
 # Sets that are held out whole: no constant was tuned on any of their rows.
 HELD_OUT_SETS = {"neusight-transformers"}
 # Families whose ONNX files are exported here when missing (into <datasets>/../models/<family>/): large
@@ -62,6 +65,8 @@ def calibration(row):
         return index.isdigit() and int(index) % 2 == 0
     if row["model_family"] in HELD_OUT_FAMILIES or row.get("_set") in HELD_OUT_SETS:
         return False
+    if all(row.get(k) == v for k, v in CALIBRATION_MLPERF.items()):
+        return True
     if row["model_family"] == "icas-convnet":  # Jetson Nano: one ICAS stage calibrates, the others are held out
         return row["id"].startswith("icas-conv_layers_1_5-")
     if row.get("_set") == "gpumemnet-a100-memory" and row["model_family"] == "torchvision":

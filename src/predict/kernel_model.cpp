@@ -94,6 +94,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   r.int8 = p == Precision::int8;
   r.runtime = rt;
   r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
+  r.async_copy = r.fast_tensor_gradients;
   r.l1_caches_global = l1_caches_global_loads(gpu);
   const std::string& cc = gpu.compute_capability;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
@@ -117,12 +118,12 @@ struct TileResult {
 
 /// Fastest tile/split-K of a (batched) GEMM on `sms` SMs at `rate` FLOP/s with base efficiency `eff`.
 /// `strided_batched`: a cuBLAS batched product, which has only the large tiles of k_batched_tiles and no
-/// split-K. `clock_scale` < 1: a power-limited card, whose clock rises for a kernel that keeps only part
+/// split-K. `split_k` false: a kernel family that never splits its reduction (INT8 forward convolutions). `clock_scale` < 1: a power-limited card, whose clock rises for a kernel that keeps only part
 /// of its SMs busy: power goes with the busy SMs (on average blocks / (waves x slots) of them), so the
 /// clock that share sustains applies, up to boost. This also keeps a wider chip under the same power
 /// limit never slower on a kernel that cannot use the extra SMs.
-TileResult best_tile(const GemmShape& s, bool strided_batched, double rate, double eff, double sms, double dram_bps,
-                     double clock_scale) {
+TileResult best_tile(const GemmShape& s, bool strided_batched, bool split_k, double rate, double eff, double sms,
+                     double dram_bps, double clock_scale) {
   TileResult best;
   const double m = std::max<int64_t>(1, s.m), n = std::max<int64_t>(1, s.n), k = std::max<int64_t>(1, s.k);
   const double b = std::max<int64_t>(1, s.batch);
@@ -132,7 +133,7 @@ TileResult best_tile(const GemmShape& s, bool strided_batched, double rate, doub
     const double tiles = b * std::ceil(m / t.m) * std::ceil(n / t.n);
     const double slots = sms * t.blocks_per_sm;
     for (int split : model::k_split_k) {
-      if (split > 1 && (strided_batched || k / split < model::k_split_k_min_k)) break;
+      if (split > 1 && (strided_batched || !split_k || k / split < model::k_split_k_min_k)) break;
       const double blocks = tiles * split;
       const double waves = std::ceil(blocks / slots);
       const double kb = std::ceil(k / split);
@@ -240,6 +241,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
                       : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
                                 : model::k_gemm_simt_eff);
     if (!tensor) eff *= r.simt_issue_gain;
+    if (conv && tensor && r.int8 && r.runtime == Runtime::tensorrt && r.async_copy) eff = model::k_conv_tensor_int8_trt_async_eff;
     if (conv && !tensor && r.int8 && r.runtime == Runtime::cudnn) eff *= model::k_conv_dp4a_share;
     // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the
     // direct (implicit GEMM) kernel, cuDNN runs the direct one (5-7 px feature maps).
@@ -253,7 +255,10 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     if (k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0) {
       // A MatMul with batch dims is cuBLAS's strided-batched GEMM; RNN directions and conv groups are cuDNN's.
       const bool strided_batched = k.family == OpFamily::gemm && k.gemm.batch > 1;
-      TileResult t = best_tile(k.gemm, strided_batched, rate, eff, r.sms, r.dram_bps, r.clock_scale);
+      // INT8 convolutions have only implicit-GEMM forward kernels (no Winograd, FFT or split-K variant in cuDNN
+      // or TensorRT): a layer with few output tiles keeps its whole reduction in one block per tile.
+      const bool split_k = !(conv && r.int8 && k.phase == Phase::forward);
+      TileResult t = best_tile(k.gemm, strided_batched, split_k, rate, eff, r.sms, r.dram_bps, r.clock_scale);
       compute = t.time_s * steps;
       out.waves = t.waves;
       out.wave_efficiency = t.wave_efficiency;

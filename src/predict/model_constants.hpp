@@ -45,6 +45,15 @@ inline constexpr double k_conv_dp4a_share = 0.5;
 inline constexpr double k_int_pipe_simt_gain = 0.20;
 /// Convolution on tensor cores share of tensor peak (layout transforms, smaller tiles). Prior.
 inline constexpr double k_conv_tensor_eff = 0.50;
+/// TensorRT's INT8 convolutions on sm_80+ tensor cores (A100, A30, H100, Orin, GeForce 30/40): its INT8 tactics
+/// there are multistage cp.async kernels (NC32HW32 layouts, 3-6 stages) that keep the tensor cores fed where the
+/// sm_7x ones stage operands through registers. Fitted on MLPerf's Jetson AGX Orin ResNet-50 INT8 rows (batch 1
+/// and 8; the calibration rows of that set, tools/eval_analytical.py CALIBRATION_MLPERF), with INT8 forward
+/// convolutions kept off split-K (kernel_model.cpp): their mean APE is 13.4% at 0.65, 11.3% at 0.7, 9.1% at 0.8,
+/// 8.9% at 0.9 (15.6% before both changes). Held out: Orin NX batch 1 14.0% -> 4.7%, batch 8 35.4% -> 1.6%.
+/// The FP16 rows of the same boards (trtutils YOLOv8, already 5-12% too fast) keep k_conv_tensor_eff, as do the
+/// Xavier boards (sm_72) and cuDNN's INT8 kernels.
+inline constexpr double k_conv_tensor_int8_trt_async_eff = 0.8;
 /// Effective FLOP reduction of Winograd for 3x3 stride-1 convolutions with >= k_winograd_min_channels
 /// input channels on the SIMT path (any number of output channels: cuDNN ran its fused Winograd kernel on
 /// 90% of NeuSight's rows with >= 32 in and < 32 out channels, at half the direct conv's time) (F(4x4,3x3) saves 4x multiplies in theory, about 1.5-2x in

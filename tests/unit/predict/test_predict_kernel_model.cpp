@@ -293,6 +293,58 @@ TEST(Int8Convolutions, CudnnDp4aConvolutionsReachHalfTheSimtEfficiency) {
   EXPECT_DOUBLE_EQ(conv("t4", Runtime::cudnn), conv("t4", Runtime::tensorrt));
 }
 
+KernelEstimate int8_conv(const GpuSpec& g, Runtime rt, int batch, int hw, int cin, int cout, int kernel,
+                         const char* phase = "forward", Precision p = Precision::int8) {
+  KernelEstimate k;
+  k.family = OpFamily::conv;
+  const double m = 1.0 * batch * hw * hw, kk = 1.0 * cin * kernel * kernel;
+  k.gemm = GemmShape{1, static_cast<int64_t>(m), cout, static_cast<int64_t>(kk)};
+  k.flops = 2.0 * m * cout * kk;
+  k.bytes = 1.0 * (m * cin + m * cout + cout * kk);
+  k.phase = phase;
+  k.attrs = {{"groups", 1}, {"in_channels", cin}, {"out_channels", cout}, {"kernel_h", kernel}, {"kernel_w", kernel},
+             {"stride_h", 1}, {"stride_w", 1}, {"out_h", hw}, {"out_w", hw}, {"batch", batch}};
+  PredictOptions o;
+  o.precision = p;
+  o.runtime = rt;
+  estimate_kernel(k, g, o);
+  return k;
+}
+
+TEST(Int8Convolutions, ForwardConvolutionsKeepTheirWholeReductionInOneBlock) {
+  // INT8 convolutions have only implicit-GEMM forward kernels: no Winograd, FFT or split-K variant in cuDNN or
+  // TensorRT. A batch-1 7x7 layer with a 4608-long reduction (ResNet-50's last 3x3 convs) has 32 output tiles,
+  // so the 108 SMs of an A100 barely beat the 14 of its 1g slice (DeepBench's INT8 convolutions: 45.8-55.4% ->
+  // 35.7-43.5% mean APE per GPU without the split). With split-K (the same shape in FP16) the whole GPU runs it
+  // several times faster.
+  const GpuSpec whole = gpu("a100-sxm4-40gb"), slice = gpu("a100-sxm4-40gb:1g.5gb");
+  const auto t = [](const GpuSpec& g, Precision p, const char* ph = "forward") {
+    return int8_conv(g, Runtime::cudnn, 1, 7, 512, 512, 3, ph, p).time_s;
+  };
+  const double int8_gain = t(slice, Precision::int8) / t(whole, Precision::int8);
+  const double fp16_gain = t(slice, Precision::fp16) / t(whole, Precision::fp16);
+  EXPECT_LT(int8_gain, 2.0);
+  EXPECT_GT(fp16_gain, 2.5 * int8_gain);
+  // Gradients (a training-only path, never INT8 in practice) keep split-K: the rule is the forward kernels'.
+  EXPECT_LT(t(whole, Precision::int8, "backward_data"), t(whole, Precision::int8));
+}
+
+TEST(Int8Convolutions, TensorRtMultistageKernelsOnAmpereReachMoreOfTheTensorPeak) {
+  // TensorRT's INT8 tactics on sm_80+ are multistage cp.async kernels: k_conv_tensor_int8_trt_async_eff (0.8) of
+  // the INT8 tensor peak where cuDNN's and the sm_7x kernels get k_conv_tensor_eff (0.5). A large, compute-bound
+  // layer (batch 32, 28x28, 256 -> 256, 3x3) shows the ratio; FP16 engines and the Xavier and T4 boards keep 0.5.
+  const auto ratio = [](const char* id, Precision p) {
+    const GpuSpec g = gpu(id);
+    return int8_conv(g, Runtime::tensorrt, 32, 28, 256, 256, 3, "forward", p).time_s /
+           int8_conv(g, Runtime::cudnn, 32, 28, 256, 256, 3, "forward", p).time_s;
+  };
+  for (const char* id : {"a100-sxm4-40gb", "jetson-agx-orin-64gb", "h100-sxm5-80gb"})
+    EXPECT_NEAR(ratio(id, Precision::int8), 0.5 / 0.8, 0.02) << id;
+  for (const char* id : {"t4", "jetson-agx-xavier", "jetson-xavier-nx"})
+    EXPECT_DOUBLE_EQ(ratio(id, Precision::int8), 1.0) << id;
+  EXPECT_DOUBLE_EQ(ratio("jetson-agx-orin-64gb", Precision::fp16), 1.0);
+}
+
 TEST(DepthwiseRows, KernelRowsChargeTheL2TapsOfPascalAsNetworksDo) {
   // A depthwise kernel row (PyTorch, FP32) gets the L2 tap term on sm_6x as a network's depthwise conv does
   // (tests/unit/predict/test_predict_plan.cpp, EagerPlan.PascalServesPyTorchDepthwiseTapsFromL2): 64 x 192
