@@ -31,6 +31,12 @@ Prediction predict_at(const ModelAtBatch& model, int64_t batch, const GpuSpec& g
 
 }  // namespace
 
+double instances_throughput(const Prediction& p, int64_t batch, int instances) {
+  const int n = std::max(1, instances);
+  const double period_ms = pipelined_period_ms(p, n);
+  return period_ms > 0 ? static_cast<double>(n) * static_cast<double>(batch) * 1e3 / period_ms : 0;
+}
+
 MigGeometry mig_geometry(const GpuSpec& slice, const GpuSpec& parent, int compute_total) {
   static const std::regex k_re(R"(^(\d+)g\.(\d+)gb(\+me)?$)");
   std::smatch m;
@@ -147,7 +153,7 @@ MigAdvice advise_mig(const ModelAtBatch& model, const GpuSpec& gpu, const std::v
     r.memory_limit_bytes = r.usable_memory_bytes * (1 - mig.memory_headroom);
     r.fits_memory = r.prediction.peak_memory_bytes <= r.memory_limit_bytes;
     r.meets_slo = !mig.slo_ms || r.prediction.latency_ms <= *mig.slo_ms;
-    r.gpu_throughput_samples_per_s = r.prediction.throughput_samples_per_s * r.geometry.max_instances;
+    r.gpu_throughput_samples_per_s = instances_throughput(r.prediction, opts.batch, r.geometry.max_instances);
     std::vector<std::string> why;
     if (!r.fits_memory)
       why.push_back("needs " + gib(r.prediction.peak_memory_bytes) + ", over " + gib(r.memory_limit_bytes) + " (" +
@@ -205,7 +211,8 @@ MigAdvice advise_mig(const ModelAtBatch& model, const GpuSpec& gpu, const std::v
          " ms on the whole GPU";
   e += ". " + std::to_string(rec.geometry.max_instances) + " such instance" + (rec.geometry.max_instances > 1 ? "s per GPU serve" : " per GPU serves") +
        " about " + fmt(rec.gpu_throughput_samples_per_s, 1) + " samples/s together, vs " +
-       fmt(adv.whole_gpu.throughput_samples_per_s, 1) + " samples/s from one unpartitioned GPU.";
+       fmt(adv.whole_gpu.pipelined_throughput_samples_per_s, 1) + " samples/s from one unpartitioned GPU" +
+       " (full load: batches back to back, copies overlapping the work).";
   // Smaller profiles that were rejected: say why, once, for the next smaller one.
   if (*adv.recommended > 0) {
     const auto& prev = adv.profiles[*adv.recommended - 1];

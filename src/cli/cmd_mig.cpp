@@ -71,7 +71,7 @@ nlohmann::json mig_json(const MigCliOptions& o, const MigRun& run) {
           r.max_batch_prediction ? summary_json(*r.max_batch_prediction) : nlohmann::json(nullptr);
       if (r.max_batch_prediction)
         p["max_batch_gpu_throughput_samples_per_s"] =
-            r.max_batch_prediction->throughput_samples_per_s * r.geometry.max_instances;
+            advise::instances_throughput(*r.max_batch_prediction, *r.max_batch, r.geometry.max_instances);
     }
     profiles.push_back(std::move(p));
   }
@@ -140,7 +140,8 @@ int run_mig(const MigCliOptions& o) {
     if (o.max_batch) {
       row.push_back(r.max_batch ? std::to_string(*r.max_batch) : "none");
       row.push_back(r.max_batch_prediction
-                        ? fmt_fixed(r.max_batch_prediction->throughput_samples_per_s * r.geometry.max_instances, 1)
+                        ? fmt_fixed(advise::instances_throughput(*r.max_batch_prediction, *r.max_batch,
+                                                                 r.geometry.max_instances), 1)
                         : "-");
     }
     t.add_row(row);
@@ -151,7 +152,7 @@ int run_mig(const MigCliOptions& o) {
                                     fmt_bytes(p.peak_memory_bytes), p.fits ? "yes" : "no", fmt_ms(p.latency_ms),
                                     o.slo_ms ? (p.latency_ms <= *o.slo_ms ? "ok" : "over") : "-",
                                     fmt_fixed(p.throughput_samples_per_s, 1), "1",
-                                    fmt_fixed(p.throughput_samples_per_s, 1), fmt_fixed(p.energy_mj, 2) + " mJ"};
+                                    fmt_fixed(p.pipelined_throughput_samples_per_s, 1), fmt_fixed(p.energy_mj, 2) + " mJ"};
     if (o.max_batch) row.insert(row.end(), {"-", "-"});
     t.add_row(row);
   }

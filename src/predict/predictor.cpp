@@ -74,6 +74,12 @@ double gpu_budget_w(const GpuSpec& gpu) {
 
 }  // namespace
 
+double pipelined_period_ms(const Prediction& p, int instances) {
+  const double work = std::max(0.0, p.latency_ms - p.h2d_ms - p.d2h_ms);
+  const double link = std::max(p.h2d_ms, p.d2h_ms) * std::max(1, instances);
+  return std::max(work, link);
+}
+
 std::vector<KernelEstimate> plan_kernels(const Graph& g, const GraphCost& cost, const GpuSpec& gpu,
                                          const PredictOptions& opts) {
   detail::Plan plan;
@@ -208,6 +214,8 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
   p.optimizer_ms = optimizer_s * 1e3;
   p.host_overhead_ms = std::max(0.0, p.latency_ms - p.kernels_ms - p.h2d_ms - p.d2h_ms);
   p.throughput_samples_per_s = p.latency_ms > 0 ? static_cast<double>(opts.batch) * 1e3 / p.latency_ms : 0;
+  const double period_ms = pipelined_period_ms(p);
+  p.pipelined_throughput_samples_per_s = period_ms > 0 ? static_cast<double>(opts.batch) * 1e3 / period_ms : 0;
   if (gpu.tdp_w > 0) {
     p.energy_mj = energy_j * 1e3;
     p.avg_power_w = end > 0 ? energy_j / end : 0;

@@ -13,6 +13,7 @@ nlohmann::json summary_json(const Prediction& p) {
   nlohmann::json j;
   j["latency_ms"] = number_or_null(p.latency_ms);
   j["throughput_samples_per_s"] = number_or_null(p.throughput_samples_per_s);
+  j["pipelined_throughput_samples_per_s"] = number_or_null(p.pipelined_throughput_samples_per_s);
   j["energy_mj"] = number_or_null(p.energy_mj);
   j["avg_power_w"] = number_or_null(p.avg_power_w);
   j["peak_memory_bytes"] = number_or_null(p.peak_memory_bytes);

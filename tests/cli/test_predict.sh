@@ -29,7 +29,7 @@ check $PY - "$TMP/a.json" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
 need = ["schema_version", "model", "gpu", "batch", "precision", "mode", "runtime", "latency_ms",
-        "throughput_samples_per_s", "energy_mj", "avg_power_w", "peak_memory_bytes", "fits",
+        "throughput_samples_per_s", "pipelined_throughput_samples_per_s", "energy_mj", "avg_power_w", "peak_memory_bytes", "fits",
         "memory_shortfall_bytes", "breakdown", "memory", "model_bundle", "gpu_seen_in_training", "notes", "layers", "meta"]
 missing = [k for k in need if k not in j]
 assert not missing, missing
@@ -84,6 +84,17 @@ import json,subprocess,sys
 j=json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','t4','--json','--no-meta','--input-shape','input=4,3,224,224']))
 assert j['batch']==4, j['batch']
 assert abs(j['throughput_samples_per_s'] - 4e3/j['latency_ms']) < 1e-6*j['throughput_samples_per_s'], j" "$BIN" "$MODEL"
+# pipelined throughput: batches back to back, the next batch's copy overlapping this one's work; equal to
+# batch / latency without copies
+check $PY -c "
+import json,subprocess,sys
+def run(*a): return json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','t4','--json','--no-meta','--batch','32',*a]))
+j=run(); b=j['breakdown']
+period=max(j['latency_ms']-b['h2d_ms']-b['d2h_ms'], b['h2d_ms'], b['d2h_ms'])
+assert b['h2d_ms'] > 0 and j['pipelined_throughput_samples_per_s'] > j['throughput_samples_per_s'], j
+assert abs(j['pipelined_throughput_samples_per_s'] - 32e3/period) < 1e-4*j['pipelined_throughput_samples_per_s'], (period, j)
+n=run('--no-copies')
+assert n['pipelined_throughput_samples_per_s'] == n['throughput_samples_per_s'], n" "$BIN" "$MODEL"
 expect_exit 2 predict "$MODEL" --gpu t4 --batch 8 --input-shape input=4,3,224,224
 check grep -q "disagree" "$TMP/err"
 # the shipped bundle, where a repository has it: batch ordering too (it once predicted batch 8 slower)

@@ -39,6 +39,11 @@ struct MigGeometry {
 /// "<N>g.<M>gb[+me]".
 MigGeometry mig_geometry(const GpuSpec& slice, const GpuSpec& parent, int compute_total);
 
+/// Samples per second from `instances` copies of a model, each running batches of `batch` back to back with its
+/// copies overlapping its work, all sharing the GPU's host link (pipelined_period_ms): at full load the
+/// instances of a partitioned GPU together deliver about what their SMs and that link allow.
+double instances_throughput(const Prediction& p, int64_t batch, int instances);
+
 /// One profile's verdict.
 struct MigProfileResult {
   GpuSpec slice;
@@ -48,7 +53,7 @@ struct MigProfileResult {
   double memory_limit_bytes = 0;    ///< usable x (1 - headroom)
   bool fits_memory = false;         ///< peak <= memory_limit_bytes
   bool meets_slo = true;            ///< latency <= SLO (true without SLO)
-  double gpu_throughput_samples_per_s = 0;  ///< throughput x max_instances
+  double gpu_throughput_samples_per_s = 0;  ///< max_instances loops at full load (instances_throughput)
   std::optional<int64_t> max_batch;  ///< largest batch within SLO and memory (with --max-batch); nullopt when even 1 fails
   std::optional<Prediction> max_batch_prediction;
   std::string reason;               ///< why it is or is not eligible, one line

@@ -78,8 +78,9 @@ class Result:
 
 
 class Prediction(Result):
-    """`perfpred predict --json`: latency_ms, throughput_samples_per_s, energy_mj, avg_power_w,
-    peak_memory_bytes, fits, breakdown, memory, notes, and `layers` (rows) unless layers=False."""
+    """`perfpred predict --json`: latency_ms, throughput_samples_per_s, pipelined_throughput_samples_per_s,
+    energy_mj, avg_power_w, peak_memory_bytes, fits, breakdown, memory, notes, and `layers` (rows) unless
+    layers=False."""
 
     @property
     def rows(self):

@@ -178,3 +178,40 @@ TEST_F(MigAdvise, BadInput) {
   bad_headroom.memory_headroom = 1.0;
   EXPECT_THROW(advise_mig(model, "a30", opts, bad_headroom), InputError);
 }
+
+TEST(MigThroughput, InstancesShareTheHostLinkAtFullLoad) {
+  // One instance: 10 ms of work per batch of 32, 4 ms to copy its input in, 1 ms back. Back to back with the
+  // copies overlapping the work it runs a batch every 10 ms; seven such instances share one host link, whose
+  // 7 x 4 ms per period then sets the pace.
+  Prediction p;
+  p.latency_ms = 15;
+  p.h2d_ms = 4;
+  p.d2h_ms = 1;
+  EXPECT_DOUBLE_EQ(pipelined_period_ms(p), 10);
+  EXPECT_DOUBLE_EQ(instances_throughput(p, 32, 1), 32 * 1e3 / 10);
+  EXPECT_DOUBLE_EQ(instances_throughput(p, 32, 2), 2 * 32 * 1e3 / 10);
+  EXPECT_DOUBLE_EQ(instances_throughput(p, 32, 7), 32 * 1e3 / 4);  // the link's limit, whatever the instances
+  // No copies (unified memory, --no-copies): the latency is the period.
+  Prediction q;
+  q.latency_ms = 8;
+  EXPECT_DOUBLE_EQ(instances_throughput(q, 16, 3), 3 * 16 * 1e3 / 8);
+}
+
+TEST_F(MigAdvise, SevenSmallSlicesAtFullLoadDoNotOutrunTheWholeGpusLink) {
+  // A copy-heavy model (224 px FP32 input, a small CNN) at batch 64: every instance waits on the host link as
+  // much as on its SMs. Counting each instance's copies as if it had the link to itself made seven 1g.5gb
+  // slices deliver several times the whole GPU's throughput; sharing the link, they deliver at most what the
+  // whole GPU does with its copies overlapped.
+  ModelAtBatch heavy = test::text_model(test::cnn_text(16, 224));
+  PredictOptions o;
+  o.batch = 64;
+  auto adv = advise_mig(heavy, "a100-sxm4-40gb", o, {});
+  ASSERT_GT(adv.whole_gpu.h2d_ms, 0);
+  EXPECT_GT(adv.whole_gpu.pipelined_throughput_samples_per_s, adv.whole_gpu.throughput_samples_per_s);
+  for (const auto& r : adv.profiles) {
+    EXPECT_LE(r.gpu_throughput_samples_per_s, adv.whole_gpu.pipelined_throughput_samples_per_s * (1 + 1e-9))
+        << r.slice.mig_profile;
+    EXPECT_DOUBLE_EQ(r.gpu_throughput_samples_per_s,
+                     instances_throughput(r.prediction, o.batch, r.geometry.max_instances)) << r.slice.mig_profile;
+  }
+}
