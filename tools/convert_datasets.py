@@ -124,10 +124,12 @@ def log(msg):
 class Writer:
     """Collects rows of one dataset file and writes CSV + sidecar atomically."""
 
-    def __init__(self, kind, path):
+    def __init__(self, kind, path, extra_columns=()):
+        """extra_columns: run settings a source records beyond the schema's columns (perfpred keeps them as a
+        row's extras; docs/formats.md), e.g. `cuda_graphs`."""
         self.kind = kind
         self.path = path
-        self.columns = KERNEL_COLUMNS if kind == "kernel" else NETWORK_COLUMNS
+        self.columns = (KERNEL_COLUMNS if kind == "kernel" else NETWORK_COLUMNS) + list(extra_columns)
         self.rows = []
         self.ids = set()
 
@@ -1136,7 +1138,7 @@ def convert_mlperf_jetson(ctx):
     src = os.path.join(ctx.shared, "mlperf-inference-jetson", "mlperf_jetson_results.csv")
     path = os.path.join(ctx.out, "datasets", "mlperf-inference-jetson", "mlperf_jetson.csv")
     rows = read_csv(src)[: ctx.limit]
-    w = Writer("network", path)
+    w = Writer("network", path, extra_columns=["cuda_graphs"])
     skipped = {}
     for i, r in enumerate(rows):
         reason = mlperf_skip_reason(r)
@@ -1151,6 +1153,7 @@ def convert_mlperf_jetson(ctx):
               source="mlperf-inference", gpu_id=gpu, runtime="tensorrt", runtime_version=r["framework"][:80],
               precision="int8", model=rel(mp, path), model_family="torchvision", recipe=f"mlperf:{r['benchmark']}",
               mode="inference", batch=batch, includes_h2d=1, latency_ms=float(r["mean_latency_ns"]) / 1e6,
+              cuda_graphs=1 if r.get("cfg_use_graphs") == "True" else 0,
               notes=f"MLPerf {r['mlperf_version']} {r['division']} {r['submitter']}, {r['system_name']}, "
                     f"{r['scenario']} ({batch} sample(s) per query), GPU only, mean query latency (p90 "
                     f"{r['p90_latency_ns']} ns); TensorRT INT8 ResNet-50 v1.5 from resnet50_v1.onnx"
@@ -1160,6 +1163,8 @@ def convert_mlperf_jetson(ctx):
                  "notes": ["mlperf_jetson_results.csv: ResNet-50 SingleStream (batch 1) and v2.0+ MultiStream (8 "
                            "samples per query) runs with cfg_uses_dla=no; latency_ms = mean_latency_ns / 1e6 (query "
                            "issue to completion, input already preprocessed, copy included; Jetson memory is unified)",
+                           "cuda_graphs = the harness config's use_graphs (1: the engine replayed as a captured CUDA "
+                           "graph, v1.1+ and Xavier NX from v0.7; 0: enqueued kernel by kernel)",
                            "skipped: " + ", ".join(f"{v} {k}" for k, v in sorted(skipped.items())),
                            "model: torchvision resnet50 (= MLPerf's ResNet-50 v1.5) exported parameter-free"]})
     return {path: n}

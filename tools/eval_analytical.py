@@ -256,6 +256,8 @@ def main():
                     args += ["--optimizer", optimizer_of(r)]
                 if r.get("includes_h2d") == "0":
                     args.append("--no-copies")
+                if r.get("cuda_graphs") == "1":
+                    args.append("--cuda-graphs")
                 r["_set"] = set_name
                 jobs.append((r, args))
 

@@ -90,6 +90,7 @@ inline PredictOptions predict_options(const PredictChoices& c) {
   if (!c.optimizer.empty()) o.optimizer = optimizer_from_string(c.optimizer, "--optimizer");
   o.host_factor = checked_host_factor(c.host_factor);
   o.allow_tf32 = checked_allow_tf32(c.no_tf32, o.precision, c.precision);
+  o.cuda_graphs = c.cuda_graphs;
   return o;
 }
 

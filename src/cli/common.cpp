@@ -121,6 +121,12 @@ void echo_allow_tf32(nlohmann::json& j, bool allow_tf32) {
 
 std::string allow_tf32_text(bool allow_tf32) { return allow_tf32 ? std::string() : ", no TF32"; }
 
+void echo_cuda_graphs(nlohmann::json& j, bool cuda_graphs) {
+  if (cuda_graphs) j["cuda_graphs"] = true;
+}
+
+std::string cuda_graphs_text(bool cuda_graphs) { return cuda_graphs ? ", CUDA graphs" : std::string(); }
+
 namespace {
 std::vector<std::string>& partial_list() {
   static std::vector<std::string> list;

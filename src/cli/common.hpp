@@ -62,6 +62,10 @@ bool checked_allow_tf32(bool no_tf32, Precision p, const std::string& given);
 void echo_allow_tf32(nlohmann::json& j, bool allow_tf32);
 /// ", no TF32" for a text header where allow_tf32 is off, else "".
 std::string allow_tf32_text(bool allow_tf32);
+/// `"cuda_graphs": true` in a command's JSON document only with --cuda-graphs (byte-identical without it).
+void echo_cuda_graphs(nlohmann::json& j, bool cuda_graphs);
+/// ", CUDA graphs" for a text header with --cuda-graphs, else "".
+std::string cuda_graphs_text(bool cuda_graphs);
 
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order. An
 /// object gains `"complete": false` and `unshaped_nodes` when a partial model was analysed.

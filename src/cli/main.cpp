@@ -52,6 +52,13 @@ void add_no_tf32(CLI::App* sub, bool& no_tf32) {
                 "tensor cores where the GPU has them); fp32 only");
 }
 
+/// --cuda-graphs on every command that predicts.
+void add_cuda_graphs(CLI::App* sub, bool& cuda_graphs) {
+  sub->add_flag("--cuda-graphs", cuda_graphs,
+                "The iteration is captured once as a CUDA graph and replayed (torch.cuda.graphs, torch.compile "
+                "mode=\"reduce-overhead\", TensorRT under stream capture): no host cost per op or kernel");
+}
+
 /// The run a prediction is for (shapes, precision, mode, runtime), shared by predict and fit-host.
 void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--batch", p.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
@@ -64,6 +71,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--optimizer", p.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
   sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
   add_no_tf32(sub, p.no_tf32);
+  add_cuda_graphs(sub, p.cuda_graphs);
 }
 
 /// `fit-host`: predict's model and settings, and the measured latency to match.
@@ -214,6 +222,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
     add_host_factor(sub, p.host_factor);
     add_no_tf32(sub, p.no_tf32);
+    add_cuda_graphs(sub, p.cuda_graphs);
   };
 
   perfpred::cli::MigCliOptions mig_opts;

@@ -22,6 +22,7 @@ struct PredictChoices {
   std::string bundle;                     ///< learned latency bundle (`default`: the shipped one); empty: none
   bool analytical = false;
   bool no_tf32 = false;                   ///< --no-tf32: FP32 convolutions stay on FP32 math (allow_tf32 = False)
+  bool cuda_graphs = false;               ///< --cuda-graphs: the iteration replayed as a captured CUDA graph
 };
 
 }  // namespace perfpred::cli

@@ -174,6 +174,8 @@ PredictOptions network_options(const NetworkRow& r, const std::string& where) {
   if (!r.batch || *r.batch < 1) throw InputError(where + ": batch is missing or < 1");
   o.batch = *r.batch;
   o.include_copies = r.includes_h2d.value_or(false);
+  // An extra column: the run replayed a captured CUDA graph (MLPerf's harness configs say so per run).
+  if (auto it = r.extra.find("cuda_graphs"); it != r.extra.end()) o.cuda_graphs = it->second == "1";
   o.detail = false;
   return o;
 }

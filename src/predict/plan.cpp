@@ -754,6 +754,13 @@ void plan_optimizer(PlanContext& c, const std::vector<double>& params) {
   if (plan.optimizer_first == static_cast<int>(plan.kernels.size())) plan.optimizer_first = -1;
 }
 
+/// A captured CUDA graph replays its kernels without the host: no dispatch, enqueue or launch per kernel, one
+/// graph launch for the whole iteration (TensorRT's enqueue included), then the same stream sync.
+void replay_as_graph(PlanContext& c) {
+  for (auto& k : c.plan.kernels) k.host_s = 0;
+  c.plan.host_pre_s = model::k_cuda_graph_launch_s * c.embedded;
+}
+
 }  // namespace
 
 void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& opts, Plan& plan) {
@@ -768,13 +775,15 @@ void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const
   PlanContext c(g, cost, gpu, opts, plan);
   init_context(c);
   plan_forward(c);
-  if (!c.training) return;
-  const int n_forward = static_cast<int>(plan.kernels.size());
-  plan_loss(c);
-  plan_backward(c, n_forward);
-  const std::vector<double> params = parameter_elements(c);
-  plan_gradients(c, params);
-  plan_optimizer(c, params);
+  if (c.training) {
+    const int n_forward = static_cast<int>(plan.kernels.size());
+    plan_loss(c);
+    plan_backward(c, n_forward);
+    const std::vector<double> params = parameter_elements(c);
+    plan_gradients(c, params);
+    plan_optimizer(c, params);
+  }
+  if (opts.cuda_graphs) replay_as_graph(c);
 }
 
 }  // namespace perfpred::detail

@@ -31,6 +31,10 @@ struct PredictOptions {
   /// differs 1.5-1.8x between machines with the same GPU class; one measurement on the user's machine
   /// fixes it (docs/model.md, "Host speed").
   double host_factor = 1;
+  /// The iteration is captured once as a CUDA graph and replayed (torch.cuda.graphs, torch.compile's
+  /// "reduce-overhead", TensorRT under cudaStreamBeginCapture as MLPerf's harnesses run it): no host cost per
+  /// op or kernel, one graph launch per iteration.
+  bool cuda_graphs = false;
   /// Fill Prediction::kernels and Prediction::layers. False gives totals only (sweeps over many
   /// graphs/GPUs: no per-kernel strings are built).
   bool detail = true;

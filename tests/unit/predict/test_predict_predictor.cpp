@@ -243,6 +243,31 @@ TEST(PredictSanity, SmallNetAtBatchOneOnPytorchIsHostBound) {
   EXPECT_GT(q.kernels_ms, q.host_overhead_ms);
 }
 
+TEST(PredictRuntime, CudaGraphsReplayTheIterationWithoutPerKernelHostCost) {
+  // A captured graph has no dispatch or launch per op: a host-bound eager net at batch 1 runs at its kernels'
+  // pace, and every runtime and mode pays one graph launch (and the sync) instead of per-kernel host time.
+  auto net = test::nb201_like(1);
+  PredictOptions eager, graphs;
+  graphs.cuda_graphs = true;
+  const GpuSpec g = gpu("gtx-1080ti");
+  const auto p = run(net, g, eager), q = run(net, g, graphs);
+  EXPECT_GT(p.host_overhead_ms, p.kernels_ms);
+  EXPECT_DOUBLE_EQ(q.kernels_ms, p.kernels_ms);
+  EXPECT_LT(q.host_overhead_ms, 0.1);
+  EXPECT_LT(q.latency_ms * 3, p.latency_ms);
+  for (Runtime rt : {Runtime::pytorch, Runtime::tensorrt, Runtime::onnxruntime, Runtime::cudnn})
+    for (Mode m : {Mode::inference, Mode::training}) {
+      if (rt == Runtime::tensorrt && m == Mode::training) continue;
+      PredictOptions a, b;
+      a.runtime = b.runtime = rt;
+      a.mode = b.mode = m;
+      b.cuda_graphs = true;
+      const auto x = run(net, gpu("jetson-agx-orin-64gb"), a), y = run(net, gpu("jetson-agx-orin-64gb"), b);
+      EXPECT_LE(y.latency_ms, x.latency_ms) << to_string(rt) << " " << to_string(m);
+      EXPECT_DOUBLE_EQ(y.kernels_ms, x.kernels_ms) << to_string(rt) << " " << to_string(m);
+    }
+}
+
 TEST(PredictRuntime, TensorRtFusesAndPytorchDoesNot) {
   auto net = test::resnet_like(1);
   PredictOptions pt, trt, ort;
