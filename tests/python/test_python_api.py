@@ -40,7 +40,8 @@ class Predict(unittest.TestCase):
                           (["--runtime", "tensorrt", "--precision", "int8"], dict(runtime="tensorrt", precision="int8")),
                           (["--no-copies"], dict(copies=False)),
                           (["--host-factor", "1.5"], dict(host_factor=1.5)),
-                          (["--no-tf32"], dict(tf32=False))]:
+                          (["--no-tf32"], dict(tf32=False)),
+                          (["--cuda-graphs"], dict(cuda_graphs=True))]:
             want = cli("predict", RESNET18, "--gpu", "a100-sxm4-40gb", "--json", "--layers", "--no-meta", *extra)
             got = perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", **kw)
             self.assertEqual(got.to_json(), want, extra)
@@ -349,6 +350,30 @@ class Advise(unittest.TestCase):
             self.assertEqual("perfpred: error: " + str(ctx.exception), err)
             with self.assertRaises(perfpred.InputError):
                 call(host_factor="2")
+
+    def test_cuda_graphs_matches_cli(self):
+        """cuda_graphs=True is --cuda-graphs on select, sweep and mig: the CLI's JSON, echoed, and a batch-1 eager
+        ResNet-18 (host-bound on an A100) faster replayed than dispatched."""
+        calls = {
+            "select": (["select", RESNET18, "--devices", "a100-sxm4-40gb"],
+                       lambda **kw: perfpred.select(RESNET18, ["a100-sxm4-40gb"], **kw),
+                       lambda d: d["ranked"][0]["prediction"]["latency_ms"]),
+            "sweep": (["sweep", RESNET18, "--base-gpu", "a100-sxm4-40gb", "--vary", "sm_count=54:108:54"],
+                      lambda **kw: perfpred.sweep(RESNET18, "a100-sxm4-40gb", {"sm_count": (54, 108, 54)}, **kw),
+                      lambda d: d["points"][0]["latency_ms"]),
+            "mig": (["mig", RESNET18, "--gpu", "a100-sxm4-40gb"],
+                    lambda **kw: perfpred.mig(RESNET18, "a100-sxm4-40gb", **kw),
+                    lambda d: d["whole_gpu"]["latency_ms"]),
+        }
+        for name, (args, call, latency) in calls.items():
+            want = json.loads(cli(*args, "--json", "--cuda-graphs"))
+            got, base = call(cuda_graphs=True).to_dict(), call().to_dict()
+            for d in (want, got, base):
+                d.pop("elapsed_s", None), d.pop("points_per_second", None)  # sweep timings differ between runs
+            self.assertEqual(got, want, name)
+            self.assertIs(got["cuda_graphs"], True, name)
+            self.assertNotIn("cuda_graphs", base, name)
+            self.assertLess(latency(got), 0.8 * latency(base), name)
 
     def test_tf32_matches_cli(self):
         """tf32=False is --no-tf32 on select, sweep and mig: the CLI's JSON (a conv net on an A100: slower
