@@ -39,9 +39,9 @@ std::string human_bytes(double b) {
   return fmt(b, u == 0 ? 0 : 2) + " " + units[u];
 }
 
-const std::set<std::string> k_entry_keys = {"name",       "model",   "gpu",       "batch",        "precision",
-                                            "allow_tf32", "mode",    "runtime",   "optimizer",    "input_shapes",
-                                            "branches",   "dims",    "loop_trips", "limits"};
+const std::set<std::string> k_entry_keys = {"name",       "model",       "gpu",  "batch",   "precision",
+                                            "allow_tf32", "cuda_graphs", "mode", "runtime", "optimizer",
+                                            "input_shapes", "branches",  "dims", "loop_trips", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj"};
 
@@ -98,6 +98,15 @@ void parse_allow_tf32(const nlohmann::json& e, const std::string& where, Predict
   if (!o.allow_tf32 && o.precision != Precision::fp32)
     throw InputError(where + ": field 'allow_tf32': false applies to precision fp32 only (it is " +
                      to_string(o.precision) + "); drop it, or set \"precision\": \"fp32\"");
+}
+
+// `cuda_graphs`: true when the deployed model is replayed as a captured CUDA graph (predict's --cuda-graphs).
+void parse_cuda_graphs(const nlohmann::json& e, const std::string& where, PredictOptions& o) {
+  if (!e.contains("cuda_graphs")) return;
+  const auto& v = e["cuda_graphs"];
+  if (!v.is_boolean())
+    throw InputError(where + ": field 'cuda_graphs' must be true or false (got " + json_excerpt(v) + ")");
+  o.cuda_graphs = v.get<bool>();
 }
 
 // `input_shapes`: {"input": [1, 3, 224, 224]}, positive dims.
@@ -230,6 +239,7 @@ BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::pat
       throw InputError(where + ": " + err.what());
     }
     parse_allow_tf32(e, where, b.options);
+    parse_cuda_graphs(e, where, b.options);
     parse_input_shapes(e, where, b);
     parse_control_flow(e, where, b);
     parse_limits(e, where, b.limits);
@@ -324,6 +334,7 @@ nlohmann::json budget_verdict_json(const BudgetReport& rep) {
                          {"model_bundle", p.model_bundle}}},
                        {"checks", checks}};
     if (!e.options.allow_tf32) entry["allow_tf32"] = false;  // as predict --json echoes --no-tf32
+    if (e.options.cuda_graphs) entry["cuda_graphs"] = true;   // and --cuda-graphs
     entries.push_back(std::move(entry));
     passed += r.passed() ? 1 : 0;
   }

@@ -351,26 +351,36 @@ class Advise(unittest.TestCase):
             with self.assertRaises(perfpred.InputError):
                 call(host_factor="2")
 
-    def test_cuda_graphs_matches_cli(self):
-        """cuda_graphs=True is --cuda-graphs on select, sweep and mig: the CLI's JSON, echoed, and a batch-1 eager
-        ResNet-18 (host-bound on an A100) faster replayed than dispatched."""
+    def _decision_flag(self, batch, flag, **kw):
+        """select, sweep and mig of ResNet-18 on an A100 with a CLI flag and its keyword: (name, CLI args, call,
+        latency of a document, the keyword's document, the default document), the keyword's checked equal
+        to the CLI's JSON."""
+        b = ["--batch", str(batch)]
         calls = {
-            "select": (["select", RESNET18, "--devices", "a100-sxm4-40gb"],
-                       lambda **kw: perfpred.select(RESNET18, ["a100-sxm4-40gb"], **kw),
+            "select": (["select", RESNET18, "--devices", "a100-sxm4-40gb", *b],
+                       lambda **k: perfpred.select(RESNET18, ["a100-sxm4-40gb"], batch=batch, **k),
                        lambda d: d["ranked"][0]["prediction"]["latency_ms"]),
-            "sweep": (["sweep", RESNET18, "--base-gpu", "a100-sxm4-40gb", "--vary", "sm_count=54:108:54"],
-                      lambda **kw: perfpred.sweep(RESNET18, "a100-sxm4-40gb", {"sm_count": (54, 108, 54)}, **kw),
+            "sweep": (["sweep", RESNET18, "--base-gpu", "a100-sxm4-40gb", "--vary", "sm_count=54:108:54", *b],
+                      lambda **k: perfpred.sweep(RESNET18, "a100-sxm4-40gb", {"sm_count": (54, 108, 54)}, batch=batch, **k),
                       lambda d: d["points"][0]["latency_ms"]),
-            "mig": (["mig", RESNET18, "--gpu", "a100-sxm4-40gb"],
-                    lambda **kw: perfpred.mig(RESNET18, "a100-sxm4-40gb", **kw),
+            "mig": (["mig", RESNET18, "--gpu", "a100-sxm4-40gb", *b],
+                    lambda **k: perfpred.mig(RESNET18, "a100-sxm4-40gb", batch=batch, **k),
                     lambda d: d["whole_gpu"]["latency_ms"]),
         }
+        out = []
         for name, (args, call, latency) in calls.items():
-            want = json.loads(cli(*args, "--json", "--cuda-graphs"))
-            got, base = call(cuda_graphs=True).to_dict(), call().to_dict()
+            want = json.loads(cli(*args, "--json", flag))
+            got, base = call(**kw).to_dict(), call().to_dict()
             for d in (want, got, base):
                 d.pop("elapsed_s", None), d.pop("points_per_second", None)  # sweep timings differ between runs
             self.assertEqual(got, want, name)
+            out.append((name, args, call, latency, got, base))
+        return out
+
+    def test_cuda_graphs_matches_cli(self):
+        """cuda_graphs=True is --cuda-graphs on select, sweep and mig: the CLI's JSON, echoed, and a batch-1 eager
+        ResNet-18 (host-bound on an A100) faster replayed than dispatched."""
+        for name, _, _, latency, got, base in self._decision_flag(1, "--cuda-graphs", cuda_graphs=True):
             self.assertIs(got["cuda_graphs"], True, name)
             self.assertNotIn("cuda_graphs", base, name)
             self.assertLess(latency(got), 0.8 * latency(base), name)
@@ -378,23 +388,7 @@ class Advise(unittest.TestCase):
     def test_tf32_matches_cli(self):
         """tf32=False is --no-tf32 on select, sweep and mig: the CLI's JSON (a conv net on an A100: slower
         than with TF32), the CLI's one-line error at a precision other than fp32."""
-        calls = {
-            "select": (["select", RESNET18, "--devices", "a100-sxm4-40gb", "--batch", "32"],
-                       lambda **kw: perfpred.select(RESNET18, ["a100-sxm4-40gb"], batch=32, **kw),
-                       lambda d: d["ranked"][0]["prediction"]["latency_ms"]),
-            "sweep": (["sweep", RESNET18, "--base-gpu", "a100-sxm4-40gb", "--vary", "sm_count=54:108:54", "--batch", "32"],
-                      lambda **kw: perfpred.sweep(RESNET18, "a100-sxm4-40gb", {"sm_count": (54, 108, 54)}, batch=32, **kw),
-                      lambda d: d["points"][0]["latency_ms"]),
-            "mig": (["mig", RESNET18, "--gpu", "a100-sxm4-40gb", "--batch", "32"],
-                    lambda **kw: perfpred.mig(RESNET18, "a100-sxm4-40gb", batch=32, **kw),
-                    lambda d: d["whole_gpu"]["latency_ms"]),
-        }
-        for name, (args, call, latency) in calls.items():
-            want = json.loads(cli(*args, "--json", "--no-tf32"))
-            got, base = call(tf32=False).to_dict(), call().to_dict()
-            for d in (want, got, base):
-                d.pop("elapsed_s", None), d.pop("points_per_second", None)  # sweep timings differ between runs
-            self.assertEqual(got, want, name)
+        for name, args, call, latency, got, base in self._decision_flag(32, "--no-tf32", tf32=False):
             self.assertIs(got["allow_tf32"], False, name)
             self.assertNotIn("allow_tf32", base, name)
             self.assertGreater(latency(got), 1.2 * latency(base), name)

@@ -96,6 +96,30 @@ TEST(BudgetParse, AllowTf32) {
   EXPECT_FALSE(v["entries"][2].contains("allow_tf32"));
 }
 
+TEST(BudgetParse, CudaGraphs) {
+  // An entry replayed as a CUDA graph is predicted as --cuda-graphs: no host cost per kernel, so a host-bound
+  // model at batch 1 is faster; the verdict echoes it where it is on; a non-boolean is exit 2 naming the field.
+  json graphs = entry("graphs", {{"latency_ms", 30}});
+  graphs["cuda_graphs"] = true;
+  auto f = parse_budget_json(file_with({entry("eager", {{"latency_ms", 30}}), graphs}), "ci/budgets.json");
+  ASSERT_EQ(f.entries.size(), 2u);
+  EXPECT_FALSE(f.entries[0].options.cuda_graphs);
+  EXPECT_TRUE(f.entries[1].options.cuda_graphs);
+  const auto results = check_budgets(f, text_loader(), catalog_resolver());
+  EXPECT_LT(results.results[1].prediction.latency_ms, results.results[0].prediction.latency_ms);
+  const json v = budget_verdict_json(results);
+  EXPECT_FALSE(v["entries"][0].contains("cuda_graphs"));
+  EXPECT_EQ(v["entries"][1]["cuda_graphs"], true);
+  graphs["cuda_graphs"] = "yes";
+  try {
+    parse_budget_json(file_with({graphs}), "ci/budgets.json");
+    ADD_FAILURE() << "a string cuda_graphs was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("entries[0]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cuda_graphs"), std::string::npos) << e.what();
+  }
+}
+
 TEST(BudgetParse, ErrorsNameTheEntryAndField) {
   struct Case {
     json doc;

@@ -271,28 +271,7 @@ TEST(WinogradTiles, FewOutputChannelsStillRunWinograd) {
   EXPECT_LT(row(32, 64) / row(31, 64), 0.65);
 }
 
-TEST(Int8Convolutions, CudnnDp4aConvolutionsReachHalfTheSimtEfficiency) {
-  // DeepBench's INT8 convolutions on Pascal (cuDNN, dp4a) took 2.6x the model's time where cuBLAS's dp4a GEMMs
-  // on the same cards matched it: cuDNN's INT8 convs get half the SIMT conv efficiency. TensorRT's do not
-  // pay it, nor do tensor-core INT8 convolutions (T4).
-  const auto conv = [](const char* id, Runtime rt) {
-    KernelEstimate k;
-    k.family = OpFamily::conv;
-    k.gemm = GemmShape{1, 32 * 28 * 28, 256, 256 * 9};
-    k.flops = 2.0 * 32 * 28 * 28 * 256 * 256 * 9;
-    k.bytes = 1.0 * (2 * 32 * 256 * 28 * 28 + 256 * 256 * 9);
-    k.attrs = {{"groups", 1}, {"in_channels", 256}, {"out_channels", 256}, {"kernel_h", 3}, {"kernel_w", 3},
-               {"stride_h", 1}, {"stride_w", 1}, {"out_h", 28}, {"out_w", 28}, {"batch", 32}};
-    PredictOptions o;
-    o.precision = Precision::int8;
-    o.runtime = rt;
-    estimate_kernel(k, gpu(id), o);
-    return k.time_s;
-  };
-  EXPECT_NEAR(conv("gtx-1080ti", Runtime::cudnn) / conv("gtx-1080ti", Runtime::tensorrt), 2.0, 0.15);
-  EXPECT_DOUBLE_EQ(conv("t4", Runtime::cudnn), conv("t4", Runtime::tensorrt));
-}
-
+/// A batch x hw x hw, cin -> cout, kernel x kernel convolution (stride 1) at INT8 unless `p` says otherwise.
 KernelEstimate int8_conv(const GpuSpec& g, Runtime rt, int batch, int hw, int cin, int cout, int kernel,
                          const char* phase = "forward", Precision p = Precision::int8) {
   KernelEstimate k;
@@ -309,6 +288,15 @@ KernelEstimate int8_conv(const GpuSpec& g, Runtime rt, int batch, int hw, int ci
   o.runtime = rt;
   estimate_kernel(k, g, o);
   return k;
+}
+
+TEST(Int8Convolutions, CudnnDp4aConvolutionsReachHalfTheSimtEfficiency) {
+  // DeepBench's INT8 convolutions on Pascal (cuDNN, dp4a) took 2.6x the model's time where cuBLAS's dp4a GEMMs
+  // on the same cards matched it: cuDNN's INT8 convs get half the SIMT conv efficiency. TensorRT's do not
+  // pay it, nor do tensor-core INT8 convolutions (T4).
+  const auto conv = [](const char* id, Runtime rt) { return int8_conv(gpu(id), rt, 32, 28, 256, 256, 3).time_s; };
+  EXPECT_NEAR(conv("gtx-1080ti", Runtime::cudnn) / conv("gtx-1080ti", Runtime::tensorrt), 2.0, 0.15);
+  EXPECT_DOUBLE_EQ(conv("t4", Runtime::cudnn), conv("t4", Runtime::tensorrt));
 }
 
 TEST(Int8Convolutions, ForwardConvolutionsKeepTheirWholeReductionInOneBlock) {
@@ -330,7 +318,7 @@ TEST(Int8Convolutions, ForwardConvolutionsKeepTheirWholeReductionInOneBlock) {
 }
 
 TEST(Int8Convolutions, TensorRtMultistageKernelsOnAmpereReachMoreOfTheTensorPeak) {
-  // TensorRT's INT8 tactics on sm_80+ are multistage cp.async kernels: k_conv_tensor_int8_trt_async_eff (0.8) of
+  // TensorRT's INT8 tactics on sm_80+ are multistage cp.async kernels: k_conv_tensor_int8_trt_async_eff (0.7) of
   // the INT8 tensor peak where cuDNN's and the sm_7x kernels get k_conv_tensor_eff (0.5). A large, compute-bound
   // layer (batch 32, 28x28, 256 -> 256, 3x3) shows the ratio; FP16 engines and the Xavier and T4 boards keep 0.5.
   const auto ratio = [](const char* id, Precision p) {
@@ -339,7 +327,7 @@ TEST(Int8Convolutions, TensorRtMultistageKernelsOnAmpereReachMoreOfTheTensorPeak
            int8_conv(g, Runtime::cudnn, 32, 28, 256, 256, 3, "forward", p).time_s;
   };
   for (const char* id : {"a100-sxm4-40gb", "jetson-agx-orin-64gb", "h100-sxm5-80gb"})
-    EXPECT_NEAR(ratio(id, Precision::int8), 0.5 / 0.8, 0.02) << id;
+    EXPECT_NEAR(ratio(id, Precision::int8), 0.5 / 0.7, 0.02) << id;
   for (const char* id : {"t4", "jetson-agx-xavier", "jetson-xavier-nx"})
     EXPECT_DOUBLE_EQ(ratio(id, Precision::int8), 1.0) << id;
   EXPECT_DOUBLE_EQ(ratio("jetson-agx-orin-64gb", Precision::fp16), 1.0);
