@@ -149,20 +149,23 @@ void check_schemas(const onnx::GraphProto& gp, const Graph& g) {
       if (!found) throw InputError(label + ": attribute '" + std::string(ns->required) + "' is required" + schema);
       continue;
     }
-    const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(n.op, static_cast<int>(g.opset), "");
+    // ONNX's registry as a table (schema_table.cpp): the registry builds every schema on its first lookup.
+    const SchemaArity* s = schema_arity(n.op, g.opset);
     if (!s) continue;
-    const std::string schema = " (ONNX " + n.op + "-" + std::to_string(s->SinceVersion()) + " schema, opset " +
+    const std::string schema = " (ONNX " + n.op + "-" + std::to_string(s->since) + " schema, opset " +
                                std::to_string(g.opset) + ")";
     const int ins = np.input_size(), outs = np.output_size();
-    if (ins < s->min_input() || ins > s->max_input())
+    if (ins < s->min_in || ins > s->max_in)
       throw InputError(label + ": has " + std::to_string(ins) + " inputs; it takes " +
-                       count_range(s->min_input(), s->max_input()) + schema);
-    if (outs < s->min_output() || outs > s->max_output())
+                       count_range(s->min_in, s->max_in) + schema);
+    if (outs < s->min_out || outs > s->max_out)
       throw InputError(label + ": has " + std::to_string(outs) + " outputs; it gives " +
-                       count_range(s->min_output(), s->max_output()) + schema);
+                       count_range(s->min_out, s->max_out) + schema);
     if (ms) continue;  // contrib variants may name their attributes differently
-    for (const auto& [name, attr] : s->attributes()) {
-      if (!attr.required) continue;
+    for (std::string_view rest = s->required; !rest.empty();) {
+      const size_t comma = rest.find(',');
+      const std::string name(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
       bool found = false;
       for (const auto& a : np.attribute()) found = found || a.name() == name;
       if (!found) throw InputError(label + ": attribute '" + name + "' is required" + schema);

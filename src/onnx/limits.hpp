@@ -3,7 +3,9 @@
 // its input) works on it: limits on size, and each node's arity and required attributes against its
 // ONNX schema. Every error names the limit or the schema, so a user knows what to change.
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include <onnx/onnx_pb.h>
 
@@ -31,6 +33,23 @@ void check_model_limits(const onnx::ModelProto& model);
 /// default-domain name take the default shape rules, so their arity is checked the same way. Ops ONNX
 /// does not know are left alone. `g.nodes[i]` must be the node read from `gp.node(i)`.
 void check_schemas(const onnx::GraphProto& gp, const Graph& g);
+
+/// One default-domain ONNX schema over a run of opsets [from, to]: what OpSchemaRegistry::Schema(op, opset, "")
+/// returns for each of them (schema_table.cpp).
+struct SchemaArity {
+  const char* op;
+  int from, to;       ///< opsets this row answers (to = k_schema_table_opset: every newer one too)
+  int since;          ///< the schema's since version
+  int min_in, max_in, min_out, max_out;
+  const char* required;  ///< required attributes, comma-separated in name order ("" for none)
+};
+/// The last opset the table spells out; newer ones get its rows, as the registry gives its newest schema.
+inline constexpr int64_t k_schema_table_opset = 21;
+/// The schema of `op` at `opset` as ONNX's registry has it, without building the registry; null where ONNX
+/// has none (an op it does not know, or one newer than `opset`).
+const SchemaArity* schema_arity(std::string_view op, int64_t opset);
+/// Every row, sorted by op and opset (for the test that checks them against the registry).
+std::span<const SchemaArity> schema_arity_table();
 
 /// The newest opset the linked ONNX library (1.12) has schemas for, and the newest perfpred imports:
 /// the ops that changed in between are checked against perfpred's own table (limits.cpp) and shaped by
