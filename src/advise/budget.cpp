@@ -88,25 +88,23 @@ std::string describe(const BudgetCheck& c) {
          human_bytes(c.limit_value) + (c.limit == "peak_memory_fraction" ? " (fraction of device memory)" : "");
 }
 
-// `allow_tf32`: true (the default) or false, as --no-tf32: fp32 entries only (after `precision` is read).
-void parse_allow_tf32(const nlohmann::json& e, const std::string& where, PredictOptions& o) {
-  if (!e.contains("allow_tf32")) return;
-  const auto& v = e["allow_tf32"];
+// An optional boolean field of an entry: unchanged where absent, else true or false (exit 2 naming it).
+void read_flag(const nlohmann::json& e, const char* key, const std::string& where, bool& out) {
+  if (!e.contains(key)) return;
+  const auto& v = e[key];
   if (!v.is_boolean())
-    throw InputError(where + ": field 'allow_tf32' must be true or false (got " + json_excerpt(v) + ")");
-  o.allow_tf32 = v.get<bool>();
+    throw InputError(where + ": field '" + key + "' must be true or false (got " + json_excerpt(v) + ")");
+  out = v.get<bool>();
+}
+
+// `allow_tf32`: true (the default) or false, as --no-tf32: fp32 entries only (after `precision` is read).
+// `cuda_graphs`: true when the deployed model is replayed as a captured CUDA graph (predict's --cuda-graphs).
+void parse_flags(const nlohmann::json& e, const std::string& where, PredictOptions& o) {
+  read_flag(e, "allow_tf32", where, o.allow_tf32);
   if (!o.allow_tf32 && o.precision != Precision::fp32)
     throw InputError(where + ": field 'allow_tf32': false applies to precision fp32 only (it is " +
                      to_string(o.precision) + "); drop it, or set \"precision\": \"fp32\"");
-}
-
-// `cuda_graphs`: true when the deployed model is replayed as a captured CUDA graph (predict's --cuda-graphs).
-void parse_cuda_graphs(const nlohmann::json& e, const std::string& where, PredictOptions& o) {
-  if (!e.contains("cuda_graphs")) return;
-  const auto& v = e["cuda_graphs"];
-  if (!v.is_boolean())
-    throw InputError(where + ": field 'cuda_graphs' must be true or false (got " + json_excerpt(v) + ")");
-  o.cuda_graphs = v.get<bool>();
+  read_flag(e, "cuda_graphs", where, o.cuda_graphs);
 }
 
 // `input_shapes`: {"input": [1, 3, 224, 224]}, positive dims.
@@ -238,8 +236,7 @@ BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::pat
     } catch (const InputError& err) {
       throw InputError(where + ": " + err.what());
     }
-    parse_allow_tf32(e, where, b.options);
-    parse_cuda_graphs(e, where, b.options);
+    parse_flags(e, where, b.options);
     parse_input_shapes(e, where, b);
     parse_control_flow(e, where, b);
     parse_limits(e, where, b.limits);
