@@ -101,8 +101,9 @@ SelectResult select_devices(const AnalyzedModel& model, const std::vector<GpuSpe
       if (it == prices->end() && !d.parent_id.empty() && d.mig_profile.empty()) it = prices->find(d.parent_id);
       if (it != prices->end()) {
         cand.price_usd_per_hour = it->second;
-        if (p.throughput_samples_per_s > 0)
-          cand.cost_usd_per_million_samples = it->second / 3600.0 / p.throughput_samples_per_s * 1e6;
+        // Paid by the hour at full load: batches back to back with their copies overlapped.
+        if (p.pipelined_throughput_samples_per_s > 0)
+          cand.cost_usd_per_million_samples = it->second / 3600.0 / p.pipelined_throughput_samples_per_s * 1e6;
       }
     }
     if (!p.fits || p.peak_memory_bytes > cap)
