@@ -164,5 +164,9 @@ m=json.loads(subprocess.check_output([sys.argv[1],'mig',sys.argv[2],'--gpu','a10
 assert m.get('cuda_graphs') is True, m.keys()" "$BIN" "$MODEL"
 "$BIN" predict "$MODEL" --gpu a100-sxm4-40gb --cuda-graphs >"$TMP/g.txt"
 check grep -q "CUDA graphs" "$TMP/g.txt"
+"$BIN" report "$MODEL" --gpu a100-sxm4-40gb --cuda-graphs --out "$TMP/g.html" >/dev/null
+check grep -q "CUDA graphs (replayed" "$TMP/g.html"
+"$BIN" report "$MODEL" --gpu a100-sxm4-40gb --out "$TMP/e.html" >/dev/null
+if grep -q "CUDA graphs" "$TMP/e.html"; then echo "FAIL: report names CUDA graphs without the flag"; fail=1; fi
 
 exit $fail
