@@ -93,8 +93,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   r.half_precision = p == Precision::fp16 || p == Precision::bf16;
   r.int8 = p == Precision::int8;
   r.runtime = rt;
-  r.fast_tensor_gradients = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
-  r.async_copy = r.fast_tensor_gradients;
+  r.sm80_tensor_cores = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
   r.l1_caches_global = l1_caches_global_loads(gpu);
   const std::string& cc = gpu.compute_capability;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
@@ -241,14 +240,14 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
                       : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
                                 : model::k_gemm_simt_eff);
     if (!tensor) eff *= r.simt_issue_gain;
-    if (conv && tensor && r.int8 && r.runtime == Runtime::tensorrt && r.async_copy) eff = model::k_conv_tensor_int8_trt_async_eff;
+    if (conv && tensor && r.int8 && r.runtime == Runtime::tensorrt && r.sm80_tensor_cores) eff = model::k_conv_tensor_int8_trt_async_eff;
     if (conv && !tensor && r.int8 && r.runtime == Runtime::cudnn) eff *= model::k_conv_dp4a_share;
     // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the
     // direct (implicit GEMM) kernel, cuDNN runs the direct one (5-7 px feature maps).
     const double winograd_gain = model::k_winograd_gain * k.winograd_tile_fill;
     const bool winograd = k.winograd && (tensor || winograd_gain > 1);
     if (winograd && !tensor) eff *= winograd_gain;
-    if (conv && !winograd && (!tensor || !r.fast_tensor_gradients)) {
+    if (conv && !winograd && (!tensor || !r.sm80_tensor_cores)) {
       if (k.phase == Phase::backward_data) eff /= model::k_conv_bwd_data_slowdown;
       if (k.phase == Phase::backward_weight) eff /= model::k_conv_bwd_weight_slowdown;
     }

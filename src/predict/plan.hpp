@@ -91,8 +91,9 @@ struct GpuRates {
   double core_clock_hz = 0;      ///< SM clock the math rates assume (headroom and sustained clock included); 0 unknown
   double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it; perfpred/hw/sustained_clock.hpp)
   double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on Volta/GA100/GH100 SMs (own INT32 pipe)
-  bool fast_tensor_gradients = false;  ///< sm_80+: tensor-core conv gradients as fast as the forward
-  bool async_copy = false;  ///< sm_80+: cp.async multistage main loops (TensorRT INT8: k_conv_tensor_int8_trt_async_eff)
+  /// sm_80+: tensor-core conv gradients as fast as the forward, and cp.async multistage main loops (TensorRT's
+  /// INT8 convolutions at k_conv_tensor_int8_trt_async_eff).
+  bool sm80_tensor_cores = false;
   bool half_precision = false;  ///< fp16/bf16 run: a conv may take a non-tensor FP16-storage kernel instead
   bool int8 = false;            ///< int8 run: tensor-core GEMMs at k_gemm_tensor_int8_eff
   Runtime runtime = Runtime::pytorch;  ///< whose kernels run (cuDNN's dp4a convolutions: k_conv_dp4a_share)

@@ -79,10 +79,16 @@ TEST_F(Select, CostNeedsAPriceForEveryDevice) {
   auto r = select_devices(*model, devices, opts, {}, Objective::cost, &prices);
   for (size_t i = 1; i < r.ranked.size(); ++i)
     EXPECT_LE(*r.ranked[i - 1].cost_usd_per_million_samples, *r.ranked[i].cost_usd_per_million_samples);
-  const auto& c = r.ranked.front();
-  // At full load (pipelined: copies overlap the work), what an hour of the device serves.
-  EXPECT_NEAR(*c.cost_usd_per_million_samples,
-              *c.price_usd_per_hour / 3600 / c.prediction.pipelined_throughput_samples_per_s * 1e6, 1e-9);
+  // At full load (pipelined: copies overlap the work), what an hour of the device serves. The discrete GPUs
+  // copy their input, so there the pipelined throughput differs from batch / latency.
+  bool copies = false;
+  for (const auto& c : r.ranked) {
+    EXPECT_NEAR(*c.cost_usd_per_million_samples,
+                *c.price_usd_per_hour / 3600 / c.prediction.pipelined_throughput_samples_per_s * 1e6, 1e-9)
+        << c.gpu.id;
+    copies |= c.prediction.pipelined_throughput_samples_per_s > c.prediction.throughput_samples_per_s * 1.001;
+  }
+  EXPECT_TRUE(copies);
 }
 
 TEST_F(Select, BadConstraintsAndPriceFiles) {

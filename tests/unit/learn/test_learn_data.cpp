@@ -29,6 +29,16 @@ TEST(LearnData, NetworkOptionsTakeTheOptimizerFromTheRowNotes) {
   EXPECT_EQ(learn::network_options(training_row(""), "t").optimizer, Optimizer::sgd);
 }
 
+// MLPerf's rows carry their harness's use_graphs as the extra column cuda_graphs: train and eval predict them so.
+TEST(LearnData, NetworkOptionsTakeCudaGraphsFromTheExtraColumn) {
+  NetworkRow r = training_row("");
+  EXPECT_FALSE(learn::network_options(r, "t").cuda_graphs);
+  r.extra["cuda_graphs"] = "1";
+  EXPECT_TRUE(learn::network_options(r, "t").cuda_graphs);
+  r.extra["cuda_graphs"] = "0";
+  EXPECT_FALSE(learn::network_options(r, "t").cuda_graphs);
+}
+
 TEST(LearnData, NetworkOptionsRejectAMissingBatch) {
   NetworkRow r = training_row("");
   r.batch.reset();
