@@ -93,6 +93,12 @@ SourceSettings source_settings(const std::string& source) {
     s.timer_floor = true;  // one PyTorch op between two CUDA events: dispatch and launch are in the label
     s.trains_conv = false; // random-shape convolutions, half as efficient as network-shaped ones (efficiency.hpp)
   }
+  if (source == "perfpred-profile") {
+    // perfpred's own CUDA harness runs `fp32` convolutions with CUDNN_FMA_MATH (src/cuda/ops_cudnn.cpp):
+    // TF32 is its own precision there. Costing them on the TF32 roofline made the H200's FP32 convolutions
+    // look 3-4x slower than the model (data/measured/h200-harness).
+    s.tf32_conv = false;
+  }
   // deepbench: cuDNN/cuBLAS called directly and timed over many repeats; no floor, no TF32 on its GPUs.
   return s;
 }

@@ -44,7 +44,8 @@ struct SourceSettings {
   /// slow (docs/accuracy.md, "Label corrections"). They are still evaluated.
   bool trains_conv = true;
 };
-/// Settings of a data source by its name (the rows' `source`): neusight, deepbench, anything else (defaults).
+/// Settings of a data source by its name (the rows' `source`): neusight, perfpred-profile (the CUDA harness:
+/// FP32 convolutions on FMA math), deepbench and anything else (defaults).
 SourceSettings source_settings(const std::string& source);
 
 /// Roofline of `k` on `gpu`; `tf32_conv` lets an FP32 convolution use TF32 where the GPU has it.

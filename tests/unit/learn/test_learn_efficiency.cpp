@@ -124,6 +124,9 @@ TEST(LearnEfficiency, Tf32ConvolutionsFollowTheSourceFlag) {
   EXPECT_TRUE(source_settings("neusight").timer_floor);
   EXPECT_FALSE(source_settings("deepbench").timer_floor);
   EXPECT_TRUE(source_settings("deepbench").tf32_conv);
+  // perfpred's own harness runs its fp32 convolutions with CUDNN_FMA_MATH: the SIMT roofline, as NeuSight's.
+  EXPECT_FALSE(source_settings("perfpred-profile").tf32_conv);
+  EXPECT_DOUBLE_EQ(kernel_roofline(c, g, PredictOptions{}, source_settings("perfpred-profile").tf32_conv).peak_flops, 19.5e12);
 }
 
 TEST(LearnEfficiency, FeaturesCarryNoGpuIdentity) {
