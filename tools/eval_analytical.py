@@ -52,6 +52,10 @@ CALIBRATION_OFA = {"gpu_id": "titan-xp", "batch": "64"}
 # MLPerf Inference Jetson: the AGX Orin rows (ResNet-50 INT8, batch 1 and 8) fit k_conv_tensor_int8_trt_async_eff,
 # TensorRT's INT8 conv efficiency on sm_80+ tensor cores; the Orin NX and the Xavier boards stay held out.
 CALIBRATION_MLPERF = {"_set": "mlperf-inference-jetson", "gpu_id": "jetson-agx-orin-64gb"}
+# perfpred's own H200 PyTorch measurements (data/measured/h200-pytorch): the ResNet-50 and VGG-16 rows fit the
+# tensor-rate scaling of cuDNN's convolution efficiency (k_conv_tensor_rate_exponent); the other eight networks
+# stay held out.
+CALIBRATION_H200 = {"_set": "h200-pytorch", "recipes": {"torchvision:resnet50", "torchvision:vgg16"}}
 # Sets that are held out whole: no constant was tuned on any of their rows.
 HELD_OUT_SETS = {"neusight-transformers"}
 # Families whose ONNX files are exported here when missing (into <datasets>/../models/<family>/): large
@@ -67,6 +71,8 @@ def calibration(row):
         return False
     if all(row.get(k) == v for k, v in CALIBRATION_MLPERF.items()):
         return True
+    if row.get("_set") == CALIBRATION_H200["_set"]:
+        return row.get("recipe") in CALIBRATION_H200["recipes"]
     if row["model_family"] == "icas-convnet":  # Jetson Nano: one ICAS stage calibrates, the others are held out
         return row["id"].startswith("icas-conv_layers_1_5-")
     if row.get("_set") == "gpumemnet-a100-memory" and row["model_family"] == "torchvision":
@@ -183,6 +189,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--perfpred", default=os.path.join(REPO, "build", "src", "cli", "perfpred"))
     ap.add_argument("--datasets", default=os.path.join(REPO, "cache", "datasets"))
+    ap.add_argument("--measured", default=os.path.join(REPO, "data", "measured"),
+                    help="the project's own measurements (data/measured/<set>/*.csv), evaluated beside --datasets")
     ap.add_argument("--per-group", type=int, default=60, help="rows sampled per group (default 60)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
@@ -195,6 +203,7 @@ def main():
     if not os.path.exists(a.perfpred):
         sys.exit(f"eval_analytical: no perfpred binary at {a.perfpred} (build first or pass --perfpred)")
     files = sorted(glob.glob(os.path.join(a.datasets, "*", "*.csv")))
+    files += sorted(glob.glob(os.path.join(a.measured, "*", "*.csv"))) if a.measured else []
     if not files:
         sys.exit(f"eval_analytical: no datasets under {a.datasets} (run tools/convert_datasets.py --all)")
     only = set(x for x in a.only.split(",") if x)

@@ -206,6 +206,14 @@ double winograd_tile_fill(double out_h, double out_w) {
   return out_h * out_w / (4 * std::ceil(out_h / 4) * 4 * std::ceil(out_w / 4));
 }
 
+double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r) {
+  if (!(r.core_clock_hz > 0) || !(r.sms > 0) || !(tensor_flops > 0)) return model::k_conv_tensor_eff;
+  const double per_sm_clock = tensor_flops / (r.sms * r.core_clock_hz);
+  const double eff = model::k_conv_tensor_eff *
+                     std::pow(model::k_conv_tensor_ref_flops_per_sm_clock / per_sm_clock, model::k_conv_tensor_rate_exponent);
+  return std::min(eff, model::k_gemm_tensor_eff);
+}
+
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   KernelTerms out;
   const double steps = std::max(1, k.serial_steps);
@@ -240,6 +248,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
                       : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
                                 : model::k_gemm_simt_eff);
     if (!tensor) eff *= r.simt_issue_gain;
+    if (conv && tensor && !r.int8 && r.runtime != Runtime::tensorrt) eff = cudnn_conv_tensor_eff(rate, r);
     if (conv && tensor && r.int8 && r.runtime == Runtime::tensorrt && r.sm80_tensor_cores) eff = model::k_conv_tensor_int8_trt_async_eff;
     if (conv && !tensor && r.int8 && r.runtime == Runtime::cudnn) eff *= model::k_conv_dp4a_share;
     // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the

@@ -45,6 +45,21 @@ inline constexpr double k_conv_dp4a_share = 0.5;
 inline constexpr double k_int_pipe_simt_gain = 0.20;
 /// Convolution on tensor cores share of tensor peak (layout transforms, smaller tiles). Prior.
 inline constexpr double k_conv_tensor_eff = 0.50;
+/// cuDNN's tensor-core convolutions (under PyTorch, onnxruntime or called directly; TF32 and FP16/BF16, not
+/// INT8, not TensorRT's kernels) reach less of the tensor peak the more math an SM does per clock: their
+/// operands pass through shared memory at a fixed 128 B per clock and SM whatever the tensor rate, so the
+/// share falls as the rate per SM rises. k_conv_tensor_eff holds at k_conv_tensor_ref_flops_per_sm_clock
+/// (1024: V100, T4, A10 FP16; A100 TF32) and scales by (ref / rate)^k_conv_tensor_rate_exponent, capped at
+/// k_gemm_tensor_eff. Evidence (held-out PyTorch FP16/AMP rows, model bias at the shared 0.5, by the tensor
+/// rate per SM and clock): 512 RTX 3090/4090 +19 to +21% (too slow), 1024 A10 -3%, V100 +5%, 2048 A100
+/// -17 to -21%, 4096 H100 -28 to -30% (Lambda), H200 (data/measured/h200-pytorch, batch 128) -13 to -43%.
+/// Fitted on the GPU-bound calibration rows of the H200 set (ResNet-50 and VGG-16 at batch 128 and replayed
+/// as CUDA graphs at batch 1; tools/eval_analytical.py CALIBRATION_H200), mean APE over those 12 rows 22.7% at
+/// 0, 20.6% at 0.2, 20.9% at 0.3, 21.0% at 0.4, 21.9% at 0.5, 24.9% at 0.7: a flat minimum, its middle taken.
+/// Held out: Lambda's training rows (A10 ... H100, 30 rows) 16.6% -> 11.6% (8.1% at 0.5, 5.1% at 0.7: they
+/// would take more), the H200's other eight networks' GPU-bound rows 23.0% -> 22.2%.
+inline constexpr double k_conv_tensor_ref_flops_per_sm_clock = 1024;
+inline constexpr double k_conv_tensor_rate_exponent = 0.3;
 /// TensorRT's INT8 convolutions on sm_80+ tensor cores (A100, A30, H100, Orin, GeForce 30/40): its INT8 tactics
 /// there are multistage cp.async kernels (NC32HW32 layouts, 3-6 stages) that keep the tensor cores fed where the
 /// sm_7x ones stage operands through registers. Fitted on MLPerf's Jetson AGX Orin ResNet-50 INT8 rows (batch 1

@@ -104,6 +104,10 @@ struct GpuRates {
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
+/// Share of the tensor peak `tensor_flops` (the TF32 or FP16/BF16 rate of `r`) that cuDNN's tensor-core
+/// convolutions reach: k_conv_tensor_eff at k_conv_tensor_ref_flops_per_sm_clock, scaled by the rate per SM
+/// and clock (model_constants.hpp).
+double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r);
 /// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
 bool l1_caches_global_loads(const GpuSpec& gpu);
 /// A convolution's shape as the kernel model needs it (0 where unknown).
