@@ -270,6 +270,52 @@ TEST(ActivationPatterns, GeluAndSiluAsExportedAreOneKernelEverywhere) {
   EXPECT_DOUBLE_EQ(k.bytes, static_cast<double>(silu.c.nodes[0].bytes_read + silu.c.nodes[0].bytes_written));
 }
 
+/// LayerNorm as torch.onnx writes it below opset 17, on x [8, 768]; `eps` decides whether the Add takes a constant.
+test::NetBuilder decomposed_layer_norm(bool constant_eps = true) {
+  test::NetBuilder b;
+  const int x = b.input("x", {8, 768});
+  const int c = b.weight({1});
+  const int mean = b.unary("ReduceMean", x, OpFamily::reduce);
+  const int d = binary(b, "Sub", x, mean);
+  const int var = b.unary("ReduceMean", binary(b, "Pow", d, c), OpFamily::reduce);
+  const int eps = constant_eps ? c : b.relu(x);
+  const int n = binary(b, "Div", d, b.unary("Sqrt", binary(b, "Add", var, eps)));
+  b.output(binary(b, "Add", binary(b, "Mul", n, b.weight({768})), b.weight({768})));
+  b.finish();
+  return b;
+}
+
+TEST(LayerNormPatterns, ALayerNormWrittenAsNodesIsOneNormKernel) {
+  // PyTorch runs nn.LayerNorm as one op and kernel, TensorRT and onnxruntime fuse it: the nine nodes are one
+  // norm kernel that reads x and writes y, with one op's dispatch (a ViT-B/16 has 25 of them; its eager
+  // batch-1 prediction on the H200 was 3.3x the measurement with nine ops each).
+  const test::NetBuilder ln = decomposed_layer_norm();
+  for (Runtime rt : {Runtime::pytorch, Runtime::tensorrt, Runtime::onnxruntime}) {
+    PredictOptions o;
+    o.batch = 8;
+    o.runtime = rt;
+    const auto ks = plan_kernels(ln.g, ln.c, gpu("a100-sxm4-80gb"), o);
+    ASSERT_EQ(ks.size(), 1u) << to_string(rt);
+    EXPECT_EQ(ks[0].op, "ReduceMean+Sub+Pow+ReduceMean+Add+Sqrt+Div+Mul+Add") << to_string(rt);
+    EXPECT_EQ(ks[0].family, OpFamily::norm) << to_string(rt);
+    EXPECT_DOUBLE_EQ(ks[0].bytes, 2.0 * 8 * 768 * 4) << to_string(rt);  // read x, write y
+  }
+  // Eager: one op's host cost, as a Relu's.
+  test::NetBuilder relu;
+  relu.output(relu.relu(relu.input("x", {8, 768})));
+  PredictOptions o;
+  o.batch = 8;
+  EXPECT_DOUBLE_EQ(plan_kernels(ln.g, ln.c, gpu("a100-sxm4-80gb"), o)[0].host_s,
+                   plan_kernels(relu.g, relu.c, gpu("a100-sxm4-80gb"), o)[0].host_s);
+  // Training: one backward norm kernel (reads dy and x, writes dx: twice the forward's traffic).
+  const auto t = plan_kernels(ln.g, ln.c, gpu("a100-sxm4-80gb"), training(8));
+  int norm_bwd = 0;
+  for (const auto& k : t) norm_bwd += k.family == OpFamily::norm && k.phase == "backward";
+  EXPECT_EQ(norm_bwd, 1);
+  // An Add of a computed tensor is no epsilon: the nodes stay nodes.
+  EXPECT_GT(kernels_of(decomposed_layer_norm(false), Runtime::pytorch), 2u);
+}
+
 TEST(TrainingPlan, RecurrentWeightGradientIsOneGemmOverAllSteps) {
   // BPTT runs the data gradients one dependent step at a time, but the recurrent weights' gradient is a
   // single GEMM with the steps in its reduction (cuDNN's RNNBackwardWeights): its time is not the forward
