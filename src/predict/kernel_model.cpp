@@ -104,6 +104,8 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;
   r.sms = std::max(1, gpu.sm_count);
   r.launch_floor_s = gpu.segment == "embedded" ? model::k_launch_floor_embedded_s : model::k_launch_floor_s;
+  r.conv_tensor_eff = cudnn_conv_tensor_eff(r.matrix_flops, r);  // after the rates, clock and SM count
+  r.conv_tensor_tf32_eff = cudnn_conv_tensor_eff(r.matrix_tf32_flops, r);
   return r;
 }
 
@@ -248,7 +250,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
                       : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
                                 : model::k_gemm_simt_eff);
     if (!tensor) eff *= r.simt_issue_gain;
-    if (conv && tensor && !r.int8 && r.runtime != Runtime::tensorrt) eff = cudnn_conv_tensor_eff(rate, r);
+    if (conv && tensor && !r.int8 && r.runtime != Runtime::tensorrt) eff = tf32 ? r.conv_tensor_tf32_eff : r.conv_tensor_eff;
     if (conv && tensor && r.int8 && r.runtime == Runtime::tensorrt && r.sm80_tensor_cores) eff = model::k_conv_tensor_int8_trt_async_eff;
     if (conv && !tensor && r.int8 && r.runtime == Runtime::cudnn) eff *= model::k_conv_dp4a_share;
     // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the

@@ -317,6 +317,16 @@ void find_layer_norm_patterns(PlanContext& c) {
     const int k = c.single_consumer[out];
     return k > j && g.nodes[k].op == op && c.pattern_of[k] < 0 ? k : -1;
   };
+  // Consumers of each Sub's output (the centred x feeds the Pow and the Div), gathered in one pass.
+  std::vector<std::vector<int>> sub_consumers(c.n_tensors);
+  std::vector<char> sub_output(c.n_tensors, 0);
+  for (int j = 0; j < c.n_nodes; ++j) {
+    const int out = first_output(g.nodes[j]);
+    if (g.nodes[j].op == "Sub" && out >= 0 && out < c.n_tensors) sub_output[out] = 1;
+  }
+  for (int j = 0; j < c.n_nodes; ++j)
+    for (int t : g.nodes[j].inputs)
+      if (t >= 0 && t < c.n_tensors && sub_output[t] && sub_consumers[t].size() < 3) sub_consumers[t].push_back(j);
   const auto constant_other = [&](int j, int t) {
     const Node& n = g.nodes[j];
     if (n.inputs.size() != 2 || (n.inputs[0] != t && n.inputs[1] != t)) return false;
@@ -332,9 +342,7 @@ void find_layer_norm_patterns(PlanContext& c) {
     const int d = first_output(g.nodes[sub]);
     if (d < 0 || c.consumer_count[d] != 2) continue;
     int pow = -1, div = -1;
-    for (int j = sub + 1; j < c.n_nodes; ++j)
-      for (int t : g.nodes[j].inputs)
-        if (t == d) (g.nodes[j].op == "Pow" ? pow : div) = j;
+    for (int j : sub_consumers[d]) (g.nodes[j].op == "Pow" ? pow : div) = j;
     if (pow < 0 || div < 0 || g.nodes[div].op != "Div" || g.nodes[div].inputs[0] != d || !constant_other(pow, d))
       continue;
     const int r2 = next(pow, "ReduceMean");
