@@ -63,6 +63,13 @@ HELD_OUT_SETS = {"neusight-transformers"}
 ON_DEMAND_FAMILIES = {"neusight-transformer"}
 
 
+def dataset_files(datasets, measured=""):
+    """The CSV files of the converted public sets (<datasets>/<set>/*.csv) and of the project's own
+    measurements (<measured>/<set>/*.csv, data/measured), in a stable order."""
+    files = sorted(glob.glob(os.path.join(datasets, "*", "*.csv")))
+    return files + (sorted(glob.glob(os.path.join(measured, "*", "*.csv"))) if measured else [])
+
+
 def calibration(row):
     if row["model_family"] == "ofa-mbv3" and all(row.get(k) == v for k, v in CALIBRATION_OFA.items()):
         index = row["id"].split("-")[1] if row["id"].count("-") >= 2 else ""
@@ -202,8 +209,7 @@ def main():
     a = ap.parse_args()
     if not os.path.exists(a.perfpred):
         sys.exit(f"eval_analytical: no perfpred binary at {a.perfpred} (build first or pass --perfpred)")
-    files = sorted(glob.glob(os.path.join(a.datasets, "*", "*.csv")))
-    files += sorted(glob.glob(os.path.join(a.measured, "*", "*.csv"))) if a.measured else []
+    files = dataset_files(a.datasets, a.measured)
     if not files:
         sys.exit(f"eval_analytical: no datasets under {a.datasets} (run tools/convert_datasets.py --all)")
     only = set(x for x in a.only.split(",") if x)

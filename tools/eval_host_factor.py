@@ -20,7 +20,6 @@ Writes the table to stdout with --markdown, and between the hostfactor:begin/end
 import argparse
 import collections
 import concurrent.futures
-import glob
 import hashlib
 import json
 import math
@@ -39,9 +38,7 @@ END = "<!-- hostfactor:end -->"
 def machine_rows(datasets, per_machine, measured=""):
     """{(set, gpu, runtime version): [row]} of held-out PyTorch latency rows, at most per_machine each."""
     machines = collections.defaultdict(list)
-    files = sorted(glob.glob(os.path.join(datasets, "*", "*.csv")))
-    files += sorted(glob.glob(os.path.join(measured, "*", "*.csv"))) if measured else []
-    for path in files:
+    for path in ea.dataset_files(datasets, measured):
         set_name = os.path.basename(os.path.dirname(path))
         for r in ea.read_rows(path):
             r["_set"] = set_name  # the split of some sets is per set (tools/eval_analytical.py calibration())

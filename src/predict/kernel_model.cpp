@@ -49,6 +49,17 @@ const char* phase_suffix(Phase p) {
 
 namespace {
 double positive_or(double v, double fallback) { return (std::isfinite(v) && v > 0) ? v : fallback; }
+
+/// Share of the tensor peak `tensor_flops` (the TF32 or FP16/BF16 rate of `r`) that cuDNN's tensor-core
+/// convolutions reach: k_conv_tensor_eff at k_conv_tensor_ref_flops_per_sm_clock, scaled by the rate per SM
+/// and clock (model_constants.hpp); k_conv_tensor_eff where that rate is unknown.
+double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r) {
+  if (!(r.core_clock_hz > 0) || !(r.sms > 0) || !(tensor_flops > 0)) return model::k_conv_tensor_eff;
+  const double per_sm_clock = tensor_flops / (r.sms * r.core_clock_hz);
+  const double eff = model::k_conv_tensor_eff *
+                     std::pow(model::k_conv_tensor_ref_flops_per_sm_clock / per_sm_clock, model::k_conv_tensor_rate_exponent);
+  return std::min(eff, model::k_gemm_tensor_eff);
+}
 }  // namespace
 
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
@@ -206,14 +217,6 @@ double depthwise_tap_bytes(double outputs, double kh, double kw, double sw) {
 double winograd_tile_fill(double out_h, double out_w) {
   if (!(out_h > 0) || !(out_w > 0)) return 1;
   return out_h * out_w / (4 * std::ceil(out_h / 4) * 4 * std::ceil(out_w / 4));
-}
-
-double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r) {
-  if (!(r.core_clock_hz > 0) || !(r.sms > 0) || !(tensor_flops > 0)) return model::k_conv_tensor_eff;
-  const double per_sm_clock = tensor_flops / (r.sms * r.core_clock_hz);
-  const double eff = model::k_conv_tensor_eff *
-                     std::pow(model::k_conv_tensor_ref_flops_per_sm_clock / per_sm_clock, model::k_conv_tensor_rate_exponent);
-  return std::min(eff, model::k_gemm_tensor_eff);
 }
 
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {

@@ -94,8 +94,8 @@ struct GpuRates {
   /// sm_80+: tensor-core conv gradients as fast as the forward, and cp.async multistage main loops (TensorRT's
   /// INT8 convolutions at k_conv_tensor_int8_trt_async_eff).
   bool sm80_tensor_cores = false;
-  /// Share of the tensor peak cuDNN's tensor-core convolutions reach at matrix_flops / matrix_tf32_flops
-  /// (cudnn_conv_tensor_eff; k_conv_tensor_eff where the rate per SM and clock is unknown).
+  /// Share of the tensor peak cuDNN's tensor-core convolutions reach at matrix_flops / matrix_tf32_flops:
+  /// k_conv_tensor_eff scaled by the tensor rate per SM and clock (model_constants.hpp), set by gpu_rates().
   double conv_tensor_eff = 0.5, conv_tensor_tf32_eff = 0.5;
   bool half_precision = false;  ///< fp16/bf16 run: a conv may take a non-tensor FP16-storage kernel instead
   bool int8 = false;            ///< int8 run: tensor-core GEMMs at k_gemm_tensor_int8_eff
@@ -107,10 +107,6 @@ struct GpuRates {
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
-/// Share of the tensor peak `tensor_flops` (the TF32 or FP16/BF16 rate of `r`) that cuDNN's tensor-core
-/// convolutions reach: k_conv_tensor_eff at k_conv_tensor_ref_flops_per_sm_clock, scaled by the rate per SM
-/// and clock (model_constants.hpp). gpu_rates() stores both in GpuRates.
-double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r);
 /// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
 bool l1_caches_global_loads(const GpuSpec& gpu);
 /// A convolution's shape as the kernel model needs it (0 where unknown).
