@@ -57,6 +57,9 @@ CALIBRATION_MLPERF = {"_set": "mlperf-inference-jetson", "gpu_id": "jetson-agx-o
 # stay held out.
 CALIBRATION_H200 = {"_set": "h200-pytorch", "recipes": {"torchvision:resnet50", "torchvision:vgg16"}}
 # Sets that are held out whole: no constant was tuned on any of their rows.
+# Zeus power limits: the V100 PCIe rows fit the clock-independent share of a workload's draw
+# (k_clock_independent_power_share, perfpred/hw/sustained_clock.hpp); A40, Quadro RTX 6000 and P100 are held out.
+CALIBRATION_ZEUS = {"_set": "zeus-gpu-power-traces", "gpu_id": "v100-pcie-32gb"}
 HELD_OUT_SETS = {"neusight-transformers"}
 # Families whose ONNX files are exported here when missing (into <datasets>/../models/<family>/): large
 # transformers exported parameter-free from 'meta' weights, a few seconds to a minute each.
@@ -77,6 +80,8 @@ def calibration(row):
     if row["model_family"] in HELD_OUT_FAMILIES or row.get("_set") in HELD_OUT_SETS:
         return False
     if all(row.get(k) == v for k, v in CALIBRATION_MLPERF.items()):
+        return True
+    if all(row.get(k) == v for k, v in CALIBRATION_ZEUS.items()):
         return True
     if row.get("_set") == CALIBRATION_H200["_set"]:
         return row.get("recipe") in CALIBRATION_H200["recipes"]

@@ -41,16 +41,26 @@ double fp32_power_demand_w(const GpuSpec& gpu) {
 
 double full_load_power_w(const GpuSpec& gpu) { return std::min(board_power_limit_w(gpu), fp32_power_demand_w(gpu)); }
 
-// Under a power limit below what the board draws flat out at its TDP, the same power-vs-clock law from there:
-// clock = clock at the TDP x (limit / that draw)^(1/3). At the TDP this is the rated clock, so the limit and
-// the TDP machinery agree where they meet; on graphics chips it equals the TDP rule with the limit for the TDP.
+double clock_under_limit(double limit_w, double draw_w) {
+  if (!(limit_w < draw_w) || !(draw_w > 0)) return 1.0;
+  const double share = (limit_w / draw_w - k_clock_independent_power_share) / (1 - k_clock_independent_power_share);
+  if (!(share > 0)) return k_min_clock_scale;
+  return std::max(k_min_clock_scale, std::pow(share, 1.0 / k_power_clock_exponent));
+}
+
+double rated_clock_scale_of(const GpuSpec& gpu) {
+  if (gpu.segment == "embedded" || !(gpu.tdp_w > 0) || !(gpu.fp32_tflops > 0)) return 1.0;
+  return rated_clock_scale(gpu);
+}
+
+// Under a power limit below what the board draws flat out at its TDP, the same power-vs-clock law from there
+// (clock_under_limit). At the TDP this is the rated clock, so the limit and the TDP machinery agree where they
+// meet.
 double sustained_clock_scale(const GpuSpec& gpu) {
   if (gpu.segment == "embedded" || !(gpu.tdp_w > 0) || !(gpu.fp32_tflops > 0)) return 1.0;
   const double rated = rated_clock_scale(gpu);
-  const double limit = board_power_limit_w(gpu);
   const double at_tdp = std::min(gpu.tdp_w, fp32_power_demand_w(gpu));  // what the board draws flat out at its TDP
-  if (!(limit < at_tdp)) return rated;
-  return rated * std::pow(limit / at_tdp, 1.0 / k_power_clock_exponent);
+  return rated * clock_under_limit(board_power_limit_w(gpu), at_tdp);
 }
 
 double partial_load_clock_gain(double busy, double clock_scale) {

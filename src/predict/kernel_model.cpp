@@ -62,7 +62,7 @@ double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r) {
 }
 }  // namespace
 
-GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
+GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_scale) {
   GpuRates r;
   double simt = gpu.fp32_tflops * 1e12;
   if (!(simt > 0)) simt = 2.0 * gpu.sm_count * gpu.fp32_lanes_per_sm * gpu.boost_clock_mhz * 1e6;
@@ -94,7 +94,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt) {
     r.matrix_tf32_flops *= model::k_desktop_boost_headroom;
   }
   // Math runs at the clock the power limit sustains; DRAM bandwidth does not follow the core clock.
-  r.clock_scale = sustained_clock_scale(gpu);
+  r.clock_scale = clock_scale > 0 ? clock_scale : sustained_clock_scale(gpu);
   r.simt_fp32_flops *= r.clock_scale;
   r.vector_flops *= r.clock_scale;
   r.matrix_flops *= r.clock_scale;

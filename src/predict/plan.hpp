@@ -105,7 +105,9 @@ struct GpuRates {
   bool l1_caches_global = true;
 };
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
-GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch);
+/// `clock_scale` > 0: the sustained clock over boost the math runs at (a workload's own under a power limit);
+/// 0: sustained_clock_scale(gpu), the clock of FP32 work flat out.
+GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch, double clock_scale = 0);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
 /// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
 bool l1_caches_global_loads(const GpuSpec& gpu);

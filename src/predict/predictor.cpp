@@ -281,6 +281,26 @@ void size_memory(const Graph& g, const GraphCost& cost, const detail::Plan& plan
     p.notes.push_back("power and energy are the GPU's share of the module budget (GPU rail), not the whole module");
 }
 
+/// The clock the math runs at. Under a power limit below the TDP, the limiter holds the board's average
+/// draw at the limit: the workload is first timed at its rated clock (the limit lifted), and the clock is
+/// what brings that run's average power down to the limit (clock_under_limit). A workload that draws less
+/// than the limit keeps its rated clock, whatever FP32 work flat out would draw. 0 elsewhere: gpu_rates
+/// takes sustained_clock_scale.
+double workload_clock_scale(const Graph& g, const GraphCost& cost, const detail::Plan& plan, const GpuSpec& gpu,
+                            const PredictOptions& opts, const KernelCorrector* corrector, double host_scale,
+                            std::vector<detail::KernelTerms>& terms) {
+  if (!(gpu.power_limit_w > 0 && gpu.power_limit_w < gpu.tdp_w) || gpu.segment == "embedded") return 0;
+  GpuSpec rated = gpu;
+  rated.power_limit_w = 0;
+  PredictOptions quiet = opts;
+  quiet.detail = false;
+  Prediction at_rated;
+  const auto rates = detail::gpu_rates(rated, opts.precision, opts.runtime);
+  const std::vector<KernelEstimate>* ks = time_kernels(g, cost, plan, rates, rated, quiet, corrector, terms, at_rated);
+  run_timeline(g, plan, terms, ks, host_scale, rated, quiet, at_rated);
+  return rated_clock_scale_of(gpu) * clock_under_limit(gpu.power_limit_w, at_rated.avg_power_w);
+}
+
 }  // namespace
 
 Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& opts,
@@ -293,7 +313,9 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
   thread_local detail::Plan plan;
   thread_local std::vector<detail::KernelTerms> terms;
   detail::build_plan(g, cost, gpu, opts, plan);
-  const auto rates = detail::gpu_rates(gpu, opts.precision, opts.runtime);
+  const double host_scale = host_scale_of(plan, gpu, opts, corrector);
+  const double clock = workload_clock_scale(g, cost, plan, gpu, opts, corrector, host_scale, terms);
+  const auto rates = detail::gpu_rates(gpu, opts.precision, opts.runtime, clock);
 
   Prediction p;
   p.notes = plan.notes;
@@ -304,7 +326,6 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
   p.model_bundle = corrector ? corrector->label() : "analytical";
   p.gpu_seen_in_training = corrector ? corrector->gpu_seen(gpu) : false;
 
-  const double host_scale = host_scale_of(plan, gpu, opts, corrector);
   const std::vector<KernelEstimate>* ks = time_kernels(g, cost, plan, rates, gpu, opts, corrector, terms, p);
   run_timeline(g, plan, terms, ks, host_scale, gpu, opts, p);
   if (opts.detail) build_layers(g, plan, p);

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # The learned energy correction on Zeus' training rows (../shared/datasets/zeus-gpu-power-traces, every power
 # limit), leave one GPU out: the Quadro RTX 6000 (a sidecar-spec GPU whose bandwidth, clock and threads per SM
-# lie outside the other three GPUs') held out must be predicted no worse than by the analytical model, and the
-# four folds pooled must beat it. Before the correction learned from GPU-agnostic features, the Quadro fold
-# took the A40's low-power-limit correction: 162% mean APE against the analytical 12.9%.
+# lie outside the other three GPUs') held out must be predicted no worse than by the analytical model, and
+# no fold may be more than twice the analytical error. Before the correction learned from GPU-agnostic
+# features, the Quadro fold took the A40's low-power-limit correction: 162% mean APE against the analytical
+# 12.9%; the factor of two guards against that blow-up and claims no gain.
+# The four folds pooled beat the analytical model while its power-limit clock was the cube root of the
+# limit over FP32 work's draw; since the clock follows the workload's own draw above a floor
+# (perfpred/hw/sustained_clock.hpp) the pooled correction loses (21.6% against 19.2%: what is left is each
+# GPU's own level, the V100 too slow and the A40 too fast at every limit), and `predict` keeps the
+# analytical energy (docs/accuracy.md, "What `predict` uses by default").
 # Usage: bash test_learn_energy.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
 set -u
 BIN=${1:?perfpred binary}
@@ -34,9 +40,8 @@ for n, o in folds.items():
 q = folds["quadro-rtx-6000"]
 assert q["n"] > 0, "no Quadro rows evaluated"
 assert q["learned"]["mean_ape"] <= q["analytical"]["mean_ape"] + 0.5, "Quadro fold: learned worse than analytical"
-rows = sum(o["n"] for o in folds.values())
-pooled = lambda k: sum(o[k]["mean_ape"] * o["n"] for o in folds.values()) / rows
-assert pooled("learned") < pooled("analytical"), (pooled("learned"), pooled("analytical"))
+for n, o in folds.items():
+    assert o["learned"]["mean_ape"] <= 2 * o["analytical"]["mean_ape"], (n, o["learned"], o["analytical"])
 b = json.load(open(f"{t}/energy-quadro-rtx-6000.json"))
 assert b["network_target"] == "energy_ratio", b.get("network_target")
 PY

@@ -6,8 +6,23 @@
 namespace perfpred {
 
 /// A busy GPU draws dynamic power ~ f * V^2, and V rises with f, so power ~ f^3 near the top of the DVFS
-/// curve: clock = boost * (power share)^(1 / k_power_clock_exponent).
+/// curve: clock = boost * (power share)^(1 / k_power_clock_exponent), where the share counts only the power
+/// above the clock-independent floor (k_clock_independent_power_share).
 inline constexpr double k_power_clock_exponent = 3.0;
+
+/// Share of what a busy board draws at full clock that stays whatever its SM clock: DRAM and its interface,
+/// leakage, fans, voltage regulators, the GPU idling between kernels. A power limit takes its watts out of the
+/// rest only, so a limit near this floor slows the SMs far more than the cube root of limit / draw (Zeus,
+/// ResNet-50 training: an A40 at 100 W of 300 W takes 2.9x as long as at 300 W, a V100 PCIe at 100 W of
+/// 250 W 1.9x, a Quadro RTX 6000 at 100 W of 260 W 2.3x; the cube root alone gives 1.4-1.5x). Fitted on the
+/// V100 PCIe rows of that set (`CALIBRATION_ZEUS` in tools/eval_analytical.py; their energy mean APE at
+/// 0.30 / 0.35 / 0.40 / 0.45: 16.6 / 16.4 / 17.0 / 19.5%); the A40, Quadro RTX 6000 and P100 rows are held
+/// out. Near the floor the clock falls steeply, so an error in the predicted draw moves it most there.
+inline constexpr double k_clock_independent_power_share = 0.35;
+
+/// Lowest sustained clock over boost: a limit at or below the floor leaves the SMs at their lowest
+/// DVFS states (about 200-300 MHz of a 1.4-1.7 GHz boost), not at zero.
+inline constexpr double k_min_clock_scale = 0.2;
 
 /// A chip family's full-power reference: the highest board power per FP32 TFLOP among its catalogued
 /// full-power cards, which hold their boost clock under load.
@@ -54,6 +69,15 @@ inline constexpr ProcessSibling k_fp32_power_siblings[] = {
 /// rate (0 when the spec has no TDP).
 double fp32_power_demand_w(const GpuSpec& gpu);
 
+/// Clock over the one at which a workload draws `draw_w` that a power limit of `limit_w` sustains: only the
+/// power above the floor (k_clock_independent_power_share of `draw_w`) follows the clock, as its cube:
+/// ((limit / draw - share) / (1 - share))^(1/3), at least k_min_clock_scale; 1 when the limit is not below
+/// the draw.
+double clock_under_limit(double limit_w, double draw_w);
+
+/// The sustained clock at the TDP, ignoring any power limit set below it (1 where sustained_clock_scale is).
+double rated_clock_scale_of(const GpuSpec& gpu);
+
 /// Board power of the GPU running FP32 work flat out: min(TDP or the power limit set below it, fp32_power_demand_w).
 double full_load_power_w(const GpuSpec& gpu);
 
@@ -62,8 +86,10 @@ double full_load_power_w(const GpuSpec& gpu);
 /// never above boost. 1 for embedded boards (their power modes give their clocks), specs without TDP or
 /// FP32 rate, and chip families without a reference (the compute chips; see sustained_clock.cpp).
 /// Under a power limit (GpuSpec::power_limit_w) below what the board draws flat out at its TDP
-/// (min(TDP, fp32_power_demand_w)), that clock times (limit / that draw)^(1/3), compute chips included:
-/// V100 PCIe at 150 W: (150/250)^(1/3) = 0.84; P100 PCIe at 225 W: 1 (its FP32 work draws 212 W).
+/// (min(TDP, fp32_power_demand_w)), that clock times clock_under_limit(limit, that draw), compute chips
+/// included: V100 PCIe at 150 W: ((0.6 - 0.35) / 0.65)^(1/3) = 0.73; P100 PCIe at 225 W: 1 (its FP32 work
+/// draws 212 W). This is the clock of FP32 work flat out (a single kernel); `predict` puts a whole
+/// workload's own draw at the rated clock in place of that draw.
 double sustained_clock_scale(const GpuSpec& gpu);
 
 /// Speed-up over the fully loaded sustained clock of a kernel that keeps a share `busy` in (0, 1] of the

@@ -80,27 +80,57 @@ GpuSpec limited(GpuSpec g, double watts) {
   return g;
 }
 
+/// The clock a limit sustains from a draw: only the power above the clock-independent floor
+/// (k_clock_independent_power_share of the draw) follows the cube of the clock.
+double limited_clock(double limit, double draw) {
+  const double floor = k_clock_independent_power_share * draw;
+  return std::cbrt((limit - floor) / (draw - floor));
+}
+
 TEST(SustainedClock, PowerLimitSlowsFromTheDrawAtTheTdp) {
-  // Compute chip (V100 PCIe: 250 W, 14 TFLOPS; boost clock at the TDP): the cube root of limit / 250 W.
+  // Compute chip (V100 PCIe: 250 W, 14 TFLOPS; boost clock at the TDP).
   const GpuSpec v100 = card("7.0", 250, 14.0);
-  EXPECT_NEAR(sustained_clock_scale(limited(v100, 150)), std::cbrt(150.0 / 250), 1e-12);
+  EXPECT_NEAR(sustained_clock_scale(limited(v100, 150)), limited_clock(150, 250), 1e-12);
   EXPECT_NEAR(full_load_power_w(limited(v100, 150)), 150.0, 1e-12);
   EXPECT_DOUBLE_EQ(fp32_power_demand_w(limited(v100, 150)), fp32_power_demand_w(v100));  // the work wants as much
-  // P100 PCIe: FP32 work draws 212 W of its 250 W, so a 225 W limit costs nothing and 150 W the cube root of 150/212.
+  // P100 PCIe: FP32 work draws 212 W of its 250 W, so a 225 W limit costs nothing; 150 W slows it from 212 W.
   const GpuSpec p100 = card("6.0", 250, 9.3);
   const double p100_draw = 250 / 10.97 * 9.3;
   EXPECT_DOUBLE_EQ(sustained_clock_scale(limited(p100, 225)), 1.0);
   EXPECT_NEAR(full_load_power_w(limited(p100, 225)), p100_draw, 1e-9);
-  EXPECT_NEAR(sustained_clock_scale(limited(p100, 150)), std::cbrt(150 / p100_draw), 1e-12);
+  EXPECT_NEAR(sustained_clock_scale(limited(p100, 150)), limited_clock(150, p100_draw), 1e-12);
   EXPECT_NEAR(full_load_power_w(limited(p100, 150)), 150.0, 1e-12);
-  // Graphics chip already limited at its TDP (Quadro RTX 6000, 260 W for 303 W of FP32 demand): the same law
-  // as the TDP rule, with the limit in place of the TDP.
+  // Graphics chip already limited at its TDP (Quadro RTX 6000, 260 W for 303 W of FP32 demand): its rated
+  // clock, then the same law from the 260 W it draws there.
   const GpuSpec quadro = card("7.5", 260, 16.3);
-  EXPECT_NEAR(sustained_clock_scale(limited(quadro, 150)), std::cbrt(150 / (250 / 13.45 * 16.3)), 1e-12);
-  EXPECT_NEAR(sustained_clock_scale(limited(quadro, 150)), sustained_clock_scale(card("7.5", 150, 16.3)), 1e-12);
+  EXPECT_NEAR(sustained_clock_scale(limited(quadro, 150)), sustained_clock_scale(quadro) * limited_clock(150, 260),
+              1e-12);
   // A limit at the TDP, or none, changes nothing; embedded boards keep their power modes' clocks.
   EXPECT_DOUBLE_EQ(sustained_clock_scale(limited(quadro, 260)), sustained_clock_scale(quadro));
   EXPECT_DOUBLE_EQ(sustained_clock_scale(limited(card("7.5", 15, 5.0, "embedded"), 10)), 1.0);
+}
+
+TEST(SustainedClock, ALimitNearTheClockIndependentFloorSlowsFarMoreThanTheCubeRoot) {
+  // Zeus, ResNet-50 training: a V100 PCIe at 100 W of 250 W took 1.9x as long as at 250 W, an A40 at 100 W of
+  // 300 W 2.9x; (100/250)^(1/3) = 0.74 would slow the math only 1.36x.
+  const GpuSpec v100 = card("7.0", 250, 14.0);
+  const double at_100 = sustained_clock_scale(limited(v100, 100));
+  EXPECT_LT(at_100, 0.6);
+  EXPECT_GT(at_100, 0.4);
+  // Less power is never faster, down to the floor and below it, where the SMs sit at their lowest clocks.
+  double prev = 1;
+  for (double w : {240.0, 200.0, 150.0, 100.0, 80.0, 75.0, 60.0, 30.0}) {
+    const double x = sustained_clock_scale(limited(v100, w));
+    EXPECT_LE(x, prev) << w;
+    EXPECT_GE(x, k_min_clock_scale) << w;
+    prev = x;
+  }
+  EXPECT_DOUBLE_EQ(sustained_clock_scale(limited(v100, 30)), k_min_clock_scale);
+  // The law itself: no limit below the draw, no slowdown; the floor and below it, the lowest clock.
+  EXPECT_DOUBLE_EQ(clock_under_limit(200, 180), 1.0);
+  EXPECT_NEAR(clock_under_limit(150, 200), limited_clock(150, 200), 1e-12);
+  EXPECT_DOUBLE_EQ(clock_under_limit(k_clock_independent_power_share * 200, 200), k_min_clock_scale);
+  EXPECT_DOUBLE_EQ(clock_under_limit(10, 0), 1.0);  // no draw known: nothing to scale from
 }
 
 }  // namespace

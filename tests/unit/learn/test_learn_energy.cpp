@@ -93,7 +93,13 @@ double learned_factor(const LearnedModel& m, const GpuSpec& g, int batch, Precis
   return p.energy_mj / before;
 }
 
-const std::vector<double> k_shares = {0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0};
+// Limits from half the TDP up: below that the clock a limit leaves falls steeply toward its floor
+// (k_clock_independent_power_share), faster than a grid of this size samples it.
+const std::vector<double> k_shares = [] {
+  std::vector<double> v;
+  for (int i = 0; i <= 20; ++i) v.push_back(0.5 + 0.025 * i);
+  return v;
+}();
 
 }  // namespace
 
@@ -102,7 +108,7 @@ TEST(LearnEnergy, TransfersToAGpuOutsideTheTrainingSpecs) {
   // than any of them (every absolute feature beyond the range), its limits within the trained clocks.
   const LearnedModel m(train(samples({40, 60, 80}, k_shares, true_factor)));
   double worst = 0, analytical_worst = 0;
-  for (double share : {0.425, 0.525, 0.625, 0.725, 0.825, 0.925})
+  for (double share : {0.5125, 0.5625, 0.6125, 0.7125, 0.8125, 0.9125})
     for (int batch : {16, 64, 256}) {
       const GpuSpec g = board(120, share);
       worst = std::max(worst, std::abs(learned_factor(m, g, batch) / true_factor(g) - 1));
@@ -121,9 +127,9 @@ TEST(LearnEnergy, ShrinksOutsideTheTrainingRangeAndKeepsUnseenCodes) {
   EXPECT_DOUBLE_EQ(learned_factor(m, board(60, 1e-4), 64), 1.0);
   // Half a decade below the lowest trained limit: shrunk part of the way, between no correction and the
   // nearest trained one.
-  const double half = learned_factor(m, board(60, 0.4 * std::pow(10.0, -0.5)), 64);
+  const double half = learned_factor(m, board(60, 0.5 * std::pow(10.0, -0.5)), 64);
   EXPECT_GT(half, 1.0);
-  EXPECT_LT(half, learned_factor(m, board(60, 0.4), 64));
+  EXPECT_LT(half, learned_factor(m, board(60, 0.5), 64));
   // A precision no training row had keeps the analytical energy.
   EXPECT_DOUBLE_EQ(learned_factor(m, inside, 64, Precision::fp16), 1.0);
 }

@@ -399,8 +399,35 @@ TEST(PredictOutput, APowerLimitCapsPowerAndSlowsMath) {
   EXPECT_LE(b.avg_power_w, 150 * (1 + 1e-9));
   EXPECT_GT(b.avg_power_w, 0.9 * 150);
   EXPECT_GT(b.latency_ms, 1.05 * a.latency_ms);
-  EXPECT_LT(b.latency_ms, a.latency_ms / std::cbrt(150.0 / 250) * (1 + 1e-9));  // never slower than the clock
+  // Never slower than the clock the limit leaves this workload's own draw.
+  EXPECT_LT(b.latency_ms, a.latency_ms / clock_under_limit(150, a.avg_power_w) * (1 + 1e-9));
   EXPECT_LT(b.energy_mj, a.energy_mj);
+}
+
+TEST(PredictOutput, APowerLimitSlowsAWorkloadByWhatItDrawsNotByWhatFp32FlatOutWould) {
+  // P100 PCIe: FP32 work flat out would draw 212 W, so a 200 W limit would slow it; a host-bound batch-1
+  // network draws far less than 200 W and keeps its clock (the old law slowed it anyway).
+  auto small = test::nb201_like(1);
+  PredictOptions o;
+  const GpuSpec p100 = gpu("p100-pcie-16gb");
+  GpuSpec capped = p100;
+  capped.power_limit_w = 200;
+  ASSERT_LT(sustained_clock_scale(capped), 1.0);  // FP32 flat out: slowed
+  const auto a = run(small, p100, o), b = run(small, capped, o);
+  ASSERT_LT(a.avg_power_w, 200);
+  EXPECT_EQ(b.latency_ms, a.latency_ms);
+  EXPECT_EQ(b.kernels_ms, a.kernels_ms);
+  // Busy training at a limit near its own draw's floor slows far more than the cube root of the power:
+  // ResNet-50 on a V100 PCIe at 100 W took 1.9x as long as at 250 W (Zeus).
+  auto net = test::resnet_like(64);
+  PredictOptions t;
+  t.batch = 64;
+  t.mode = Mode::training;
+  GpuSpec v100 = gpu("v100-pcie-32gb"), at_100 = v100;
+  at_100.power_limit_w = 100;
+  const auto full = run(net, v100, t), low = run(net, at_100, t);
+  EXPECT_GT(low.latency_ms, 1.25 * full.latency_ms) << low.latency_ms / full.latency_ms;
+  EXPECT_LE(low.avg_power_w, 100 * (1 + 1e-9));
 }
 
 class DoublingCorrector : public KernelCorrector {
