@@ -4,7 +4,8 @@
 For each DeepBench (GPU, precision) with all three phases it prints the median of measured / analytical
 time of the forward, backward-data and backward-weight kernels (square 1x1 and 3x3 filters, inputs up to
 112x112), and the medians over those groups of each gradient's ratio divided by the forward's: how much
-slower than the forward the model would have to make each gradient to match DeepBench. docs/accuracy.md
+slower than the forward the model would have to make each gradient to match DeepBench, pooled and by filter
+class (1x1 stride 1, strided, 3x3 stride 1). docs/accuracy.md
 ("Where it is wrong") says what happened when the model was given those factors.
 
 Usage: tools/conv_phase_ratios.py [--perfpred build/src/cli/perfpred] [--data CSV]
@@ -24,10 +25,25 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PHASES = ("forward", "backward_data", "backward_weight")
 
 
+def parse(attrs):
+    return dict(kv.split("=", 1) for kv in attrs.split(";") if "=" in kv)
+
+
 def standard_shape(attrs):
-    a = dict(kv.split("=", 1) for kv in attrs.split(";") if "=" in kv)
+    a = parse(attrs)
     kh, kw = int(a["kernel_h"]), int(a["kernel_w"])
     return kh == kw and kh in (1, 3) and a["in_h"] == a["in_w"] and int(a["in_h"]) <= 112
+
+
+def shape_class(attrs):
+    """The kernel families cuDNN runs a gradient with: Winograd-able 3x3 stride 1, other stride-1 filters
+    (1x1: the data gradient is the forward GEMM transposed), and strided filters (the data gradient
+    scatters into an input larger than the output)."""
+    a = parse(attrs)
+    stride = max(int(a["stride_h"]), int(a["stride_w"]))
+    if stride > 1:
+        return "strided"
+    return "3x3 stride 1" if int(a["kernel_h"]) == 3 else "1x1 stride 1"
 
 
 def main():
@@ -45,9 +61,12 @@ def main():
     with open(args.data) as f:
         attrs = {r["id"]: r["attrs"] for r in csv.DictReader(line for line in f if not line.startswith("#perfpred"))}
     ratios = defaultdict(list)
+    by_class = defaultdict(list)  # (class, gpu, precision, phase) -> ratios
     for r in evaluated:
         if r["kind"] == "kernel" and standard_shape(attrs[r["id"]]):
-            ratios[(r["gpu_id"], r["precision"], r["phase_or_mode"])].append(float(r["measured"]) / float(r["analytical"]))
+            ratio = float(r["measured"]) / float(r["analytical"])
+            ratios[(r["gpu_id"], r["precision"], r["phase_or_mode"])].append(ratio)
+            by_class[(shape_class(attrs[r["id"]]), r["gpu_id"], r["precision"], r["phase_or_mode"])].append(ratio)
     relative = {"backward_data": [], "backward_weight": []}
     print("gpu precision: median measured/analytical of forward, backward_data, backward_weight")
     for gpu, prec in sorted({(g, p) for g, p, _ in ratios}):
@@ -59,6 +78,14 @@ def main():
             relative[ph].append(med[ph] / med["forward"])
     for ph, v in relative.items():
         print(f"{ph} relative to forward: median {statistics.median(v):.2f} over {len(v)} GPU/precision groups")
+    # Each gradient against the same GPU/precision's forward of its own filter class.
+    print("by filter class (median over GPU/precision groups of the gradient's median over the forward's):")
+    for cls in ("1x1 stride 1", "strided", "3x3 stride 1"):
+        for ph in ("backward_data", "backward_weight"):
+            v = [statistics.median(by_class[(c, g, p, ph)]) / statistics.median(by_class[(c, g, p, "forward")])
+                 for (c, g, p, q) in by_class if c == cls and q == ph and by_class.get((c, g, p, "forward"))]
+            if v:
+                print(f"  {cls}, {ph}: {statistics.median(v):.2f} over {len(v)} groups")
 
 
 if __name__ == "__main__":

@@ -201,6 +201,7 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p)
   // per group go to cuDNN's grouped convolution.
   if (d.depthwise && cin_g == 1 && rt == Runtime::pytorch && p == Precision::fp32)
     d.depthwise_tap_bytes = depthwise_tap_bytes(s.outputs, s.kh, s.kw, s.sw);
+  d.strided = s.sh > 1 || s.sw > 1;
   d.winograd = s.groups == 1 && s.kh == 3 && s.kw == 3 && s.sh == 1 && s.sw == 1 && s.dil == 1 &&
                s.cin >= model::k_winograd_min_channels;
   if (d.winograd) d.winograd_tile_fill = winograd_tile_fill(s.out_h, s.out_w);
@@ -262,7 +263,8 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     const bool winograd = k.winograd && (tensor || winograd_gain > 1);
     if (winograd && !tensor) eff *= winograd_gain;
     if (conv && !winograd && (!tensor || !r.sm80_tensor_cores)) {
-      if (k.phase == Phase::backward_data) eff /= model::k_conv_bwd_data_slowdown;
+      if (k.phase == Phase::backward_data)
+        eff /= k.strided ? model::k_conv_bwd_data_strided_slowdown : model::k_conv_bwd_data_slowdown;
       if (k.phase == Phase::backward_weight) eff /= model::k_conv_bwd_weight_slowdown;
     }
     if (k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0) {

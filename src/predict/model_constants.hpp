@@ -103,7 +103,12 @@ inline constexpr double k_desktop_boost_headroom = 1.12;
 /// 3x3 gradients are within 1.0-1.35x in DeepBench too. On sm_80+ tensor cores (TF32, FP16) neither
 /// applies: NVIDIA's ResNet-50 training on A100/H100/RTX 30/40 (Lambda, cuDNN 8) is already matched or
 /// predicted too slow without them, while Volta/Turing FP16 (DeepBench cuDNN 7: 1.3-1.6x) keep them.
-inline constexpr double k_conv_bwd_data_slowdown = 1.28;
+/// The data gradient is split by stride (tools/conv_phase_ratios.py, "by filter class", on the model with
+/// 1.28 for both): a stride-1 1x1 filter's data gradient is the forward GEMM transposed, 0.90x that (1.15
+/// overall); a strided filter's scatters into an input larger than its output, zero-filling the skipped
+/// pixels, 1.66x that (2.1 overall), the median of 11 DeepBench GPU/precision groups each.
+inline constexpr double k_conv_bwd_data_slowdown = 1.15;
+inline constexpr double k_conv_bwd_data_strided_slowdown = 2.1;
 inline constexpr double k_conv_bwd_weight_slowdown = 1.6;
 /// Non-GEMM ops (elementwise math, norms, pools) share of the non-tensor peak. Prior.
 inline constexpr double k_vector_compute_eff = 0.50;

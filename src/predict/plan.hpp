@@ -32,6 +32,7 @@ struct KernelDraft {
   /// global loads in L1 (GpuRates::l1_caches_global false) serve them from L2 at a bounded rate.
   double depthwise_tap_bytes = 0;
   bool winograd = false;   ///< 3x3 stride-1 conv with enough channels
+  bool strided = false;    ///< conv with a stride above 1: its data gradient scatters into the larger input
   /// Winograd F(4x4, 3x3) computes whole 4x4 output tiles: the output pixels over the pixels its tiles cover
   /// (1 where the output height and width are multiples of 4; 25/64 at 5x5).
   double winograd_tile_fill = 1;
