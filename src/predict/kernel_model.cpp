@@ -262,7 +262,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     const double winograd_gain = model::k_winograd_gain * k.winograd_tile_fill;
     const bool winograd = k.winograd && (tensor || winograd_gain > 1);
     if (winograd && !tensor) eff *= winograd_gain;
-    if (conv && !winograd && (!tensor || !r.sm80_tensor_cores)) {
+    if (conv && !winograd) {
       if (k.phase == Phase::backward_data)
         eff /= k.strided ? model::k_conv_bwd_data_strided_slowdown : model::k_conv_bwd_data_slowdown;
       if (k.phase == Phase::backward_weight) eff /= model::k_conv_bwd_weight_slowdown;

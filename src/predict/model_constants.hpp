@@ -100,9 +100,10 @@ inline constexpr double k_desktop_boost_headroom = 1.12;
 /// measured/analytical ratio (tools/conv_phase_ratios.py, docs/accuracy.md). 3x3 stride-1 layers are left
 /// at 1: DeepBench's Pascal 3x3 filter gradients are 1.8x slower, but cudnn.benchmark picks faster ones in
 /// the networks (VGG trains in 3.0x its inference time on the GTX 1080 Ti, ryujaehun), and Volta/Turing
-/// 3x3 gradients are within 1.0-1.35x in DeepBench too. On sm_80+ tensor cores (TF32, FP16) neither
-/// applies: NVIDIA's ResNet-50 training on A100/H100/RTX 30/40 (Lambda, cuDNN 8) is already matched or
-/// predicted too slow without them, while Volta/Turing FP16 (DeepBench cuDNN 7: 1.3-1.6x) keep them.
+/// 3x3 gradients are within 1.0-1.35x in DeepBench too. They apply on every path, sm_80+ tensor cores
+/// included: the gradients are timed on the forward's GEMM view (plan_matrix_backward), as DeepBench's rows
+/// that fitted them were; with the transposed views they replaced, the sm_80+ exception had held Lambda's
+/// A100/H100 ResNet-50 training where it is.
 /// The data gradient is split by stride (tools/conv_phase_ratios.py, "by filter class", on the model with
 /// 1.28 for both): a stride-1 1x1 filter's data gradient is the forward GEMM transposed, 0.90x that (1.15
 /// overall); a strided filter's scatters into an input larger than its output, zero-filling the skipped

@@ -648,10 +648,16 @@ void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f
   }
   const bool data_is_input = !node.inputs.empty() && node.inputs[0] >= 0 && g.tensors[node.inputs[0]].is_graph_input;
   const GemmShape s = f.gemm;
+  // cuDNN's convolution gradients are implicit GEMMs over the forward's view (output pixels x output channels x
+  // filter taps), tiled and split along the pixels whatever the phase: a filter gradient is not the
+  // few-tile, reduction-long GEMM its transpose would be (the 7x7 stem of ResNet-50 on a V100: 0.55 ms in
+  // DeepBench at batch 16, 2.4 ms as that GEMM). Kernel rows are timed on that view too (estimate_kernel), so
+  // the gradient slowdowns fitted on them apply to the same shape here. cuBLAS GEMMs keep their transposes.
+  const bool conv = f.family == OpFamily::conv || f.family == OpFamily::conv_transpose;
   if (!data_is_input) {
     KernelDraft dd = b;
     dd.phase = Phase::backward_data;
-    dd.gemm = GemmShape{s.batch, s.m, s.k, s.n};
+    dd.gemm = conv ? s : GemmShape{s.batch, s.m, s.k, s.n};
     dd.winograd = f.winograd;
     if (c.eager) dd.host_s += c.host.matrix_extra;  // cuDNN descriptors and algorithm lookup, as in the forward
     c.plan.kernels.push_back(dd);
@@ -661,7 +667,7 @@ void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f
   if (has_weight_grad) {
     KernelDraft dw = b;
     dw.phase = Phase::backward_weight;
-    dw.gemm = GemmShape{s.batch, s.n, s.k, s.m};
+    dw.gemm = conv ? s : GemmShape{s.batch, s.n, s.k, s.m};
     dw.winograd = f.winograd;  // cuDNN's WINOGRAD_NONFUSED computes 3x3 stride-1 filter gradients too
     dw.host_s = c.eager ? c.host.inner + c.host.matrix_extra : c.host.kernel;
     c.plan.kernels.push_back(dw);
