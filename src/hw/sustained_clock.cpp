@@ -11,14 +11,10 @@ namespace perfpred {
 
 namespace {
 
-/// The clock at the TDP (no power limit set).
-double rated_clock_scale(const GpuSpec& gpu) {
-  for (const auto& ref : k_full_power_w_per_tflop) {
-    if (gpu.compute_capability != ref.compute_capability) continue;
-    const double share = (gpu.tdp_w / gpu.fp32_tflops) / ref.w_per_fp32_tflop;
-    return share >= 1 ? 1.0 : std::pow(share, 1.0 / k_power_clock_exponent);
-  }
-  return 1.0;  // a chip family without a full-power reference: its boost clock is taken as sustained
+/// Whether the board's power sets its clock here: not an embedded board (its power modes give its clocks),
+/// and a spec with a TDP and an FP32 rate.
+bool power_sets_clock(const GpuSpec& gpu) {
+  return gpu.segment != "embedded" && gpu.tdp_w > 0 && gpu.fp32_tflops > 0;
 }
 
 /// The full-power reference of a compute capability, directly or through its process sibling; null if none.
@@ -34,7 +30,7 @@ const PowerReference* power_reference(const std::string& compute_capability) {
 }  // namespace
 
 double fp32_power_demand_w(const GpuSpec& gpu) {
-  if (gpu.segment == "embedded" || !(gpu.tdp_w > 0) || !(gpu.fp32_tflops > 0)) return gpu.tdp_w;
+  if (!power_sets_clock(gpu)) return gpu.tdp_w;
   const PowerReference* ref = power_reference(gpu.compute_capability);
   return ref ? ref->w_per_fp32_tflop * gpu.fp32_tflops : gpu.tdp_w;
 }
@@ -48,19 +44,24 @@ double clock_under_limit(double limit_w, double draw_w) {
   return std::max(k_min_clock_scale, std::pow(share, 1.0 / k_power_clock_exponent));
 }
 
-double rated_clock_scale_of(const GpuSpec& gpu) {
-  if (gpu.segment == "embedded" || !(gpu.tdp_w > 0) || !(gpu.fp32_tflops > 0)) return 1.0;
-  return rated_clock_scale(gpu);
+// The card against its chip family's reference, both at their TDP: the cube root of their W per TFLOP.
+double rated_clock_scale(const GpuSpec& gpu) {
+  if (!power_sets_clock(gpu)) return 1.0;
+  for (const auto& ref : k_full_power_w_per_tflop) {
+    if (gpu.compute_capability != ref.compute_capability) continue;
+    const double share = (gpu.tdp_w / gpu.fp32_tflops) / ref.w_per_fp32_tflop;
+    return share >= 1 ? 1.0 : std::pow(share, 1.0 / k_power_clock_exponent);
+  }
+  return 1.0;  // a chip family without a full-power reference: its boost clock is taken as sustained
 }
 
 // Under a power limit below what the board draws flat out at its TDP, the same power-vs-clock law from there
 // (clock_under_limit). At the TDP this is the rated clock, so the limit and the TDP machinery agree where they
 // meet.
 double sustained_clock_scale(const GpuSpec& gpu) {
-  if (gpu.segment == "embedded" || !(gpu.tdp_w > 0) || !(gpu.fp32_tflops > 0)) return 1.0;
-  const double rated = rated_clock_scale(gpu);
+  if (!power_sets_clock(gpu)) return 1.0;
   const double at_tdp = std::min(gpu.tdp_w, fp32_power_demand_w(gpu));  // what the board draws flat out at its TDP
-  return rated * clock_under_limit(board_power_limit_w(gpu), at_tdp);
+  return rated_clock_scale(gpu) * clock_under_limit(board_power_limit_w(gpu), at_tdp);
 }
 
 double partial_load_clock_gain(double busy, double clock_scale) {

@@ -298,7 +298,7 @@ double workload_clock_scale(const Graph& g, const GraphCost& cost, const detail:
   const auto rates = detail::gpu_rates(rated, opts.precision, opts.runtime);
   const std::vector<KernelEstimate>* ks = time_kernels(g, cost, plan, rates, rated, quiet, corrector, terms, at_rated);
   run_timeline(g, plan, terms, ks, host_scale, rated, quiet, at_rated);
-  return rated_clock_scale_of(gpu) * clock_under_limit(gpu.power_limit_w, at_rated.avg_power_w);
+  return rated_clock_scale(gpu) * clock_under_limit(gpu.power_limit_w, at_rated.avg_power_w);
 }
 
 }  // namespace

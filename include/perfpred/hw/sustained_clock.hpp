@@ -76,7 +76,7 @@ double fp32_power_demand_w(const GpuSpec& gpu);
 double clock_under_limit(double limit_w, double draw_w);
 
 /// The sustained clock at the TDP, ignoring any power limit set below it (1 where sustained_clock_scale is).
-double rated_clock_scale_of(const GpuSpec& gpu);
+double rated_clock_scale(const GpuSpec& gpu);
 
 /// Board power of the GPU running FP32 work flat out: min(TDP or the power limit set below it, fp32_power_demand_w).
 double full_load_power_w(const GpuSpec& gpu);
