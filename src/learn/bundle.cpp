@@ -28,34 +28,45 @@ std::string blob_checksum(const std::string& ubj) {
 }
 
 nlohmann::json blob_to_json(const BoosterBlob& b) {
-  return {{"booster_ubj_base64", base64_encode(b.ubj)},
-          {"booster_checksum", blob_checksum(b.ubj)},
+  return {{"booster_ubj_base64", base64_encode(b.bytes())},
+          {"booster_checksum", blob_checksum(b.bytes())},
           {"train_rows", b.train_rows},
           {"train_mean_ape", b.train_mean_ape}};
 }
 
 // Base64 bodies load_bundle() lifted out of the file text before parsing the rest: the JSON holds
-// "@blob:N" in their place and they are decoded straight from the text, never copied into the JSON.
+// "@blob:N" in their place and they are decoded straight from the text, never copied into the JSON, on
+// first use (BoosterBlob::bytes) with the file text kept alive by t_lifted_file.
 thread_local const std::vector<std::string_view>* t_lifted_blobs = nullptr;
+thread_local std::shared_ptr<const std::string> t_lifted_file;
+
+std::string damaged(const std::string& what) {
+  return what + ": the booster's bytes do not match its booster_checksum (the file is damaged); "
+                "retrain the bundle with `perfpred train` or restore it";
+}
 
 BoosterBlob blob_from_json(const nlohmann::json& j, const std::string& what) {
   if (!j.is_object() || !j.contains("booster_ubj_base64") || !j["booster_ubj_base64"].is_string())
     throw InputError(what + ": missing field booster_ubj_base64; retrain the bundle with `perfpred train`");
   BoosterBlob b;
-  const auto& text = j["booster_ubj_base64"].get_ref<const std::string&>();
-  std::string_view body = text;
-  if (t_lifted_blobs && text.rfind("@blob:", 0) == 0) {
-    const size_t i = std::stoul(text.substr(6));
-    if (i < t_lifted_blobs->size()) body = (*t_lifted_blobs)[i];
-  }
-  b.ubj = base64_decode_span(body, what + ".booster_ubj_base64");
   // XGBoost does not survive every damaged model buffer (a cut one can crash it or make it allocate
   // gigabytes), so the bytes are checked before it sees them.
   if (!j.contains("booster_checksum"))
     throw InputError(what + ": no booster_checksum (written by an older perfpred); retrain the bundle with `perfpred train`");
-  if (!j["booster_checksum"].is_string() || j["booster_checksum"].get<std::string>() != blob_checksum(b.ubj))
-    throw InputError(what + ": the booster's bytes do not match its booster_checksum (the file is damaged); "
-                     "retrain the bundle with `perfpred train` or restore it");
+  if (!j["booster_checksum"].is_string()) throw InputError(damaged(what));
+  const auto& checksum = j["booster_checksum"].get_ref<const std::string&>();
+  const auto& text = j["booster_ubj_base64"].get_ref<const std::string&>();
+  if (t_lifted_blobs && t_lifted_file && text.rfind("@blob:", 0) == 0) {
+    const size_t i = std::stoul(text.substr(6));
+    if (i < t_lifted_blobs->size()) {
+      b.encoded = std::make_shared<const BoosterBlob::Encoded>(
+          BoosterBlob::Encoded{t_lifted_file, (*t_lifted_blobs)[i], checksum, what});
+    }
+  }
+  if (!b.encoded) {
+    b.ubj = base64_decode_span(text, what + ".booster_ubj_base64");
+    if (checksum != blob_checksum(b.ubj)) throw InputError(damaged(what));
+  }
   const auto number = [&](const char* key, auto def) {
     if (!j.contains(key)) return def;
     if (!j[key].is_number() || (j[key].is_number_integer() && j[key].get<int64_t>() < 0))
@@ -197,6 +208,16 @@ std::string base64_encode(const std::string& in) {
 }
 
 std::string base64_decode(const std::string& in, const std::string& what) { return base64_decode_span(in, what); }
+
+const std::string& BoosterBlob::bytes() const {
+  if (encoded) {
+    std::string decoded = base64_decode_span(encoded->base64, encoded->what + ".booster_ubj_base64");
+    if (encoded->checksum != blob_checksum(decoded)) throw InputError(damaged(encoded->what));
+    ubj = std::move(decoded);
+    encoded.reset();
+  }
+  return ubj;
+}
 
 namespace {
 std::string base64_decode_span(std::string_view in, const std::string& what) {
@@ -398,7 +419,8 @@ Bundle load_bundle(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw InputError(path.string() + ": cannot open the bundle (give a bundle written by `perfpred train`)");
   const std::streamoff size = in.tellg();
-  std::string text(size > 0 ? static_cast<size_t>(size) : 0, '\0');
+  auto file = std::make_shared<std::string>(size > 0 ? static_cast<size_t>(size) : 0, '\0');
+  std::string& text = *file;
   in.seekg(0);
   if (size > 0 && !in.read(text.data(), size))
     throw InputError(path.string() + ": cannot read the bundle");
@@ -426,9 +448,15 @@ Bundle load_bundle(const std::filesystem::path& path) {
   std::istringstream small_in(small);
   const nlohmann::json j = parse_json(small_in, path.string() + " (pass a bundle written by `perfpred train`)");
   struct Lifted {
-    explicit Lifted(const std::vector<std::string_view>* b) { t_lifted_blobs = b; }
-    ~Lifted() { t_lifted_blobs = nullptr; }
-  } lifted(&blobs);
+    Lifted(const std::vector<std::string_view>* b, std::shared_ptr<const std::string> f) {
+      t_lifted_blobs = b;
+      t_lifted_file = std::move(f);
+    }
+    ~Lifted() {
+      t_lifted_blobs = nullptr;
+      t_lifted_file.reset();
+    }
+  } lifted(&blobs, file);
   return bundle_from_json(j, path.string());
 }
 

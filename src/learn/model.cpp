@@ -29,7 +29,7 @@ struct LearnedModel::Impl {
     if (it != cache.end()) return it->second.get();
     auto bit = blobs.find(key);
     if (bit == blobs.end()) return nullptr;
-    auto b = std::make_unique<xgb::Booster>(xgb::Booster::load(bit->second.ubj, label + ": " + what + "." + key));
+    auto b = std::make_unique<xgb::Booster>(xgb::Booster::load(bit->second.bytes(), label + ": " + what + "." + key));
     return cache.emplace(key, std::move(b)).first->second.get();
   }
 };

@@ -5,8 +5,10 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,9 +31,24 @@ struct DataSource {
 
 /// One serialised booster.
 struct BoosterBlob {
-  std::string ubj;        ///< XGBoost model buffer (universal binary JSON)
+  /// XGBoost model buffer (universal binary JSON). Empty for a booster load_bundle() read from a file until
+  /// bytes() decodes it: a predict whose policy uses no booster does not pay for decoding and checking them.
+  mutable std::string ubj;
   size_t train_rows = 0;  ///< rows it was fitted on
   double train_mean_ape = 0;  ///< in-sample mean APE of the corrected value, percent
+  /// A booster read from a bundle file and not decoded yet: its base64 text in the file (kept alive by
+  /// `file`), its booster_checksum and the bundle and field it is, for errors.
+  struct Encoded {
+    std::shared_ptr<const std::string> file;
+    std::string_view base64;
+    std::string checksum;
+    std::string what;
+  };
+  mutable std::shared_ptr<const Encoded> encoded;
+  /// The model bytes: `ubj`, first decoded from the file and checked against its checksum when read lazily
+  /// (InputError naming the bundle and field if the file is damaged). Not thread-safe on a lazy blob: callers
+  /// serialise (LearnedModel holds its mutex).
+  const std::string& bytes() const;
 };
 
 struct Bundle {

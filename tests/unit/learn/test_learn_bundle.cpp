@@ -99,7 +99,9 @@ TEST(LearnBundle, SaveLoadRoundTrip) {
   EXPECT_EQ(c.name, "roundtrip");
   EXPECT_EQ(c.target, Target::latency);
   EXPECT_EQ(c.kernel_models.size(), b.kernel_models.size());
-  EXPECT_EQ(c.kernel_models.at("gemm").ubj, b.kernel_models.at("gemm").ubj);
+  // Read from a file, a booster is decoded on first use; its bytes are the ones saved.
+  EXPECT_TRUE(c.kernel_models.at("gemm").ubj.empty());
+  EXPECT_EQ(c.kernel_models.at("gemm").bytes(), b.kernel_models.at("gemm").bytes());
   EXPECT_EQ(c.gpus_seen, b.gpus_seen);
   EXPECT_EQ(c.sources.size(), 1u);
   EXPECT_EQ(c.sources[0].licence, "perfpred-measured");
@@ -154,16 +156,32 @@ TEST(LearnBundle, MismatchesAreInputErrors) {
   v = j;
   v["kind"] = "something";
   expect_error(v, "kind");
+  // A damaged booster is found when it is first used (a predict whose policy uses no booster never decodes
+  // them), with the same error, and never reaches XGBoost (a cut buffer can crash it): the checksum catches it.
+  auto expect_error_at_use = [&](nlohmann::json doc, const std::string& needle) {
+    const auto p = dir / "bad.json";
+    write_json(p, doc);
+    const Bundle loaded = load_bundle(p);
+    try {
+      loaded.kernel_models.at("gemm").bytes();
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("kernel_models.gemm"), std::string::npos) << e.what();
+    }
+    // The same document given as JSON (no file to defer to) fails at once.
+    EXPECT_THROW(bundle_from_json(doc, "doc"), InputError) << needle;
+  };
   v = j;
   v["kernel_models"]["gemm"]["booster_ubj_base64"] = "abc";
-  expect_error(v, "base64");
-  // Damaged booster bytes never reach XGBoost (a cut buffer can crash it): the checksum catches them.
+  expect_error_at_use(v, "base64");
   v = j;
   {
     std::string bytes = "cut";
     v["kernel_models"]["gemm"]["booster_ubj_base64"] = base64_encode(bytes);
   }
-  expect_error(v, "do not match its booster_checksum");
+  expect_error_at_use(v, "do not match its booster_checksum");
   v = j;
   v["kernel_models"]["gemm"].erase("booster_checksum");
   expect_error(v, "no booster_checksum");
