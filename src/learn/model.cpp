@@ -206,7 +206,7 @@ double LearnedModel::network_factor(const Prediction& p, const GpuSpec& gpu, con
   std::lock_guard lock(m_impl->mutex);
   if (!m_impl->network)
     m_impl->network = std::make_unique<xgb::Booster>(
-        xgb::Booster::load(m_impl->bundle.network_model->ubj, m_impl->label + ": network_model"));
+        xgb::Booster::load(m_impl->bundle.network_model->bytes(), m_impl->label + ": network_model"));
   const Bundle& b = m_impl->bundle;
   const bool energy = b.network_target == k_energy_target;
   xgb::DenseMatrix x;
