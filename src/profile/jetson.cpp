@@ -388,16 +388,20 @@ void RailSampler::start() {
   if (m_running) stop();
   m_samples.clear();
   m_t0 = std::chrono::steady_clock::now();
+  // The first sample is taken here, before start() returns, so the window opens before the measured work
+  // does (a thread's first sample can come late, and the window then missed the start of the work).
+  if (auto s = m_reader()) m_samples.emplace_back(0.0, std::move(*s));
   m_running = true;
   m_thread = std::thread([this] {
     while (m_running) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(m_period_ms));
+      if (!m_running) break;
       auto s = m_reader();
       double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_t0).count();
       if (s) {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_samples.emplace_back(t, std::move(*s));
       }
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(m_period_ms));
     }
   });
 }

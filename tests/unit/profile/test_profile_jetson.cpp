@@ -224,6 +224,30 @@ TEST(JetsonSampler, IntegratesGpuRailAndTotalSeparately) {
   EXPECT_FALSE(RailSampler::integrate(s, c).gpu_energy_mj.has_value());
 }
 
+TEST(JetsonSampler, TheWindowOpensBeforeTheWorkStarts) {
+  // The first sample is taken in start(), not by the sampling thread whenever it first runs: a window that
+  // opened late missed the start of the work (a 50 ms run measured over a 49.95 ms window under the
+  // sanitizers). Here the thread would not sample before 200 ms: the window is start() to stop() exactly.
+  RailChoice c = choose_rails({{"POM_5V_IN", RailRole::total_input}, {"POM_5V_GPU", RailRole::gpu}});
+  int reads = 0;
+  RailSampler sampler(
+      [&]() -> std::optional<RailSample> {
+        ++reads;
+        return RailSample{{{"POM_5V_IN", 3000}, {"POM_5V_GPU", 1000}}};
+      },
+      c, 200);
+  const auto t0 = std::chrono::steady_clock::now();
+  sampler.start();
+  EXPECT_EQ(reads, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  auto r = sampler.stop();
+  const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.samples, 2);
+  EXPECT_GE(r.window_ms, 30);
+  EXPECT_LE(r.window_ms, elapsed);
+  EXPECT_NEAR(*r.gpu_mean_power_w, 1.0, 1e-12);
+}
+
 TEST(JetsonSampler, ThreadSamplesSysfsFixture) {
   auto rails = discover_rails(fixture("nano/sysfs"));
   RailChoice c = choose_rails(named(rails));
