@@ -60,7 +60,7 @@ PredictBundles::PredictBundles(const std::vector<std::string>& models, bool anal
     // The shipped bundle predicts the parts its policy gives it; without it (or without a policy) the
     // analytical model predicts everything.
     if (const auto path = learn::default_bundle_path()) {
-      auto m = learn::LearnedModel::load(*path);
+      auto m = learn::LearnedModel::load(*path, learn::LearnedModel::Boosters::on_use);
       if (m->bundle().target == learn::Target::latency && !m->bundle().policy.empty())
         corrector = std::make_unique<learn::BundleCorrector>(m);
       else

@@ -460,6 +460,12 @@ Bundle load_bundle(const std::filesystem::path& path) {
   return bundle_from_json(j, path.string());
 }
 
+void decode_boosters(const Bundle& b) {
+  for (const auto& [fam, blob] : b.kernel_models) blob.bytes();
+  for (const auto& [rt, blob] : b.host_models) blob.bytes();
+  if (b.network_model) b.network_model->bytes();
+}
+
 std::optional<std::filesystem::path> default_bundle_path() {
   auto p = model_dir() / "perfpred-default.json";
   std::error_code ec;

@@ -40,8 +40,9 @@ LearnedModel::LearnedModel(Bundle bundle) : m_impl(std::make_unique<Impl>()) {
 }
 LearnedModel::~LearnedModel() = default;
 
-std::shared_ptr<LearnedModel> LearnedModel::load(const std::filesystem::path& path) {
+std::shared_ptr<LearnedModel> LearnedModel::load(const std::filesystem::path& path, Boosters when) {
   auto m = std::make_shared<LearnedModel>(load_bundle(path));
+  if (when == Boosters::now) decode_boosters(m->bundle());
   m->m_impl->label = path.string();
   return m;
 }

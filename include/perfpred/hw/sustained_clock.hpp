@@ -16,8 +16,8 @@ inline constexpr double k_power_clock_exponent = 3.0;
 /// ResNet-50 training: an A40 at 100 W of 300 W takes 2.9x as long as at 300 W, a V100 PCIe at 100 W of
 /// 250 W 1.9x, a Quadro RTX 6000 at 100 W of 260 W 2.3x; the cube root alone gives 1.4-1.5x). Fitted on the
 /// V100 PCIe rows of that set (`CALIBRATION_ZEUS` in tools/eval_analytical.py; their energy mean APE at
-/// 0.30 / 0.35 / 0.40 / 0.45: 16.6 / 16.4 / 17.0 / 19.5%); the A40, Quadro RTX 6000 and P100 rows are held
-/// out. Near the floor the clock falls steeply, so an error in the predicted draw moves it most there.
+/// 0.30 / 0.35 / 0.40 / 0.45: 13.0 / 12.8 / 13.3 / 16.9% with conv gradients on the forward's GEMM view,
+/// 16.6 / 16.4 / 17.0 / 19.5% before it); the A40, Quadro RTX 6000 and P100 rows are held out. Near the floor the clock falls steeply, so an error in the predicted draw moves it most there.
 inline constexpr double k_clock_independent_power_share = 0.35;
 
 /// Lowest sustained clock over boost: a limit at or below the floor leaves the SMs at their lowest

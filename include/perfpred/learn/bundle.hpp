@@ -98,8 +98,12 @@ nlohmann::json to_json(const Bundle& b);
 Bundle bundle_from_json(const nlohmann::json& j, const std::string& label);
 /// Write atomically (temp file + rename).
 void save_bundle(const Bundle& b, const std::filesystem::path& path);
-/// Throws InputError naming the file when it is missing, malformed or built for other features.
+/// Throws InputError naming the file when it is missing, malformed or built for other features. Its boosters
+/// are decoded and checked on first use (decode_boosters checks them at once).
 Bundle load_bundle(const std::filesystem::path& path);
+/// Decodes every booster of `b` and checks it against its checksum now (BoosterBlob::bytes), so that a damaged
+/// file fails here, naming the bundle and field, rather than when a booster is first used.
+void decode_boosters(const Bundle& b);
 
 /// Base64 (RFC 4648, with padding).
 std::string base64_encode(const std::string& bytes);

@@ -20,7 +20,10 @@ class LearnedModel {
   LearnedModel(const LearnedModel&) = delete;
   LearnedModel& operator=(const LearnedModel&) = delete;
 
-  static std::shared_ptr<LearnedModel> load(const std::filesystem::path& path);
+  /// When the boosters are decoded and checked: `now`, at load (a bundle the user named: a damaged one fails
+  /// at once), or `on_use` (the shipped bundle `predict` consults by default, whose policy may use none).
+  enum class Boosters { now, on_use };
+  static std::shared_ptr<LearnedModel> load(const std::filesystem::path& path, Boosters when = Boosters::now);
 
   const Bundle& bundle() const;
   struct Impl;

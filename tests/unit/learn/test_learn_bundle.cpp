@@ -170,8 +170,11 @@ TEST(LearnBundle, MismatchesAreInputErrors) {
       EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("kernel_models.gemm"), std::string::npos) << e.what();
     }
-    // The same document given as JSON (no file to defer to) fails at once.
+    // The same document given as JSON (no file to defer to) fails at once, and so does a bundle loaded to
+    // predict with (a file the user names); only the shipped bundle predict consults by default defers.
     EXPECT_THROW(bundle_from_json(doc, "doc"), InputError) << needle;
+    EXPECT_THROW(LearnedModel::load(p), InputError) << needle;
+    EXPECT_NO_THROW(LearnedModel::load(p, LearnedModel::Boosters::on_use)) << needle;
   };
   v = j;
   v["kernel_models"]["gemm"]["booster_ubj_base64"] = "abc";
