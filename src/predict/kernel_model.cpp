@@ -93,8 +93,10 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
     r.matrix_flops *= model::k_desktop_boost_headroom;
     r.matrix_tf32_flops *= model::k_desktop_boost_headroom;
   }
-  // Math runs at the clock the power limit sustains; DRAM bandwidth does not follow the core clock.
+  // Math runs at the clock the power limit sustains. DRAM-bound kernels keep their speed at the rated (TDP)
+  // clock, and follow the clock drop of a limit below the TDP (GpuRates::limit_memory_share).
   r.clock_scale = clock_scale > 0 ? clock_scale : sustained_clock_scale(gpu);
+  if (const double rated = rated_clock_scale(gpu); rated > 0) r.limit_memory_share = std::min(1.0, r.clock_scale / rated);
   r.simt_fp32_flops *= r.clock_scale;
   r.vector_flops *= r.clock_scale;
   r.matrix_flops *= r.clock_scale;
@@ -290,7 +292,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   } else {
     compute = k.flops / (r.vector_flops * model::k_vector_compute_eff);
   }
-  const double memory = memory_time(k.bytes, r.dram_bps, memory_efficiency(k));
+  const double memory = memory_time(k.bytes, r.dram_bps * r.limit_memory_share, memory_efficiency(k));
 
   const double hi = std::max(compute, memory), lo = std::min(compute, memory);
   double body_step = (hi + model::k_roofline_alpha * lo) / steps;

@@ -90,6 +90,11 @@ struct GpuRates {
   double sms = 1;
   double launch_floor_s = 0;
   double core_clock_hz = 0;      ///< SM clock the math rates assume (headroom and sustained clock included); 0 unknown
+  /// DRAM-bound work's speed under a power limit below the TDP, over its speed at the rated clock: the limit's
+  /// own clock drop (clock_scale / rated_clock_scale), 1 without a limit. Zeus's ResNet-50 training steps under
+  /// limits slow as if the whole GPU time followed the clock, memory-bound kernels included (docs/model.md,
+  /// "Power limits"); a card's rated (TDP) clock leaves DRAM-bound kernels at full speed.
+  double limit_memory_share = 1;
   double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it; perfpred/hw/sustained_clock.hpp)
   double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on Volta/GA100/GH100 SMs (own INT32 pipe)
   /// sm_80+: tensor-core conv gradients as fast as the forward, and cp.async multistage main loops (TensorRT's

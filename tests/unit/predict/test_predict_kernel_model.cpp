@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>  // catalog.hpp holds std::vector<json> and forward-declares json
 
 #include "perfpred/hw/catalog.hpp"
+#include "perfpred/hw/sustained_clock.hpp"
 #include "perfpred/predict/predictor.hpp"
 
 namespace perfpred {
@@ -57,6 +58,28 @@ TEST(SustainedClock, PowerLimitedCardsRunMathBelowBoost) {
     more.tdp_w *= 4;
     EXPECT_DOUBLE_EQ(big_gemm(more).time_s, big_gemm(g).time_s) << id;
   }
+}
+
+TEST(SustainedClock, ALimitBelowTheTdpSlowsDramBoundKernelsByItsClockDrop) {
+  // Zeus, ResNet-50 training under nvidia-smi -pl: a V100 PCIe at 100 W took 1.9x as long as at 250 W, an A40
+  // at 100 W 2.9x; timing only the math at the lower clock gave 1.4x and 1.8x. The steps slow as if every
+  // kernel followed the limit's clock drop, the DRAM-bound ones (BatchNorm, ReLU, the optimizer) included.
+  for (const char* id : {"v100-pcie-32gb", "a40"}) {
+    const GpuSpec full = gpu(id);
+    GpuSpec capped = full;
+    capped.power_limit_w = full.tdp_w * 0.5;
+    const double drop = sustained_clock_scale(capped) / sustained_clock_scale(full);
+    ASSERT_GT(big_gemm(capped).time_s, 1.05 * big_gemm(full).time_s) << id;  // the limit slows the math
+    EXPECT_NEAR(big_copy(capped).time_s / big_copy(full).time_s, 1 / drop, 1e-3 / drop) << id;
+  }
+  // The rated clock of a card whose TDP holds it below boost (T4) leaves streaming kernels at full speed
+  // (PowerLimitedCardsRunMathBelowBoost); a limit below that TDP slows them by its own clock drop only.
+  const GpuSpec t4 = gpu("t4");
+  GpuSpec t4_capped = t4;
+  t4_capped.power_limit_w = 50;
+  const double drop = sustained_clock_scale(t4_capped) / sustained_clock_scale(t4);
+  ASSERT_LT(drop, 0.99);
+  EXPECT_NEAR(big_copy(t4_capped).time_s / big_copy(t4).time_s, 1 / drop, 1e-3 / drop);
 }
 
 TEST(SustainedClock, LessPowerIsNeverFasterAndPredictSaysWhy) {
