@@ -291,12 +291,16 @@ def main():
     if m:
         status["memory"] = weighted(m)
 
-    L += ["### Where each target stands", "", "| target | goal (held-out mean APE) | learned | analytical | met |",
+    L += ["### Where each target stands", "", "| target | goal (held-out mean APE) | learned | analytical | met (by the better of the two) |",
           "|---|---|---|---|---|"]
     for key, goal in TARGETS.items():
         if key in status:
             le, an, n = status[key]
-            L.append(f"| {key} | <= {goal:.0f}% | {pct(le)} ({n} rows) | {pct(an)} | {'yes' if le <= goal else 'no'} |")
+            # Met by what predict uses on these rows: the learned part only where the policy chose it (it wins),
+            # the analytical model elsewhere.
+            best, who = (le, "learned") if le <= an else (an, "analytical")
+            L.append(f"| {key} | <= {goal:.0f}% | {pct(le)} ({n} rows) | {pct(an)} | "
+                     f"{'yes' if best <= goal else 'no'} ({who}) |")
         elif {"networks": {"networks", "torchvision"}, "energy": {"energy"}, "memory": {"memory"}}.get(key, set()) & CARRIED_STEPS:
             L.append(f"| {key} | <= {goal:.0f}% | not rerun in this revision (previous figures above) | - | - |")
         else:
