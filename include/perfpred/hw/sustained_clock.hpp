@@ -18,8 +18,10 @@ inline constexpr double k_power_clock_exponent = 3.0;
 /// V100 PCIe rows of that set (`CALIBRATION_ZEUS` in tools/eval_analytical.py; their energy mean APE at
 /// 0.30 / 0.35 / 0.40 / 0.45: 13.0 / 12.8 / 13.3 / 16.9% with conv gradients on the forward's GEMM view,
 /// 16.6 / 16.4 / 17.0 / 19.5% before it); the A40, Quadro RTX 6000 and P100 rows are held out. Once DRAM-bound
-/// kernels follow a limit's clock drop too (GpuRates::limit_memory_share), the V100's step-time ratios to its
-/// highest limit pick it again: 5.4 / 3.8 / 2.4% at 0.30 / 0.35 / 0.40, the held-out A40's 12.6 / 11.1 / 15.3%. Near the floor the clock falls steeply, so an error in the predicted draw moves it most there.
+/// kernels follow a limit's clock drop too (GpuRates::limit_memory_share), 0.35 is kept on the V100's energy
+/// (14.3 / 16.1 / 19.0% at 0.30 / 0.35 / 0.40); its step-time ratios to the highest limit alone would take 0.40
+/// (5.4 / 3.8 / 2.4%). Not refitted: the held-out A40's ratios (12.6 / 11.1 / 15.3%) were seen, so they are
+/// reported, not used to choose. Near the floor the clock falls steeply, so an error in the predicted draw moves it most there.
 inline constexpr double k_clock_independent_power_share = 0.35;
 
 /// Lowest sustained clock over boost: a limit at or below the floor leaves the SMs at their lowest
