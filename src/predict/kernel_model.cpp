@@ -200,20 +200,25 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p)
   const double cin_g = s.cin > 0 ? s.cin / s.groups : 0;
   d.depthwise = s.groups > 1 && cin_g > 0 && cin_g <= 4;
   // PyTorch's own kernel runs only true depthwise convolutions (one input channel per group); a few channels
-  // per group go to cuDNN's grouped convolution.
-  if (d.depthwise && cin_g == 1 && rt == Runtime::pytorch && p == Precision::fp32)
-    d.depthwise_tap_bytes = depthwise_tap_bytes(s.outputs, s.kh, s.kw, s.sw);
+  // per group go to cuDNN's grouped convolution. FP32 always takes it; FP16/BF16 take cuDNN's depthwise path
+  // only on sm_70 and later (CUDAHooks::supportsDepthwiseConvolutionWithCuDNN), so on the Maxwell/Pascal SMs
+  // where the taps matter (GpuRates::l1_caches_global false) half precision runs PyTorch's kernel too, at
+  // half the bytes per load. Volta and later keep the loads in L1 whichever kernel runs.
+  const bool own_kernel_precision = p == Precision::fp32 || p == Precision::fp16 || p == Precision::bf16;
+  if (d.depthwise && cin_g == 1 && rt == Runtime::pytorch && own_kernel_precision)
+    d.depthwise_tap_bytes = depthwise_tap_bytes(s.outputs, s.kh, s.kw, s.sw, static_cast<double>(element_bytes(p)));
   d.strided = s.sh > 1 || s.sw > 1;
   d.winograd = s.groups == 1 && s.kh == 3 && s.kw == 3 && s.sh == 1 && s.sw == 1 && s.dil == 1 &&
                s.cin >= model::k_winograd_min_channels;
   if (d.winograd) d.winograd_tile_fill = winograd_tile_fill(s.out_h, s.out_w);
 }
 
-double depthwise_tap_bytes(double outputs, double kh, double kw, double sw) {
-  if (!(outputs > 0) || !(kh > 0) || !(kw > 0)) return 0;
-  // Per warp (32 outputs) and tap: the input span, one sector for its misaligned start, one weight sector;
-  // 32-byte sectors over 32 outputs make that many bytes per output and tap.
-  const double sectors_per_warp_tap = 4 * std::max(1.0, sw) + 1 + 1;
+double depthwise_tap_bytes(double outputs, double kh, double kw, double sw, double element_bytes) {
+  if (!(outputs > 0) || !(kh > 0) || !(kw > 0) || !(element_bytes > 0)) return 0;
+  // Per warp (32 outputs) and tap: the input span (32 elements, sw apart: element_bytes x sw sectors of 32
+  // bytes), one sector for its misaligned start, one weight sector; 32-byte sectors over 32 outputs make that
+  // many bytes per output and tap.
+  const double sectors_per_warp_tap = element_bytes * std::max(1.0, sw) + 1 + 1;
   return outputs * kh * kw * sectors_per_warp_tap;
 }
 

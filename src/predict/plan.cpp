@@ -452,7 +452,7 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
   if (d.family != OpFamily::gemm) {
     set_conv_facts(d, conv_shape(c.g, node), c.opts.runtime, c.opts.precision);
     if (!c.noted_depthwise_l2 && d.depthwise_tap_bytes > 0 && !l1_caches_global_loads(c.gpu)) {
-      c.plan.notes.push_back("depthwise convolutions run PyTorch's own FP32 kernel, whose per-tap input loads SMs of "
+      c.plan.notes.push_back("depthwise convolutions run PyTorch's own kernel, whose per-tap input loads SMs of "
                              "compute capability " + c.gpu.compute_capability + " serve from L2, not L1");
       c.noted_depthwise_l2 = true;
     }

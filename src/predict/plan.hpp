@@ -27,7 +27,7 @@ struct KernelDraft {
   bool matrix = false;     ///< has a GEMM view timed with tiles
   bool tensor_ok = false;  ///< the math may run on tensor cores
   bool depthwise = false;  ///< depthwise / tiny-channel conv: SIMT, memory/latency bound
-  /// Bytes PyTorch's own depthwise kernel (FP32, no cuDNN) loads per run, one load per filter tap and
+  /// Bytes PyTorch's own depthwise kernel (FP32; FP16 before sm_70; no cuDNN) loads per run, one load per filter tap and
   /// output element at 32-byte-sector granularity (depthwise_tap_bytes). Only GPUs whose SMs do not keep
   /// global loads in L1 (GpuRates::l1_caches_global false) serve them from L2 at a bounded rate.
   double depthwise_tap_bytes = 0;
@@ -126,9 +126,10 @@ struct ConvShape {
 /// the taps PyTorch's own FP32 depthwise kernel loads (depthwise_tap_bytes), Winograd and its tile fill.
 void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p);
 /// KernelDraft::depthwise_tap_bytes of a depthwise conv with `outputs` output elements, a kh x kw filter and
-/// width stride sw, at FP32: per warp and tap, 32 input loads spread over sw x 128 bytes (4 x sw sectors, one
-/// more for the misaligned start) and one weight sector shared by the warp.
-double depthwise_tap_bytes(double outputs, double kh, double kw, double sw);
+/// width stride sw, elements of `element_bytes`: per warp and tap, 32 input loads spread over sw x 32 x
+/// element_bytes bytes (4 x sw sectors at FP32, 2 x sw at FP16; one more for the misaligned start) and one
+/// weight sector shared by the warp.
+double depthwise_tap_bytes(double outputs, double kh, double kw, double sw, double element_bytes = 4);
 /// KernelDraft::winograd_tile_fill of an out_h x out_w output (1 if either is unknown).
 double winograd_tile_fill(double out_h, double out_w);
 /// Copy the analytical terms into a kernel record (corrected time starts equal to the analytical one).
