@@ -59,6 +59,39 @@ bool is_arith(const std::string& op) { return op == "Add" || op == "Sub" || op =
 
 int first_output(const Node& n) { return n.outputs.empty() ? -1 : n.outputs[0]; }
 
+bool is_constant_operand(const Graph& g, int t);
+
+/// A weight, or a layout change of one (torch.onnx writes F.linear's weight.t() as Transpose(W) when W is a
+/// graph input, as with export_params=False).
+bool is_weight_derived(const Graph& g, int t, const std::vector<int>& producer) {
+  for (int depth = 0; depth < 4; ++depth) {
+    if (is_constant_operand(g, t)) return true;
+    if (t < 0 || t >= static_cast<int>(producer.size()) || producer[t] < 0) return false;
+    const Node& n = g.nodes[producer[t]];
+    if (n.inputs.empty() || !(n.op == "Transpose" || n.op == "Reshape" || n.op == "Cast" || n.op == "Identity"))
+      return false;
+    t = n.inputs[0];
+  }
+  return false;
+}
+
+/// The bias Add of an nn.Linear on an N-D input, which torch.onnx writes as MatMul(x, W) -> Add(b): an Add of
+/// a constant to the sole output of a MatMul by a constant weight. Eager PyTorch runs the pair as one
+/// aten::linear call (matmul then an in-place add_, or one addmm with the bias): the Add is no Python
+/// operator of its own.
+bool is_linear_bias_add(const Graph& g, const Node& n, const std::vector<int>& producer,
+                        const std::vector<int>& consumer_count) {
+  if (n.op != "Add" || n.inputs.size() != 2) return false;
+  for (int side = 0; side < 2; ++side) {
+    const int y = n.inputs[side], b = n.inputs[1 - side];
+    if (y < 0 || b < 0 || y >= static_cast<int>(producer.size()) || !is_constant_operand(g, b)) continue;
+    if (consumer_count[y] != 1 || producer[y] < 0) continue;
+    const Node& mm = g.nodes[producer[y]];
+    if (mm.op == "MatMul" && mm.inputs.size() == 2 && is_weight_derived(g, mm.inputs[1], producer)) return true;
+  }
+  return false;
+}
+
 struct HostCosts {
   double op = 0;        ///< a forward op that launches kernels
   double arith = 0;     ///< a binary arithmetic op (Add/Sub/Mul/Div): a Python operator in eager PyTorch
@@ -169,6 +202,10 @@ struct PlanContext {
   int n_nodes = 0;
   int n_tensors = 0;
   std::vector<int> consumer_count, single_consumer;
+  std::vector<int> producer;  ///< tensor -> the node that writes it, -1 for inputs and weights
+  /// PyTorch eager: tensor -> 1 when a node that reads it needs contiguous memory (anything but a MatMul, binary
+  /// arithmetic, a transpose or a reshape), so a transpose writing it must copy (eager_transpose_is_view).
+  std::vector<char> needs_contiguous;
   std::vector<char> done;
   /// Activations written as several nodes (find_activation_patterns): for a pattern's first node the index
   /// of its last node, -1 elsewhere; members lists each pattern's nodes in order.
@@ -195,6 +232,40 @@ struct PlanContext {
 void find_activation_patterns(PlanContext& c);
 void find_layer_norm_patterns(PlanContext& c);
 
+/// Ops that read a strided (transposed) tensor without a copy in eager PyTorch: matmul/bmm take the strides
+/// (cuBLAS transposes), TensorIterator's binary arithmetic any layout; transposes and reshapes are views (a
+/// reshape that cannot view copies: see contiguous_copy).
+bool reads_strided(std::string_view op) {
+  return op == "MatMul" || op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Transpose" ||
+         op == "Reshape" || op == "Flatten";
+}
+
+void mark_contiguous_readers(PlanContext& c) {
+  c.needs_contiguous.assign(c.n_tensors, 0);
+  for (const Node& n : c.g.nodes) {
+    if (is_static(n.op) || reads_strided(n.op)) continue;
+    for (int t : n.inputs)
+      if (t >= 0 && t < c.n_tensors) c.needs_contiguous[t] = 1;
+  }
+}
+
+/// PyTorch eager: a Transpose (transpose/permute) is a view when nothing reading it needs contiguous memory.
+bool eager_transpose_is_view(const PlanContext& c, const Node& n) {
+  const int y = first_output(n);
+  return c.eager && n.op == "Transpose" && y >= 0 && y < c.n_tensors && !c.needs_contiguous[y] &&
+         !c.g.tensors[y].is_graph_output;
+}
+
+/// PyTorch eager: a Reshape/Flatten of a transposed view cannot stay a view (x.transpose(1, 2).reshape(...),
+/// .contiguous().view(...)): it copies, one op and one kernel.
+bool contiguous_copy(const PlanContext& c, const Node& n) {
+  if (!c.eager || (n.op != "Reshape" && n.op != "Flatten") || n.inputs.empty()) return false;
+  const int x = n.inputs[0];
+  if (x < 0 || x >= c.n_tensors || c.producer[x] < 0) return false;
+  const Node& t = c.g.nodes[c.producer[x]];
+  return t.op == "Transpose" && eager_transpose_is_view(c, t) && !is_weight_derived(c.g, x, c.producer);
+}
+
 void init_context(PlanContext& c) {
   const Graph& g = c.g;
   c.training = c.opts.mode == Mode::training;
@@ -218,6 +289,11 @@ void init_context(PlanContext& c) {
         if (c.consumer_count[t]++ == 0) c.single_consumer[t] = j;
         else c.single_consumer[t] = -1;
       }
+  c.producer.assign(c.n_tensors, -1);
+  for (int j = 0; j < c.n_nodes; ++j)
+    for (int t : g.nodes[j].outputs)
+      if (t >= 0 && t < c.n_tensors) c.producer[t] = j;
+  if (c.eager) mark_contiguous_readers(c);
   c.done.assign(c.n_nodes, 0);
   find_activation_patterns(c);
   find_layer_norm_patterns(c);
@@ -243,10 +319,7 @@ void find_activation_patterns(PlanContext& c) {
   c.pattern_members.clear();
   c.pattern_input.clear();
   c.pattern_norm.clear();
-  std::vector<int> producer(c.n_tensors, -1);
-  for (int j = 0; j < c.n_nodes; ++j)
-    for (int t : g.nodes[j].outputs)
-      if (t >= 0 && t < c.n_tensors) producer[t] = j;
+  const std::vector<int>& producer = c.producer;
   auto elementwise = [&](int j) { return j >= 0 && c.cost.nodes[j].family == OpFamily::elementwise; };
   for (int b = 0; b < c.n_nodes; ++b) {
     const Node& mul = g.nodes[b];
@@ -532,17 +605,20 @@ void plan_forward(PlanContext& c) {
     const NodeCost& nc = c.cost.nodes[i];
     OpFamily fam = nc.family;
     const bool constant = is_static(node.op) || computes_constants(g, node);
-    if (constant || fam == OpFamily::view || (c.eager && fam == OpFamily::data_movement && is_torch_view(node.op))) {
+    const bool copy = !constant && contiguous_copy(c, node);
+    if (!copy && (constant || fam == OpFamily::view || eager_transpose_is_view(c, node) ||
+                  (c.eager && fam == OpFamily::data_movement && is_torch_view(node.op)))) {
       if (c.eager && !constant) c.pending_host += c.host.view;
       continue;
     }
+    if (copy) fam = OpFamily::data_movement;
     KernelDraft d;
     d.node_index = i;
     d.family = fam;
     d.group_begin = static_cast<int>(plan.group_nodes.size());
     plan.group_nodes.push_back(i);
     d.flops = nc.flops;
-    double bytes = static_cast<double>(nc.bytes_read + nc.bytes_written);
+    double bytes = copy ? 2 * tensor_bytes(g, first_output(node)) : static_cast<double>(nc.bytes_read + nc.bytes_written);
     const bool matrix_family = fam == OpFamily::conv || fam == OpFamily::conv_transpose || fam == OpFamily::gemm;
     int last = i;  // the node whose output the kernel writes
     const bool pattern = c.pattern_last[i] >= 0;
@@ -579,7 +655,9 @@ void plan_forward(PlanContext& c) {
 
     if (!c.fuse || c.opts.runtime != Runtime::onnxruntime) {
       if (c.opts.runtime == Runtime::pytorch)
-        d.host_s = is_arith(node.op) && !pattern ? c.host.arith : c.host.op + (matrix_family ? c.host.matrix_extra : 0);
+        d.host_s = is_linear_bias_add(g, node, c.producer, c.consumer_count) ? c.host.inner
+                   : is_arith(node.op) && !pattern                           ? c.host.arith
+                                                : c.host.op + (matrix_family ? c.host.matrix_extra : 0);
       else
         d.host_s = c.host.kernel;
     }

@@ -163,6 +163,26 @@ class NetBuilder {
     nc.bytes_written = numel(y) * 4;
     return y;
   }
+  /// MatMul of an N-D activation [..., k] by a [k, n_out] weight, as torch.onnx writes nn.Linear on N-D input
+  /// (its bias is a following add(y, weight({n_out}))).
+  int matmul(int x, int64_t n_out) {
+    auto s = shape(x);
+    const int64_t k = s.back();
+    int64_t m = 1;
+    for (size_t i = 0; i + 1 < s.size(); ++i) m *= s[i];
+    int wt = weight({k, n_out});
+    s.back() = n_out;
+    int y = tensor(s);
+    node("MatMul", {x, wt}, y);
+    NodeCost& nc = cost(OpFamily::gemm);
+    nc.gemm = GemmShape{1, m, n_out, k};
+    nc.flops = 2.0 * m * n_out * k;
+    nc.params = k * n_out;
+    nc.weight_bytes = nc.params * 4;
+    nc.bytes_read = numel(x) * 4 + nc.weight_bytes;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
   void finish() {
     c.total_flops = 0;
     c.total_params = 0;
