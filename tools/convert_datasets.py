@@ -819,7 +819,7 @@ def neusight_label_recipe(model, mode, seq):
 def convert_neusight_transformers(ctx):
     src = os.path.join(ctx.shared, "neusight-gpu-kernels", "label")
     path = os.path.join(ctx.out, "datasets", "neusight-transformers", "labels.csv")
-    w = Writer("network", path)
+    w = Writer("network", path, extra_columns=["attention"])
     n = 0
     for gdir in sorted(os.listdir(src)):
         if gdir.startswith("AMD_"):
@@ -840,7 +840,7 @@ def convert_neusight_transformers(ctx):
             with open(f, encoding="utf-8") as fh:
                 lab = json.load(fh)
             row = dict(id=f"{gpu}-{name}", source="neusight", gpu_id=gpu, runtime="pytorch", runtime_version="2.1.0",
-                       precision="fp32", mode=mode, batch=int(batch), includes_h2d=0,
+                       precision="fp32", mode=mode, batch=int(batch), includes_h2d=0, attention="math",
                        latency_ms=num(lab.get("e2e_latency")),
                        notes=f"seq_len {seq}; {lab.get('num_layer')} layers; forward {num(lab.get('fw_latency'))} ms"
                              + (f", backward {num(lab.get('bwall_latency'))} ms" if mode == "training" else "")
@@ -868,6 +868,8 @@ def convert_neusight_transformers(ctx):
             "4096x2048x8192), at the 19.5 TFLOP/s FP32 peak and far below TF32's; PyTorch 2.1's default "
             "torch.backends.cuda.matmul.allow_tf32 is False",
             "inputs and outputs stay on the GPU (includes_h2d 0): the labels time the model call",
+            "attention = math: HuggingFace's eager attention of that era, as the per-node CSVs list it (matmul, "
+            "softmax, dropout, matmul as separate nodes), not one fused scaled_dot_product_attention",
             "H100, L4 and A100 80GB labels are not in this copy; AMD Instinct labels are not converted (no catalog "
             "entries); multi-GPU (-dp4/-tp4/-pp4_1) and -fusion labels are rows with status skipped"]})}
 

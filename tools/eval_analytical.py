@@ -278,6 +278,8 @@ def main():
                     args.append("--no-copies")
                 if r.get("cuda_graphs") == "1":
                     args.append("--cuda-graphs")
+                if r.get("attention"):
+                    args += ["--attention", r["attention"]]
                 r["_set"] = set_name
                 jobs.append((r, args))
 

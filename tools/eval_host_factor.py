@@ -70,6 +70,8 @@ def predict_args(binary, r, factor):
         args.append("--no-copies")
     if r.get("cuda_graphs") == "1":
         args.append("--cuda-graphs")
+    if r.get("attention"):
+        args += ["--attention", r["attention"]]
     return args
 
 

@@ -127,6 +127,14 @@ void echo_cuda_graphs(nlohmann::json& j, bool cuda_graphs) {
 
 std::string cuda_graphs_text(bool cuda_graphs) { return cuda_graphs ? ", CUDA graphs" : std::string(); }
 
+void echo_attention(nlohmann::json& j, bool fused_attention) {
+  if (!fused_attention) j["attention"] = attention_name(false);
+}
+
+std::string attention_text(bool fused_attention) {
+  return fused_attention ? std::string() : ", attention as written";
+}
+
 namespace {
 std::vector<std::string>& partial_list() {
   static std::vector<std::string> list;

@@ -66,6 +66,10 @@ std::string allow_tf32_text(bool allow_tf32);
 void echo_cuda_graphs(nlohmann::json& j, bool cuda_graphs);
 /// ", CUDA graphs" for a text header with --cuda-graphs, else "".
 std::string cuda_graphs_text(bool cuda_graphs);
+/// `"attention": "math"` in a command's JSON document only with --attention math (byte-identical without it).
+void echo_attention(nlohmann::json& j, bool fused_attention);
+/// ", attention as written" for a text header with --attention math, else "".
+std::string attention_text(bool fused_attention);
 
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order. An
 /// object gains `"complete": false` and `unshaped_nodes` when a partial model was analysed.

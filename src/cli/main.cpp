@@ -52,6 +52,15 @@ void add_no_tf32(CLI::App* sub, bool& no_tf32) {
                 "tensor cores where the GPU has them); fp32 only");
 }
 
+/// --attention on every command that predicts.
+void add_attention(CLI::App* sub, std::string& attention) {
+  sub->add_option("--attention", attention,
+                  "PyTorch eager attention: sdpa (one fused scaled_dot_product_attention per MatMul -> Softmax -> "
+                  "MatMul, as PyTorch >= 2.0's nn.MultiheadAttention, HF and timm run it) or math (as exported: "
+                  "PyTorch < 2.0, HF's eager attention)")
+      ->default_val("sdpa");
+}
+
 /// --cuda-graphs on every command that predicts.
 void add_cuda_graphs(CLI::App* sub, bool& cuda_graphs) {
   sub->add_flag("--cuda-graphs", cuda_graphs,
@@ -72,6 +81,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
   add_no_tf32(sub, p.no_tf32);
   add_cuda_graphs(sub, p.cuda_graphs);
+  add_attention(sub, p.attention);
 }
 
 /// `fit-host`: predict's model and settings, and the measured latency to match.
@@ -223,6 +233,7 @@ int main(int argc, char** argv) {
     add_host_factor(sub, p.host_factor);
     add_no_tf32(sub, p.no_tf32);
     add_cuda_graphs(sub, p.cuda_graphs);
+    add_attention(sub, p.attention);
   };
 
   perfpred::cli::MigCliOptions mig_opts;

@@ -64,6 +64,14 @@ Optimizer optimizer_from_string(std::string_view s, std::string_view what) {
   return parse_enum(s, what, v);
 }
 
+bool fused_attention_from_string(std::string_view s, std::string_view what) {
+  if (s == "sdpa") return true;
+  if (s == "math") return false;
+  throw InputError(std::string(what) + ": '" + std::string(s) + "' is not one of sdpa|math");
+}
+
+std::string attention_name(bool fused_attention) { return fused_attention ? "sdpa" : "math"; }
+
 int element_bytes(Precision p) {
   switch (p) {
     case Precision::fp32: case Precision::tf32: return 4;

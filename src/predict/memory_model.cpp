@@ -112,14 +112,17 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
       const unsigned mask = saved_mask(n, cost.nodes[i].family, conv_bias_node[i] != 0);
       for (size_t s = 0; s < n.inputs.size() && s < 30; ++s) {
         const int t = n.inputs[s];
-        if ((mask >> s & 1u) && t >= 0 && !g.tensors[t].is_initializer && !g.tensors[t].is_graph_input) {
+        // A fused kernel's intermediates (attention scores, an activation's inner terms) are never stored: the
+        // fused op saves its own inputs and output instead.
+        if ((mask >> s & 1u) && t >= 0 && !g.tensors[t].is_initializer && !g.tensors[t].is_graph_input &&
+            !internal[root[t]]) {
           saved[root[t]] = 1;
           free_after_bwd[root[t]] = std::min(free_after_bwd[root[t]], i);
         }
       }
       if (mask & (1u << 30))
         for (int t : n.outputs)
-          if (t >= 0) {
+          if (t >= 0 && !internal[root[t]]) {
             saved[root[t]] = 1;
             free_after_bwd[root[t]] = std::min(free_after_bwd[root[t]], i);
           }
@@ -169,7 +172,7 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
       for (int t : n.inputs) {
         if (t < 0) continue;
         const int r = root[t];
-        if (g.tensors[r].is_initializer || g.tensors[r].is_graph_input || grad_live[r]) continue;
+        if (g.tensors[r].is_initializer || g.tensors[r].is_graph_input || grad_live[r] || internal[r]) continue;
         grad_live[r] = 1;
         live += size[r];
       }

@@ -215,6 +215,10 @@ struct PlanContext {
   std::vector<int> pattern_on;  ///< tensor -> the pattern that computes x * f(x) of it, -1 when none
   std::vector<int> pattern_input;  ///< pattern -> its input tensor x
   std::vector<char> pattern_norm;  ///< pattern -> 1 for a LayerNorm written as nodes (one norm kernel)
+  /// PyTorch eager attention cores run as one scaled_dot_product_attention (find_attention_patterns): node ->
+  /// index into attention_members, -1 when in none; each core's nodes in graph order, its last MatMul last.
+  std::vector<int> attention_of;
+  std::vector<std::vector<int>> attention_members;
   double pending_host = 0;  ///< host time of view ops, charged to the next kernel
   bool noted_tf32 = false, noted_bias = false, noted_depthwise_l2 = false;
 
@@ -231,6 +235,7 @@ struct PlanContext {
 
 void find_activation_patterns(PlanContext& c);
 void find_layer_norm_patterns(PlanContext& c);
+void find_attention_patterns(PlanContext& c);
 
 /// Ops that read a strided (transposed) tensor without a copy in eager PyTorch: matmul/bmm take the strides
 /// (cuBLAS transposes), TensorIterator's binary arithmetic any layout; transposes and reshapes are views (a
@@ -297,6 +302,7 @@ void init_context(PlanContext& c) {
   c.done.assign(c.n_nodes, 0);
   find_activation_patterns(c);
   find_layer_norm_patterns(c);
+  find_attention_patterns(c);
   if (c.opts.runtime == Runtime::tensorrt) c.plan.host_pre_s = model::k_tensorrt_enqueue_s * c.embedded;
   c.plan.host_post_s = model::k_sync_s * c.embedded;
 }
@@ -435,6 +441,130 @@ void find_layer_norm_patterns(PlanContext& c) {
     c.pattern_last[r1] = members.back();
     c.pattern_members.push_back(std::move(members));
   }
+}
+
+/// The node writing `t` when it is a Mul/Div of `t`'s single data input by a constant and `t` is read once
+/// (the 1/sqrt(d) scale of an attention score or of Q or K), else -1.
+int constant_scale_of(const PlanContext& c, int t) {
+  if (t < 0 || t >= c.n_tensors || c.producer[t] < 0 || c.consumer_count[t] != 1) return -1;
+  const int j = c.producer[t];
+  const Node& n = c.g.nodes[j];
+  if ((n.op != "Mul" && n.op != "Div") || n.inputs.size() != 2 || c.pattern_of[j] >= 0) return -1;
+  return is_constant_operand(c.g, n.inputs[1]) && !is_constant_operand(c.g, n.inputs[0]) ? j : -1;
+}
+
+/// Attention as torch.onnx writes it: MatMul(Q, K^T) [-> Mul/Div by a constant] [-> Add(mask)] -> Softmax over
+/// the last axis -> MatMul(P, V), the scale sometimes on Q (and K) before the first MatMul. PyTorch >= 2.0
+/// runs it as one scaled_dot_product_attention op (PredictOptions::fused_attention): found only for PyTorch
+/// eager with that option, every member read once, so no other node sees the scores.
+void find_attention_patterns(PlanContext& c) {
+  const Graph& g = c.g;
+  c.attention_of.assign(c.n_nodes, -1);
+  c.attention_members.clear();
+  if (!c.eager || !c.opts.fused_attention) return;
+  const auto single = [&](int t) { return t >= 0 && t < c.n_tensors && c.consumer_count[t] == 1; };
+  for (int s = 0; s < c.n_nodes; ++s) {
+    const Node& sm = g.nodes[s];
+    if (sm.op != "Softmax" || sm.inputs.empty() || c.pattern_of[s] >= 0) continue;
+    const int y = first_output(sm);
+    if (y < 0 || !g.tensors[y].shape_known() || g.tensors[y].shape.size() < 2) continue;
+    const int64_t rank = static_cast<int64_t>(g.tensors[y].shape.size());
+    const int64_t axis = sm.attr_int("axis", -1);
+    if (axis != -1 && axis != rank - 1) continue;
+    std::vector<int> members;
+    int x = sm.inputs[0];
+    // Back from the softmax: an optional mask Add, an optional scale, then the score MatMul.
+    if (single(x) && c.producer[x] >= 0 && g.nodes[c.producer[x]].op == "Add" && c.pattern_of[c.producer[x]] < 0) {
+      const Node& add = g.nodes[c.producer[x]];
+      int scores = -1;
+      for (int t : add.inputs)
+        if (t >= 0 && c.producer[t] >= 0 && (g.nodes[c.producer[t]].op == "MatMul" || constant_scale_of(c, t) >= 0))
+          scores = t;
+      if (add.inputs.size() != 2 || scores < 0) continue;
+      members.push_back(c.producer[x]);
+      x = scores;
+    }
+    if (const int scale = constant_scale_of(c, x); scale >= 0) {
+      members.push_back(scale);
+      x = g.nodes[scale].inputs[0];
+    }
+    if (!single(x) || c.producer[x] < 0 || g.nodes[c.producer[x]].op != "MatMul") continue;
+    const int m1 = c.producer[x];
+    const Node& qk = g.nodes[m1];
+    if (qk.inputs.size() != 2) continue;
+    members.push_back(m1);
+    for (int t : qk.inputs)  // Q / K scaled before the product
+      if (const int scale = constant_scale_of(c, t); scale >= 0) members.push_back(scale);
+    // Forward from the softmax: the product with V.
+    if (!single(y) || c.single_consumer[y] < 0) continue;
+    const int m2 = c.single_consumer[y];
+    const Node& pv = g.nodes[m2];
+    if (pv.op != "MatMul" || pv.inputs.size() != 2 || pv.inputs[0] != y) continue;
+    const int o = first_output(pv);
+    if (o < 0 || !g.tensors[o].shape_known() || g.tensors[o].shape.size() < 2) continue;
+    members.push_back(s);
+    members.push_back(m2);
+    bool taken = false;
+    for (int m : members) taken = taken || c.attention_of[m] >= 0 || c.pattern_of[m] >= 0;
+    if (taken) continue;
+    std::sort(members.begin(), members.end());
+    const int id = static_cast<int>(c.attention_members.size());
+    for (int m : members) c.attention_of[m] = id;
+    c.attention_members.push_back(std::move(members));
+  }
+  if (!c.attention_members.empty())
+    c.plan.notes.push_back(std::to_string(c.attention_members.size()) +
+                           " attention cores (MatMul -> Softmax -> MatMul) costed as PyTorch's fused "
+                           "scaled_dot_product_attention, one op and kernel each with no scores tensor; --attention "
+                           "math runs them as written (PyTorch < 2.0, HF's eager attention)");
+}
+
+/// One scaled_dot_product_attention kernel for attention core `id` (at its last node): the two products'
+/// FLOPs as one GEMM view [batch x heads, Sq, Dv, 2 Sk] on the matrix path, Q, K, V, the mask and the output
+/// as its only DRAM traffic (the scores stay on chip), one operator's dispatch.
+void plan_attention(PlanContext& c, int id) {
+  const Graph& g = c.g;
+  const auto& members = c.attention_members[id];
+  const Node& pv = g.nodes[members.back()];
+  int qk_index = -1, add_index = -1;
+  for (int m : members) {
+    if (g.nodes[m].op == "MatMul" && m != members.back()) qk_index = m;
+    if (g.nodes[m].op == "Add") add_index = m;
+  }
+  const Node& qk = g.nodes[qk_index];
+  const auto source = [&](int t) {  // Q or K before its scale, if the scale is a member
+    if (t >= 0 && c.producer[t] >= 0 && c.attention_of[c.producer[t]] == id) return g.nodes[c.producer[t]].inputs[0];
+    return t;
+  };
+  const auto& out = g.tensors[first_output(pv)].shape;
+  const auto& scores = g.tensors[first_output(qk)].shape;
+  double heads = 1;
+  for (size_t i = 0; i + 2 < out.size(); ++i) heads *= static_cast<double>(out[i]);
+  const double sq = static_cast<double>(out[out.size() - 2]), dv = static_cast<double>(out.back());
+  const double sk = scores.empty() ? sq : static_cast<double>(scores.back());
+  KernelDraft d;
+  d.node_index = qk_index;
+  d.family = OpFamily::gemm;
+  d.group_begin = static_cast<int>(c.plan.group_nodes.size());
+  double bytes = tensor_bytes(g, source(qk.inputs[0])) + tensor_bytes(g, source(qk.inputs[1])) +
+                 tensor_bytes(g, pv.inputs[1]) + tensor_bytes(g, first_output(pv));
+  if (add_index >= 0)
+    for (int t : g.nodes[add_index].inputs)
+      if (c.producer[t] < 0 || c.attention_of[c.producer[t]] != id) bytes += tensor_bytes(g, t);  // the mask
+  for (int m : members) {
+    d.flops += c.cost.nodes[m].flops;
+    c.done[m] = 1;
+    c.plan.group_nodes.push_back(m);
+  }
+  d.group_end = static_cast<int>(c.plan.group_nodes.size());
+  d.bytes = bytes * c.scale;
+  d.matrix = true;
+  d.tensor_ok = true;
+  d.gemm = GemmShape{static_cast<int64_t>(heads), static_cast<int64_t>(sq), static_cast<int64_t>(dv),
+                     static_cast<int64_t>(2 * sk)};
+  d.host_s = c.host.op + c.host.matrix_extra + c.pending_host;
+  c.pending_host = 0;
+  c.plan.kernels.push_back(d);
 }
 
 /// Absorb activation pattern `id` (its input being the tensor `in` of `inter` bytes) into a kernel: its
@@ -601,6 +731,10 @@ void plan_forward(PlanContext& c) {
   Plan& plan = c.plan;
   for (int i = 0; i < c.n_nodes; ++i) {
     if (c.done[i]) continue;
+    if (const int a = c.attention_of[i]; a >= 0) {  // attention cores are issued at their last node
+      if (c.attention_members[a].back() == i) plan_attention(c, a);
+      continue;
+    }
     const Node& node = g.nodes[i];
     const NodeCost& nc = c.cost.nodes[i];
     OpFamily fam = nc.family;

@@ -73,7 +73,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("no_copies", &cli::PredictCmdOptions::no_copies)
       .def_readwrite("host_factor", &cli::PredictCmdOptions::host_factor)
       .def_readwrite("no_tf32", &cli::PredictCmdOptions::no_tf32)
-      .def_readwrite("cuda_graphs", &cli::PredictCmdOptions::cuda_graphs);
+      .def_readwrite("cuda_graphs", &cli::PredictCmdOptions::cuda_graphs)
+      .def_readwrite("attention", &cli::PredictCmdOptions::attention);
 
   py::class_<cli::FitHostCmdOptions>(m, "FitHostOptions")
       .def(py::init<>())
@@ -99,7 +100,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("analytical", &cli::PredictChoices::analytical)
       .def_readwrite("host_factor", &cli::PredictChoices::host_factor)
       .def_readwrite("no_tf32", &cli::PredictChoices::no_tf32)
-      .def_readwrite("cuda_graphs", &cli::PredictChoices::cuda_graphs);
+      .def_readwrite("cuda_graphs", &cli::PredictChoices::cuda_graphs)
+      .def_readwrite("attention", &cli::PredictChoices::attention);
 
   py::class_<cli::SelectCliOptions, cli::PredictChoices> select(m, "SelectOptions");
   bind_choices(select);

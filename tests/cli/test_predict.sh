@@ -169,4 +169,27 @@ check grep -q "CUDA graphs (replayed" "$TMP/g.html"
 "$BIN" report "$MODEL" --gpu a100-sxm4-40gb --out "$TMP/e.html" >/dev/null
 if grep -q "CUDA graphs" "$TMP/e.html"; then echo "FAIL: report names CUDA graphs without the flag"; fail=1; fi
 
+# 10. --attention: PyTorch eager runs a transformer's MatMul -> Softmax -> MatMul as one fused
+# scaled_dot_product_attention by default (sdpa); math runs the exported nodes. On ViT-B/16 the fused model
+# issues fewer ops and kernels, the JSON echoes only math, a bad value names the option, and the decision
+# commands take it too.
+VIT="$ROOT/models/zoo/vit_b_16.onnx"
+if [ -f "$VIT" ]; then
+  check $PY -c "
+import json,subprocess,sys
+run=lambda *a: json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','h100-sxm5-80gb','--json','--no-meta','--layers','--batch','8','--precision','fp16']+list(a)))
+f, m = run(), run('--attention', 'math')
+assert 'attention' not in f and m.get('attention') == 'math', (f.keys(), m.get('attention'))
+assert len(f['layers']) < len(m['layers']) - 2 * 12, (len(f['layers']), len(m['layers']))
+assert any('Softmax' in l['op'] and 'MatMul' in l['op'] for l in f['layers'])
+assert f['latency_ms'] < m['latency_ms'], (f['latency_ms'], m['latency_ms'])
+assert any('scaled_dot_product_attention' in n for n in f['notes'])
+s=json.loads(subprocess.check_output([sys.argv[1],'sweep',sys.argv[2],'--base-gpu','h100-sxm5-80gb','--vary','sm_count=66:132:66','--json','--attention','math']))
+assert s.get('attention') == 'math', s.keys()" "$BIN" "$VIT"
+  expect_exit 2 predict "$VIT" --gpu h100-sxm5-80gb --attention flash
+  check grep -q -- "--attention" "$TMP/err"
+  "$BIN" predict "$VIT" --gpu h100-sxm5-80gb --attention math >"$TMP/m.txt"
+  check grep -q "attention as written" "$TMP/m.txt"
+fi
+
 exit $fail

@@ -41,7 +41,8 @@ class Predict(unittest.TestCase):
                           (["--no-copies"], dict(copies=False)),
                           (["--host-factor", "1.5"], dict(host_factor=1.5)),
                           (["--no-tf32"], dict(tf32=False)),
-                          (["--cuda-graphs"], dict(cuda_graphs=True))]:
+                          (["--cuda-graphs"], dict(cuda_graphs=True)),
+                          (["--attention", "math"], dict(attention="math"))]:
             want = cli("predict", RESNET18, "--gpu", "a100-sxm4-40gb", "--json", "--layers", "--no-meta", *extra)
             got = perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", **kw)
             self.assertEqual(got.to_json(), want, extra)

@@ -23,6 +23,10 @@ Precision precision_from_string(std::string_view s, std::string_view what = "pre
 Mode mode_from_string(std::string_view s, std::string_view what = "mode");
 Runtime runtime_from_string(std::string_view s, std::string_view what = "runtime");
 Optimizer optimizer_from_string(std::string_view s, std::string_view what = "optimizer");
+/// How PyTorch eager runs attention (PredictOptions::fused_attention): "sdpa" (true: one fused
+/// scaled_dot_product_attention, PyTorch >= 2.0) or "math" (false: MatMul, Softmax, MatMul as exported).
+bool fused_attention_from_string(std::string_view s, std::string_view what = "attention");
+std::string attention_name(bool fused_attention);
 /// Bytes of one activation/weight element stored at this precision (tf32 stores fp32).
 int element_bytes(Precision p);
 

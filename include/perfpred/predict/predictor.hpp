@@ -35,6 +35,11 @@ struct PredictOptions {
   /// "reduce-overhead", TensorRT under cudaStreamBeginCapture as MLPerf's harnesses run it): no host cost per
   /// op or kernel, one graph launch per iteration.
   bool cuda_graphs = false;
+  /// PyTorch eager runs attention as one scaled_dot_product_attention call (PyTorch >= 2.0's
+  /// nn.MultiheadAttention and F.scaled_dot_product_attention, HF transformers' and timm's default attention):
+  /// a fused flash / memory-efficient kernel that never writes the [.., Sq, Sk] scores. False (--attention
+  /// math): the exported MatMul -> Softmax -> MatMul run as written (PyTorch < 2.0, HF's "eager" attention).
+  bool fused_attention = true;
   /// Fill Prediction::kernels and Prediction::layers. False gives totals only (sweeps over many
   /// graphs/GPUs: no per-kernel strings are built).
   bool detail = true;

@@ -309,14 +309,16 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
 
 
 def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-          cuda_graphs=False):
+          cuda_graphs=False, attention="sdpa"):
     """--branch, --loop-trips, --dim and --allow-partial (models with If/Loop, symbolic dims or shapes
     left unknown), --host-factor (this machine's host CPU time over the reference machine's; its range
     is checked in C++ with the CLI's message), --no-tf32 (tf32=False; fp32 only, checked in C++) and
-    --cuda-graphs (the iteration replayed as a captured CUDA graph)."""
+    --cuda-graphs (the iteration replayed as a captured CUDA graph) and --attention ("sdpa" or "math", checked
+    in C++)."""
     o.host_factor = _number("host_factor", host_factor)
     o.no_tf32 = not tf32
     o.cuda_graphs = bool(cuda_graphs)
+    o.attention = _str("attention", attention)
     o.branches = _pairs("branches", branches)
     o.loop_trips = _pairs("loop_trips", loop_trips)
     o.dims = _pairs("dims", dims)
@@ -358,7 +360,7 @@ def _bundles(bundles):
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
-            allow_partial=False, host_factor=1.0, dims=None, tf32=True, cuda_graphs=False):
+            allow_partial=False, host_factor=1.0, dims=None, tf32=True, cuda_graphs=False, attention="sdpa"):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
@@ -369,7 +371,9 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     loop_trips ({"Loop_0": 12}), dims ({"seq": 128}) and allow_partial are --branch, --loop-trips, --dim and
     --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's);
     tf32=False is --no-tf32 (FP32 convolutions on FP32 math, torch.backends.cudnn.allow_tf32 = False);
-    cuda_graphs=True is --cuda-graphs (the iteration replayed as a captured CUDA graph: no host cost per op)."""
+    cuda_graphs=True is --cuda-graphs (the iteration replayed as a captured CUDA graph: no host cost per op);
+    attention="math" is --attention math (MatMul -> Softmax -> MatMul as exported, not one fused
+    scaled_dot_product_attention)."""
     with _Scratch() as scratch:
         o = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
                              input_names, input_shapes, allow_unknown, copies, name,
@@ -377,6 +381,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
                                   host_factor=host_factor))
         o.no_tf32 = not tf32
         o.cuda_graphs = bool(cuda_graphs)
+        o.attention = _str("attention", attention)
         o.layers, o.no_meta = bool(layers), not meta
         text = _perfpred.predict(o, _bundles(bundles), bool(analytical))
         return Prediction(scratch.clean_json(text))
@@ -385,7 +390,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
 def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
              optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
              copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
-             allow_partial=False, dims=None, tf32=True, cuda_graphs=False):
+             allow_partial=False, dims=None, tf32=True, cuda_graphs=False, attention="sdpa"):
     """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
     `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s; a
     measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only floor ...)."""
@@ -396,6 +401,7 @@ def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="infere
                               dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
         po.no_tf32 = not tf32
         po.cuda_graphs = bool(cuda_graphs)
+        po.attention = _str("attention", attention)
         o.predict = po
         if measured_ms is None:
             raise InputError("measured_ms=None: give the measured latency in ms")
@@ -422,7 +428,7 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
            objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
            example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False):
+           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, attention="sdpa"):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
     (docs/formats.md), needed for objective="cost". host_factor and tf32 are --host-factor and --no-tf32, as
@@ -443,7 +449,7 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
         o.prices = "" if prices is None else _str("prices", prices)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs))
+                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, attention=attention))
         return Selection(scratch.clean_json(_perfpred.select(o)))
 
 
@@ -458,7 +464,7 @@ def _axis(field, spec):
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-          dims=None, host_factor=1.0, tf32=True, cuda_graphs=False):
+          dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, attention="sdpa"):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
     vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points.
     host_factor and tf32 are --host-factor and --no-tf32, as in predict(); cuda_graphs is --cuda-graphs."""
@@ -473,7 +479,7 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
         o.max_points = _int("max_points", max_points)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs))
+                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, attention=attention))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
 
 
@@ -481,7 +487,7 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
         branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-        cuda_graphs=False):
+        cuda_graphs=False, attention="sdpa"):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
     `recommended` is None where no profile fits and meets slo_ms. host_factor and tf32 are --host-factor and
     --no-tf32, as in predict(); cuda_graphs is --cuda-graphs."""
@@ -495,5 +501,5 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs))
+                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, attention=attention))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))

@@ -120,6 +120,34 @@ TEST(BudgetParse, CudaGraphs) {
   }
 }
 
+TEST(BudgetParse, Attention) {
+  // "attention": "math" is --attention math (PyTorch eager attention as the exported nodes), echoed in the
+  // verdict; "sdpa" or absent is the fused default; any other value or type is exit 2 naming the field.
+  json math = entry("math", {{"latency_ms", 30}});
+  math["attention"] = "math";
+  json sdpa = entry("sdpa", {{"latency_ms", 30}});
+  sdpa["attention"] = "sdpa";
+  auto f = parse_budget_json(file_with({entry("default", {{"latency_ms", 30}}), sdpa, math}), "ci/budgets.json");
+  ASSERT_EQ(f.entries.size(), 3u);
+  EXPECT_TRUE(f.entries[0].options.fused_attention);
+  EXPECT_TRUE(f.entries[1].options.fused_attention);
+  EXPECT_FALSE(f.entries[2].options.fused_attention);
+  const json v = budget_verdict_json(check_budgets(f, text_loader(), catalog_resolver()));
+  EXPECT_FALSE(v["entries"][0].contains("attention"));
+  EXPECT_FALSE(v["entries"][1].contains("attention"));
+  EXPECT_EQ(v["entries"][2]["attention"], "math");
+  for (const json bad : {json("flash"), json(true)}) {
+    math["attention"] = bad;
+    try {
+      parse_budget_json(file_with({math}), "ci/budgets.json");
+      ADD_FAILURE() << "attention " << bad.dump() << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("entries[0]"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("attention"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(BudgetParse, ErrorsNameTheEntryAndField) {
   struct Case {
     json doc;

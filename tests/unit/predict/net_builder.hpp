@@ -183,6 +183,33 @@ class NetBuilder {
     nc.bytes_written = numel(y) * 4;
     return y;
   }
+  /// MatMul of two activations [..., m, k] x [..., k, n] (attention's Q K^T and P V).
+  int bmm(int a, int b) {
+    auto sa = shape(a), sb = shape(b);
+    int64_t batch = 1;
+    for (size_t i = 0; i + 2 < sa.size(); ++i) batch *= sa[i];
+    const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+    auto so = sa;
+    so.back() = n;
+    int y = tensor(so);
+    node("MatMul", {a, b}, y);
+    NodeCost& nc = cost(OpFamily::gemm);
+    nc.gemm = GemmShape{batch, m, n, k};
+    nc.flops = 2.0 * batch * m * n * k;
+    nc.bytes_read = (numel(a) + numel(b)) * 4;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
+  /// A binary elementwise op of an activation and a constant (a scale).
+  int scale(const std::string& op, int x) {
+    int y = tensor(shape(x));
+    node(op, {x, weight({1})}, y);
+    NodeCost& nc = cost(OpFamily::elementwise);
+    nc.flops = double(numel(x));
+    nc.bytes_read = numel(x) * 4;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
   void finish() {
     c.total_flops = 0;
     c.total_params = 0;

@@ -470,5 +470,60 @@ TEST(EagerPlan, ATransposeIsAViewAndTheReshapeAfterItCopies) {
   EXPECT_EQ(ops(plan_kernels(mm.g, mm.c, g, ort)), (std::vector<std::string>{"Transpose", "MatMul"}));
 }
 
+TEST(EagerPlan, AttentionIsOneFusedScaledDotProductAttention) {
+  // PyTorch >= 2.0 runs MatMul(Q, K^T) -> scale -> Softmax -> MatMul(., V) as one scaled_dot_product_attention
+  // (flash / memory-efficient kernel): one op, one kernel, no [.., S, S] scores in DRAM or saved for backward.
+  // --attention math (fused_attention = false) keeps the exported nodes: 4 ops and kernels, the scores written
+  // and read by each.
+  const auto build = [] {
+    test::NetBuilder b;
+    const int64_t n = 4, h = 16, s = 1024, d = 64;
+    const int q = b.relu(b.input("q", {n, h, s, d})), k = b.relu(b.input("kt", {n, h, d, s}));
+    const int v = b.relu(b.input("v", {n, h, s, d}));
+    const int p = b.unary("Softmax", b.scale("Div", b.bmm(q, k)), OpFamily::softmax);
+    b.output(b.bmm(p, v));
+    return b;
+  };
+  const auto net = build();
+  const GpuSpec g = gpu("h100-sxm5-80gb");
+  PredictOptions o;
+  o.batch = 4;
+  o.precision = Precision::fp16;
+  const auto attention = [](const std::vector<KernelEstimate>& ks) {
+    std::vector<KernelEstimate> out;
+    for (const auto& k : ks)
+      if (k.op != "Relu") out.push_back(k);
+    return out;
+  };
+  const auto fused = attention(plan_kernels(net.g, net.c, g, o));
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(fused[0].op, "MatMul+Div+Softmax+MatMul");
+  const double tensor = 4.0 * 16 * 1024 * 64 * 2;  // Q, K, V, O at fp16
+  EXPECT_NEAR(fused[0].bytes, 4 * tensor, 1);
+  PredictOptions math = o;
+  math.fused_attention = false;
+  const auto plain = attention(plan_kernels(net.g, net.c, g, math));
+  ASSERT_EQ(plain.size(), 4u);
+  double plain_bytes = 0, plain_host = 0;
+  for (const auto& k : plain) plain_bytes += k.bytes, plain_host += k.host_s;
+  EXPECT_GT(plain_bytes, 20 * fused[0].bytes);  // the 4 x 16 x 1024^2 scores, written and read 3 times
+  EXPECT_LT(fused[0].host_s, 0.5 * plain_host);
+  const Prediction pf = predict(net.g, net.c, g, o), pm = predict(net.g, net.c, g, math);
+  EXPECT_LT(pf.kernels_ms, 0.5 * pm.kernels_ms);
+  // Training: the scores are neither stored for backward nor given a gradient; the backward is one node.
+  PredictOptions tfused = training(4);
+  tfused.precision = Precision::fp16;
+  PredictOptions tmath = tfused;
+  tmath.fused_attention = false;
+  const Prediction tf = predict(net.g, net.c, g, tfused), tm = predict(net.g, net.c, g, tmath);
+  const double scores = 4.0 * 16 * 1024 * 1024 * 2;
+  EXPECT_GT(tm.peak_memory_bytes - tf.peak_memory_bytes, scores);
+  EXPECT_LT(tf.latency_ms, tm.latency_ms);
+  // Runtimes that run the exported graph (onnxruntime without its transformer optimizer) keep the nodes.
+  PredictOptions ort = o;
+  ort.runtime = Runtime::onnxruntime;
+  EXPECT_EQ(attention(plan_kernels(net.g, net.c, g, ort)).size(), 4u);
+}
+
 }  // namespace
 }  // namespace perfpred
