@@ -560,8 +560,10 @@ void plan_attention(PlanContext& c, int id) {
   d.bytes = bytes * c.scale;
   d.matrix = true;
   d.tensor_ok = true;
-  d.gemm = GemmShape{static_cast<int64_t>(heads), static_cast<int64_t>(sq), static_cast<int64_t>(dv),
-                     static_cast<int64_t>(2 * sk)};
+  const auto dim = [](double v) {  // a GEMM extent; shapes from a hostile file may be huge
+    return static_cast<int64_t>(std::clamp(v, 1.0, 1e15));
+  };
+  d.gemm = GemmShape{dim(heads), dim(sq), dim(dv), dim(2 * sk)};
   d.host_s = c.host.op + c.host.matrix_extra + c.pending_host;
   c.pending_host = 0;
   c.plan.kernels.push_back(d);
