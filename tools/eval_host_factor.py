@@ -160,15 +160,10 @@ def evaluate(a):
 
 
 def write_doc(path, lines, shots):
-    text = open(path, encoding="utf-8").read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"eval_host_factor: {path} has no '{BEGIN}' ... '{END}' section")
     body = ["", f"`/usr/bin/python3 tools/eval_host_factor.py --shots {shots} --doc docs/accuracy.md`: held-out "
             "PyTorch latency rows per machine; the factor is fitted on the machine's most host-bound rows (by "
             "the default prediction) and scored on its other rows only.", ""] + lines
-    head, _, tail = text.partition(BEGIN)
-    _, _, tail = tail.partition(END)
-    open(path, "w", encoding="utf-8").write(head + BEGIN + "\n".join(body) + "\n" + END + tail)
+    ea.rewrite_section(path, BEGIN, END, body, "eval_host_factor")
     print(f"eval_host_factor: rewrote the host-factor table of {path}", file=sys.stderr)
 
 

@@ -127,15 +127,10 @@ def load_model_rows(path):
 
 
 def write_doc(path, lines):
-    text = open(path, encoding="utf-8").read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"machine_spread: {path} has no '{BEGIN}' ... '{END}' section")
     body = ["", "`/usr/bin/python3 tools/machine_spread.py --doc docs/accuracy.md` (after scripts/eval_analytical.sh, "
             "whose sampled rows give the model columns): each measurement against the mean of the other setups' "
             "measurements of the same model, GPU, mode, precision and batch.", ""] + lines
-    head, _, tail = text.partition(BEGIN)
-    _, _, tail = tail.partition(END)
-    open(path, "w", encoding="utf-8").write(head + BEGIN + "\n".join(body) + "\n" + END + tail)
+    ea.rewrite_section(path, BEGIN, END, body, "machine_spread")
     print(f"machine_spread: rewrote the spread table of {path}", file=sys.stderr)
 
 

@@ -550,7 +550,7 @@ void plan_attention(PlanContext& c, int id) {
                  tensor_bytes(g, pv.inputs[1]) + tensor_bytes(g, first_output(pv));
   if (add_index >= 0)
     for (int t : g.nodes[add_index].inputs)
-      if (c.producer[t] < 0 || c.attention_of[c.producer[t]] != id) bytes += tensor_bytes(g, t);  // the mask
+      if (t >= 0 && (c.producer[t] < 0 || c.attention_of[c.producer[t]] != id)) bytes += tensor_bytes(g, t);  // mask
   for (int m : members) {
     d.flops += c.cost.nodes[m].flops;
     c.done[m] = 1;
