@@ -161,7 +161,7 @@ def evaluate(a):
 
 def write_doc(path, lines, shots):
     body = ["", f"`/usr/bin/python3 tools/eval_host_factor.py --shots {shots} --doc docs/accuracy.md`: held-out "
-            "PyTorch latency rows per machine; the factor is fitted on the machine's most host-bound rows (by "
+            "PyTorch latency rows per machine; the factor is fitted on the machine's most host-bound inference rows (by "
             "the default prediction) and scored on its other rows only.", ""] + lines
     ea.rewrite_section(path, BEGIN, END, body, "eval_host_factor")
     print(f"eval_host_factor: rewrote the host-factor table of {path}", file=sys.stderr)
