@@ -453,8 +453,9 @@ int constant_scale_of(const PlanContext& c, int t) {
   return is_constant_operand(c.g, n.inputs[1]) && !is_constant_operand(c.g, n.inputs[0]) ? j : -1;
 }
 
-/// Attention as torch.onnx writes it: MatMul(Q, K^T) [-> Mul/Div by a constant] [-> Add(mask)] -> Softmax over
-/// the last axis -> MatMul(P, V), the scale sometimes on Q (and K) before the first MatMul. PyTorch >= 2.0
+/// Attention as torch.onnx writes it: MatMul(Q, K^T) [-> Mul/Div by a constant] [-> Add(mask) or Where(mask,
+/// constant, scores)] -> Softmax over the last axis -> MatMul(P, V), the scale sometimes on Q (and K) before
+/// the first MatMul. PyTorch >= 2.0
 /// runs it as one scaled_dot_product_attention op (PredictOptions::fused_attention): found only for PyTorch
 /// eager with that option, every member read once, so no other node sees the scores.
 void find_attention_patterns(PlanContext& c) {
@@ -473,15 +474,22 @@ void find_attention_patterns(PlanContext& c) {
     if (axis != -1 && axis != rank - 1) continue;
     std::vector<int> members;
     int x = sm.inputs[0];
-    // Back from the softmax: an optional mask Add, an optional scale, then the score MatMul.
-    if (single(x) && c.producer[x] >= 0 && g.nodes[c.producer[x]].op == "Add" && c.pattern_of[c.producer[x]] < 0) {
-      const Node& add = g.nodes[c.producer[x]];
+    // Back from the softmax: an optional mask (an Add of it, or a Where filling the masked scores with a
+    // constant, as masked_fill and SDPA's is_causal export), an optional scale, then the score MatMul.
+    if (const int mask = single(x) ? c.producer[x] : -1;
+        mask >= 0 && c.pattern_of[mask] < 0 && (g.nodes[mask].op == "Add" || g.nodes[mask].op == "Where")) {
+      const Node& mn = g.nodes[mask];
+      const bool where = mn.op == "Where";
+      if (mn.inputs.size() != (where ? 3u : 2u)) continue;
       int scores = -1;
-      for (int t : add.inputs)
+      for (size_t k = where ? 1 : 0; k < mn.inputs.size(); ++k) {
+        const int t = mn.inputs[k];
         if (t >= 0 && c.producer[t] >= 0 && (g.nodes[c.producer[t]].op == "MatMul" || constant_scale_of(c, t) >= 0))
           scores = t;
-      if (add.inputs.size() != 2 || scores < 0) continue;
-      members.push_back(c.producer[x]);
+      }
+      if (scores < 0) continue;
+      if (where && !is_constant_operand(g, mn.inputs[mn.inputs[1] == scores ? 2 : 1])) continue;  // the fill value
+      members.push_back(mask);
       x = scores;
     }
     if (const int scale = constant_scale_of(c, x); scale >= 0) {
@@ -526,10 +534,10 @@ void plan_attention(PlanContext& c, int id) {
   const Graph& g = c.g;
   const auto& members = c.attention_members[id];
   const Node& pv = g.nodes[members.back()];
-  int qk_index = -1, add_index = -1;
+  int qk_index = -1, mask_index = -1;
   for (int m : members) {
     if (g.nodes[m].op == "MatMul" && m != members.back()) qk_index = m;
-    if (g.nodes[m].op == "Add") add_index = m;
+    if (g.nodes[m].op == "Add" || g.nodes[m].op == "Where") mask_index = m;
   }
   const Node& qk = g.nodes[qk_index];
   const auto source = [&](int t) {  // Q or K before its scale, if the scale is a member
@@ -548,8 +556,8 @@ void plan_attention(PlanContext& c, int id) {
   d.group_begin = static_cast<int>(c.plan.group_nodes.size());
   double bytes = tensor_bytes(g, source(qk.inputs[0])) + tensor_bytes(g, source(qk.inputs[1])) +
                  tensor_bytes(g, pv.inputs[1]) + tensor_bytes(g, first_output(pv));
-  if (add_index >= 0)
-    for (int t : g.nodes[add_index].inputs)
+  if (mask_index >= 0)
+    for (int t : g.nodes[mask_index].inputs)
       if (t >= 0 && (c.producer[t] < 0 || c.attention_of[c.producer[t]] != id)) bytes += tensor_bytes(g, t);  // mask
   for (int m : members) {
     d.flops += c.cost.nodes[m].flops;

@@ -210,6 +210,16 @@ class NetBuilder {
     nc.bytes_written = numel(y) * 4;
     return y;
   }
+  /// Where(cond, fill constant, x): masked_fill as torch.onnx writes it (the causal mask of attention).
+  int masked_fill(int cond, int x) {
+    int y = tensor(shape(x));
+    node("Where", {cond, weight({1}), x}, y);
+    NodeCost& nc = cost(OpFamily::elementwise);
+    nc.flops = double(numel(x));
+    nc.bytes_read = numel(x) * 4 + numel(cond);
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
   void finish() {
     c.total_flops = 0;
     c.total_params = 0;

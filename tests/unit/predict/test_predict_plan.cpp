@@ -523,6 +523,19 @@ TEST(EagerPlan, AttentionIsOneFusedScaledDotProductAttention) {
   PredictOptions ort = o;
   ort.runtime = Runtime::onnxruntime;
   EXPECT_EQ(attention(plan_kernels(net.g, net.c, g, ort)).size(), 4u);
+  // A causal mask as masked_fill (Where(mask, -inf, scores)), as GPT-style code and SDPA's is_causal export it,
+  // is part of the core too; the mask is read once.
+  test::NetBuilder causal;
+  const int cq = causal.relu(causal.input("q", {4, 16, 1024, 64})), ck = causal.relu(causal.input("kt", {4, 16, 64, 1024}));
+  const int cv = causal.relu(causal.input("v", {4, 16, 1024, 64})), mask = causal.input("mask", {1, 1, 1024, 1024});
+  const int cp = causal.unary("Softmax", causal.masked_fill(mask, causal.scale("Div", causal.bmm(cq, ck))),
+                              OpFamily::softmax);
+  causal.output(causal.bmm(cp, cv));
+  const auto cf = attention(plan_kernels(causal.g, causal.c, g, o));
+  ASSERT_EQ(cf.size(), 1u);
+  EXPECT_EQ(cf[0].op, "MatMul+Div+Where+Softmax+MatMul");
+  EXPECT_GT(cf[0].bytes, 4 * tensor);
+  EXPECT_LT(cf[0].bytes, 4 * tensor + 1024.0 * 1024 * 4 + 16);
 }
 
 }  // namespace
