@@ -109,6 +109,8 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   r.sm80_tensor_cores = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
   r.l1_caches_global = l1_caches_global_loads(gpu);
   const std::string& cc = gpu.compute_capability;
+  if (cc.size() >= 2 && cc[1] == '.' && (cc[0] == '5' || cc[0] == '6')) r.batched_sgemm = GpuRates::BatchedSgemm::pascal;
+  if (cc.size() >= 2 && cc[1] == '.' && cc[0] == '8') r.batched_sgemm = GpuRates::BatchedSgemm::ampere;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
   // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
   if (int_pipe && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
@@ -130,19 +132,29 @@ struct TileResult {
   double wave_efficiency = 1;
 };
 
-/// Fastest tile/split-K of a (batched) GEMM on `sms` SMs at `rate` FLOP/s with base efficiency `eff`.
-/// `strided_batched`: a cuBLAS batched product, which has only the large tiles of k_batched_tiles and no
-/// split-K. `split_k` false: a kernel family that never splits its reduction (INT8 forward convolutions). `clock_scale` < 1: a power-limited card, whose clock rises for a kernel that keeps only part
+using Tiles = std::span<const model::TileConfig>;
+
+/// The tiles a GEMM view may run: a batched product (`strided_batched`) only the large tiles of
+/// k_batched_tiles, or the one tile cuBLAS's batched FP32 SIMT kernel has on this architecture (`simt_cublas`:
+/// not on tensor cores, not TensorRT's tactics, not a fused attention kernel); any other GEMM k_tiles.
+Tiles gemm_tiles(bool strided_batched, bool simt_cublas, const GpuRates& r) {
+  if (!strided_batched) return Tiles(model::k_tiles);
+  if (simt_cublas && r.batched_sgemm == GpuRates::BatchedSgemm::pascal) return Tiles(model::k_batched_tiles_sgemm_pascal);
+  if (simt_cublas && r.batched_sgemm == GpuRates::BatchedSgemm::ampere) return Tiles(model::k_batched_tiles_sgemm_ampere);
+  return Tiles(model::k_batched_tiles);
+}
+
+/// Fastest tile/split-K of a (batched) GEMM on `sms` SMs at `rate` FLOP/s with base efficiency `eff`, from
+/// `tile_set` (gemm_tiles). `strided_batched`: a cuBLAS batched product, which never splits K.
+/// `split_k` false: a kernel family that never splits its reduction (INT8 forward convolutions). `clock_scale` < 1: a power-limited card, whose clock rises for a kernel that keeps only part
 /// of its SMs busy: power goes with the busy SMs (on average blocks / (waves x slots) of them), so the
 /// clock that share sustains applies, up to boost. This also keeps a wider chip under the same power
 /// limit never slower on a kernel that cannot use the extra SMs.
-TileResult best_tile(const GemmShape& s, bool strided_batched, bool split_k, double rate, double eff, double sms,
-                     double dram_bps, double clock_scale) {
+TileResult best_tile(const GemmShape& s, Tiles tile_set, bool strided_batched, bool split_k, double rate, double eff,
+                     double sms, double dram_bps, double clock_scale) {
   TileResult best;
   const double m = std::max<int64_t>(1, s.m), n = std::max<int64_t>(1, s.n), k = std::max<int64_t>(1, s.k);
   const double b = std::max<int64_t>(1, s.batch);
-  using Tiles = std::span<const model::TileConfig>;
-  const Tiles tile_set = strided_batched ? Tiles(model::k_batched_tiles) : Tiles(model::k_tiles);
   for (const auto& t : tile_set) {
     const double tiles = b * std::ceil(m / t.m) * std::ceil(n / t.n);
     const double slots = sms * t.blocks_per_sm;
@@ -280,7 +292,9 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
       // INT8 convolutions have only implicit-GEMM forward kernels (no Winograd, FFT or split-K variant in cuDNN
       // or TensorRT): a layer with few output tiles keeps its whole reduction in one block per tile.
       const bool split_k = !(conv && r.int8 && k.phase == Phase::forward);
-      TileResult t = best_tile(k.gemm, strided_batched, split_k, rate, eff, r.sms, r.dram_bps, r.clock_scale);
+      const bool simt_cublas = !tensor && !k.fused_attention && r.runtime != Runtime::tensorrt;
+      TileResult t = best_tile(k.gemm, gemm_tiles(strided_batched, simt_cublas, r), strided_batched, split_k, rate, eff,
+                               r.sms, r.dram_bps, r.clock_scale);
       compute = t.time_s * steps;
       out.waves = t.waves;
       out.wave_efficiency = t.wave_efficiency;

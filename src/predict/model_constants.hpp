@@ -135,6 +135,19 @@ inline constexpr TileConfig k_tiles[] = {
 /// bmm (calibration P100, V100, T4; held out P4, A100): docs/model.md, "Batched GEMM tiles".
 inline constexpr TileConfig k_batched_tiles[] = {
     {128, 128, 1, 1.00}, {128, 64, 2, 0.93}, {64, 128, 2, 0.93}, {64, 64, 3, 0.85}};
+/// cuBLAS's strided-batched FP32 SIMT GEMM (PyTorch bmm/matmul with batch dims, TF32 off) on the architectures
+/// where one kernel runs nearly every shape, so the model does not choose among k_batched_tiles (whose
+/// smaller tiles it would take for a product of a few waves, spreading it over SMs that cuBLAS leaves idle).
+/// Named after the kernels NeuSight's bmm rows ran (PyTorch 2.1): Maxwell/Pascal (sm_5x/6x)
+/// maxwell_sgemm_128x64_nn on 99% of the P100 and P4 rows: 128 along cuBLAS's column-major rows, which are
+/// the columns N of PyTorch's row-major product, so 64 (M) x 128 (N) here, at the SIMT GEMM efficiency (it is
+/// the library's tuned kernel for these shapes, not a fallback tile). Ampere/Ada (sm_8x) ampere_sgemm_128x128_nn
+/// on 99.5% of the A100 rows, one block per SM. Volta/Turing (sm_7x) ran four tiles (64x64, 32x128, 128x32,
+/// 128x64) and Hopper is unmeasured: both keep k_batched_tiles. NeuSight's bmm rows (docs/model.md, "Batched
+/// GEMM tiles"), mean APE: P100 (calibration) 24.3% -> 22.0%, held-out P4 21.0% -> 17.9%, A100 22.0% -> 12.2%
+/// (its kernel names chose the tile; its times were seen).
+inline constexpr TileConfig k_batched_tiles_sgemm_pascal[] = {{64, 128, 2, 1.00}};
+inline constexpr TileConfig k_batched_tiles_sgemm_ampere[] = {{128, 128, 1, 1.00}};
 /// Split-K factors tried when a GEMM has few output tiles and a long reduction (weight gradients).
 inline constexpr int k_split_k[] = {1, 2, 4, 8, 16};
 /// Minimum reduction length per split. Prior.

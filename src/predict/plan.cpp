@@ -568,6 +568,7 @@ void plan_attention(PlanContext& c, int id) {
   d.bytes = bytes * c.scale;
   d.matrix = true;
   d.tensor_ok = true;
+  d.fused_attention = true;
   const auto dim = [](double v) {  // a GEMM extent; shapes from a hostile file may be huge
     return static_cast<int64_t>(std::clamp(v, 1.0, 1e15));
   };

@@ -41,6 +41,7 @@ struct KernelDraft {
   /// on both paths and keeps the faster, as cuDNN's algorithm choice and TensorRT's tactics do.
   enum class MatrixPath { best, simt, tensor } path = MatrixPath::best;
   bool conv_bias = false;  ///< the per-channel bias/affine kernel of a conv (PyTorch eager)
+  bool fused_attention = false;  ///< one fused scaled_dot_product_attention kernel (its own tiles, not cuBLAS's)
   bool windowed_pool = false;  ///< MaxPool/AveragePool with a window > 1 (not global)
   int launches = 1;        ///< GPU kernels this record stands for
   int serial_steps = 1;    ///< sequential repetitions of the GEMM view (RNN time steps)
@@ -109,6 +110,9 @@ struct GpuRates {
   /// Plain global loads are cached in L1 (sm_70 and later). Maxwell and Pascal (sm_5x/6x) keep in L1 only
   /// loads the compiler proves read-only, so a kernel that re-reads its input per filter tap reads L2.
   bool l1_caches_global = true;
+  /// Which tiles cuBLAS's strided-batched FP32 SIMT GEMM runs on this architecture (model_constants.hpp,
+  /// k_batched_tiles_sgemm_*): one kernel on Maxwell/Pascal and on Ampere/Ada, a choice elsewhere.
+  enum class BatchedSgemm { choice, pascal, ampere } batched_sgemm = BatchedSgemm::choice;
 };
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 /// `clock_scale` > 0: the sustained clock over boost the math runs at (a workload's own under a power limit);

@@ -224,6 +224,28 @@ TEST(BatchedGemm, NoSplitKForBatchedProducts) {
   EXPECT_DOUBLE_EQ(batched.waves, 1);
 }
 
+TEST(BatchedGemm, CublasRunsOneSgemmTileOnPascalAndAmpere) {
+  // Maxwell/Pascal: maxwell_sgemm_128x64_nn on 99% of NeuSight's P100 and P4 bmm rows, 128 along cuBLAS's
+  // column-major rows = PyTorch's N. 112 products of 64 x 128 fill the P100's 56 SMs x 2 blocks once; turned
+  // round (128 x 64) each takes two tiles, so two waves.
+  const GpuSpec p100 = gpu("p100-pcie-16gb");
+  const KernelEstimate fits = matmul(p100, 112, 64, 128, 1024), turned = matmul(p100, 112, 128, 64, 1024);
+  EXPECT_DOUBLE_EQ(fits.waves, 1);
+  EXPECT_DOUBLE_EQ(fits.wave_efficiency, 1);
+  EXPECT_DOUBLE_EQ(turned.waves, 2);
+  EXPECT_NEAR(turned.compute_s / fits.compute_s, 2.0, 1e-9);
+  // Ampere: ampere_sgemm_128x128_nn, one block per SM, on 99.5% of the A100 rows. Two 256 x 256 products
+  // (8 tiles) leave 100 of its 108 SMs idle and take as long as 27 of them (108 tiles, one full wave): the
+  // model no longer spreads a small batch over smaller tiles that cuBLAS does not run.
+  const GpuSpec a100 = gpu("a100-pcie-40gb");
+  const KernelEstimate few = matmul(a100, 2, 256, 256, 4096), full = matmul(a100, 27, 256, 256, 4096);
+  EXPECT_DOUBLE_EQ(few.compute_s, full.compute_s);
+  EXPECT_NEAR(few.wave_efficiency, 8.0 / 108, 1e-12);
+  // Volta keeps the choice among the batched tiles (four kernels ran there): the small batch is faster.
+  const GpuSpec v100 = gpu("v100-pcie-32gb");
+  EXPECT_LT(matmul(v100, 2, 256, 256, 4096).compute_s, 0.9 * matmul(v100, 20, 256, 256, 4096).compute_s);
+}
+
 TEST(TensorGemm, LargeHalfGemmsRunAtEightyPercentOfTensorPeakAndInt8Lower) {
   // DeepBench's large FP16 GEMMs on the V100 and T4 run at about 80% of tensor peak; INT8 products in
   // cuBLAS's plain layouts stay at the lower prior. Share of peak = FLOPs / (compute time x peak).
