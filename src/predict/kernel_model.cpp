@@ -111,7 +111,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   const std::string& cc = gpu.compute_capability;
   if (cc.size() >= 2 && cc[1] == '.' && (cc[0] == '5' || cc[0] == '6')) r.batched_sgemm = GpuRates::BatchedSgemm::pascal;
   if (cc.size() >= 2 && cc[1] == '.' && cc[0] == '8') r.batched_sgemm = GpuRates::BatchedSgemm::ampere;
-  const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "9.0";
+  const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0";
   // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
   if (int_pipe && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
   r.dram_bps = gpu.mem_bandwidth_gbps * 1e9;

@@ -31,8 +31,8 @@ inline constexpr double k_conv_simt_eff = 0.80;
 /// 36.4% -> 32.7% (all its conv rows).
 /// TensorRT's INT8 kernels, written for dp4a, are not given it.
 inline constexpr double k_conv_dp4a_share = 0.5;
-/// FP32 SIMT convolution/GEMM on the Volta-class SMs of the compute chips and Xavier (GV100, GV10B, GA100,
-/// GH100: CC 7.0/7.2/8.0/9.0) runs their address and loop arithmetic on an INT32 pipe of its own beside
+/// FP32 SIMT convolution/GEMM on the Volta-class SMs of the compute chips and Xavier (GV100, GV10B, GA100:
+/// CC 7.0/7.2/8.0) runs their address and loop arithmetic on an INT32 pipe of its own beside
 /// the FMAs; Maxwell and Pascal issue it in FP32 slots, and GA10x/AD10x share half their FP32 lanes with
 /// it. The efficiencies above are fitted on Pascal and Turing together; these SMs get (1 + gain) of
 /// them. Turing has the pipe too but is left out: the T4 (DeepBench, NeuSight) is already predicted too
@@ -41,7 +41,9 @@ inline constexpr double k_conv_dp4a_share = 0.5;
 /// networks: DeepBench V100 FP32 (cuDNN 7.6, >= 0.2 ms) measured/analytical median 0.84 conv, 0.88
 /// GEMM at 0 -> 1.00 / 1.05 at 0.2, mean APE 42.0% -> 31.0% conv, 24.9% -> 15.4% GEMM; NeuSight V100
 /// linear 19.1% -> 7.7%, A100 (TF32 off) 13.2% -> 12.2%. Networks (held out): Lambda V100 FP32 training
-/// 45% -> 29%, Zeus V100 energy 18.7% -> 12.2%.
+/// 45% -> 29%, Zeus V100 energy 18.7% -> 12.2%. Not GH100 (CC 9.0): 128 FP32 lanes per SM over GA100's
+/// register file; perfpred's H200 harness SGEMMs (CUPTI kernel time, data/measured/h200-harness) run at 0.77
+/// of peak, 18% slower than the gain gave (docs/model.md, "INT32 pipe").
 inline constexpr double k_int_pipe_simt_gain = 0.20;
 /// Convolution on tensor cores share of tensor peak (layout transforms, smaller tiles). Prior.
 inline constexpr double k_conv_tensor_eff = 0.50;

@@ -97,7 +97,7 @@ struct GpuRates {
   /// "Power limits"); a card's rated (TDP) clock leaves DRAM-bound kernels at full speed.
   double limit_memory_share = 1;
   double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it; perfpred/hw/sustained_clock.hpp)
-  double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on Volta/GA100/GH100 SMs (own INT32 pipe)
+  double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on GV100/GV10B/GA100 SMs (own INT32 pipe)
   /// sm_80+: tensor-core conv gradients as fast as the forward, and cp.async multistage main loops (TensorRT's
   /// INT8 convolutions at k_conv_tensor_int8_trt_async_eff).
   bool sm80_tensor_cores = false;

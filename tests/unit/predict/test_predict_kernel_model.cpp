@@ -173,6 +173,12 @@ TEST(IntPipe, VoltaClassComputeSmsRunSimtGemmsFaster) {
   GpuSpec as_pascal = turing;
   as_pascal.compute_capability = "6.0";
   EXPECT_DOUBLE_EQ(big_gemm(turing).time_s, big_gemm(as_pascal).time_s);
+  // Nor on GH100, whose SM doubled its FP32 lanes (128) over GA100's register file: perfpred's H200 harness
+  // timed cuBLAS SGEMMs of 8192 x 4096 x 4096 at 50-52 TFLOP/s (CUPTI), 0.77 of the 67 TFLOP/s peak.
+  const GpuSpec h200 = gpu("h200-sxm-141gb");
+  GpuSpec as_pascal_h = h200;
+  as_pascal_h.compute_capability = "6.0";
+  EXPECT_DOUBLE_EQ(big_gemm(h200).time_s, big_gemm(as_pascal_h).time_s);
 }
 
 TEST(TensorRtFp16, GeForceFp16AccumulateKernelsRunAtTwiceTheFrameworkRate) {
