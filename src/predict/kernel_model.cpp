@@ -136,7 +136,7 @@ using Tiles = std::span<const model::TileConfig>;
 
 /// The tiles a GEMM view may run: a batched product (`strided_batched`) only the large tiles of
 /// k_batched_tiles, or the one tile cuBLAS's batched FP32 SIMT kernel has on this architecture (`simt_cublas`:
-/// not on tensor cores, not TensorRT's tactics, not a fused attention kernel); any other GEMM k_tiles.
+/// FP32 math off the tensor cores, not TensorRT's tactics, not a fused attention kernel); any other GEMM k_tiles.
 Tiles gemm_tiles(bool strided_batched, bool simt_cublas, const GpuRates& r) {
   if (!strided_batched) return Tiles(model::k_tiles);
   if (simt_cublas && r.batched_sgemm == GpuRates::BatchedSgemm::pascal) return Tiles(model::k_batched_tiles_sgemm_pascal);
@@ -292,7 +292,9 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
       // INT8 convolutions have only implicit-GEMM forward kernels (no Winograd, FFT or split-K variant in cuDNN
       // or TensorRT): a layer with few output tiles keeps its whole reduction in one block per tile.
       const bool split_k = !(conv && r.int8 && k.phase == Phase::forward);
-      const bool simt_cublas = !tensor && !k.fused_attention && r.runtime != Runtime::tensorrt;
+      // cuBLAS's FP32 SGEMM (NeuSight's bmm rows); FP16/INT8 on SIMT lanes run other kernels.
+      const bool simt_cublas =
+          !tensor && !r.half_precision && !r.int8 && !k.fused_attention && r.runtime != Runtime::tensorrt;
       TileResult t = best_tile(k.gemm, gemm_tiles(strided_batched, simt_cublas, r), strided_batched, split_k, rate, eff,
                                r.sms, r.dram_bps, r.clock_scale);
       compute = t.time_s * steps;

@@ -240,6 +240,16 @@ TEST(BatchedGemm, CublasRunsOneSgemmTileOnPascalAndAmpere) {
   EXPECT_DOUBLE_EQ(fits.wave_efficiency, 1);
   EXPECT_DOUBLE_EQ(turned.waves, 2);
   EXPECT_NEAR(turned.compute_s / fits.compute_s, 2.0, 1e-9);
+  // FP16 products on the same card run other cuBLAS kernels: the choice among the batched tiles stays, and
+  // the orientation costs nothing.
+  auto half = [&](int64_t m, int64_t n) {
+    KernelEstimate e = matmul(p100, 112, m, n, 1024);
+    PredictOptions o;
+    o.precision = Precision::fp16;
+    estimate_kernel(e, p100, o);
+    return e.compute_s;
+  };
+  EXPECT_NEAR(half(128, 64) / half(64, 128), 1.0, 1e-9);
   // Ampere: ampere_sgemm_128x128_nn, one block per SM, on 99.5% of the A100 rows. Two 256 x 256 products
   // (8 tiles) leave 100 of its 108 SMs idle and take as long as 27 of them (108 tiles, one full wave): the
   // model no longer spreads a small batch over smaller tiles that cuBLAS does not run.
