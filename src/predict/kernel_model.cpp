@@ -106,11 +106,12 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   r.half_precision = p == Precision::fp16 || p == Precision::bf16;
   r.int8 = p == Precision::int8;
   r.runtime = rt;
-  r.sm80_tensor_cores = std::strtod(gpu.compute_capability.c_str(), nullptr) >= 8.0;
+  const double cc_number = std::strtod(gpu.compute_capability.c_str(), nullptr);  // 0 where unknown
+  r.sm80_tensor_cores = cc_number >= 8.0;
   r.l1_caches_global = l1_caches_global_loads(gpu);
+  if (cc_number >= 5.0 && cc_number < 7.0) r.batched_sgemm = GpuRates::BatchedSgemm::pascal;
+  if (cc_number >= 8.0 && cc_number < 9.0) r.batched_sgemm = GpuRates::BatchedSgemm::ampere;
   const std::string& cc = gpu.compute_capability;
-  if (cc.size() >= 2 && cc[1] == '.' && (cc[0] == '5' || cc[0] == '6')) r.batched_sgemm = GpuRates::BatchedSgemm::pascal;
-  if (cc.size() >= 2 && cc[1] == '.' && cc[0] == '8') r.batched_sgemm = GpuRates::BatchedSgemm::ampere;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0";
   // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
   if (int_pipe && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
