@@ -145,13 +145,24 @@ Tiles gemm_tiles(bool strided_batched, bool simt_cublas, const GpuRates& r) {
   return Tiles(model::k_batched_tiles);
 }
 
+/// How a kernel family runs a product with fewer output tiles than the GPU has block slots.
+enum class FewTiles {
+  split_k,  ///< splits the reduction over more blocks where that is faster (cuBLAS, cuDNN's gradient kernels)
+  whole_k,  ///< one block per tile walks the whole reduction (INT8 forward convolutions)
+  /// One block per tile walks the whole reduction, and a block that shares its SM with fewer blocks than the
+  /// tile's occupancy allows issues faster (fewer warps compete for the SM; k_lone_block_exponent): cuDNN's
+  /// FP32/FP16 forward convolutions (NeuSight's PyTorch 2.1 rows, cudnn.benchmark on: docs/model.md, "Forward
+  /// convolutions with few tiles").
+  whole_k_shared_sm,
+};
+
 /// Fastest tile/split-K of a (batched) GEMM on `sms` SMs at `rate` FLOP/s with base efficiency `eff`, from
 /// `tile_set` (gemm_tiles). `strided_batched`: a cuBLAS batched product, which never splits K.
-/// `split_k` false: a kernel family that never splits its reduction (INT8 forward convolutions). `clock_scale` < 1: a power-limited card, whose clock rises for a kernel that keeps only part
+/// `few_tiles`: how the kernel family runs a product with few output tiles (FewTiles). `clock_scale` < 1: a power-limited card, whose clock rises for a kernel that keeps only part
 /// of its SMs busy: power goes with the busy SMs (on average blocks / (waves x slots) of them), so the
 /// clock that share sustains applies, up to boost. This also keeps a wider chip under the same power
 /// limit never slower on a kernel that cannot use the extra SMs.
-TileResult best_tile(const GemmShape& s, Tiles tile_set, bool strided_batched, bool split_k, double rate, double eff,
+TileResult best_tile(const GemmShape& s, Tiles tile_set, bool strided_batched, FewTiles few_tiles, double rate, double eff,
                      double sms, double dram_bps, double clock_scale) {
   TileResult best;
   const double m = std::max<int64_t>(1, s.m), n = std::max<int64_t>(1, s.n), k = std::max<int64_t>(1, s.k);
@@ -160,12 +171,18 @@ TileResult best_tile(const GemmShape& s, Tiles tile_set, bool strided_batched, b
     const double tiles = b * std::ceil(m / t.m) * std::ceil(n / t.n);
     const double slots = sms * t.blocks_per_sm;
     for (int split : model::k_split_k) {
-      if (split > 1 && (strided_batched || !split_k || k / split < model::k_split_k_min_k)) break;
+      if (split > 1 && (strided_batched || few_tiles != FewTiles::split_k || k / split < model::k_split_k_min_k)) break;
       const double blocks = tiles * split;
       const double waves = std::ceil(blocks / slots);
       const double kb = std::ceil(k / split);
       const double k_eff = kb / (kb + model::k_k_loop_overhead);
-      const double block_rate = rate / slots * eff * t.efficiency * k_eff;
+      double block_rate = rate / slots * eff * t.efficiency * k_eff;
+      if (few_tiles == FewTiles::whole_k_shared_sm && blocks < slots) {
+        // Fewer blocks than slots: each SM holds ceil(blocks / sms) of them and shares its issue rate among
+        // those, at the efficiency their warps reach (k_lone_block_exponent).
+        const double resident = std::min<double>(t.blocks_per_sm, std::ceil(blocks / sms));
+        block_rate *= std::pow(t.blocks_per_sm / resident, 1.0 - model::k_lone_block_exponent);
+      }
       double time = waves * (2.0 * t.m * t.n * kb) / block_rate;
       const double busy = blocks / (waves * slots);
       time /= partial_load_clock_gain(busy, clock_scale);
@@ -290,13 +307,21 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     if (k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0) {
       // A MatMul with batch dims is cuBLAS's strided-batched GEMM; RNN directions and conv groups are cuDNN's.
       const bool strided_batched = k.family == OpFamily::gemm && k.gemm.batch > 1;
-      // INT8 convolutions have only implicit-GEMM forward kernels (no Winograd, FFT or split-K variant in cuDNN
-      // or TensorRT): a layer with few output tiles keeps its whole reduction in one block per tile.
-      const bool split_k = !(conv && r.int8 && k.phase == Phase::forward);
+      // Forward convolutions keep their whole reduction in one block per output tile: INT8 has only
+      // implicit-GEMM forward kernels (no Winograd, FFT or split-K variant in cuDNN or TensorRT), and cuDNN's
+      // FP32 forward convolutions with under a wave of tiles ran 2-6x slower than a split reduction would
+      // (NeuSight, PyTorch 2.1; DeepBench's FP32 forward rows under a wave agree). Tensor-core kernels and
+      // TensorRT's tactics are left splitting: DeepBench's FP16 forward rows and trtutils' RTX 3090 YOLOv8 rows
+      // at batch 1 (few tiles) are closer that way (the latter within 12%, and up to 70% too slow without).
+      const bool forward_conv = conv && k.phase == Phase::forward;
+      const FewTiles few_tiles = !forward_conv                                   ? FewTiles::split_k
+                                 : r.int8                                        ? FewTiles::whole_k
+                                 : tensor || r.runtime == Runtime::tensorrt      ? FewTiles::split_k
+                                                                                 : FewTiles::whole_k_shared_sm;
       // cuBLAS's FP32 SGEMM (NeuSight's bmm rows); FP16/INT8 on SIMT lanes run other kernels.
       const bool simt_cublas =
           !tensor && !r.half_precision && !r.int8 && !k.fused_attention && r.runtime != Runtime::tensorrt;
-      TileResult t = best_tile(k.gemm, gemm_tiles(strided_batched, simt_cublas, r), strided_batched, split_k, rate, eff,
+      TileResult t = best_tile(k.gemm, gemm_tiles(strided_batched, simt_cublas, r), strided_batched, few_tiles, rate, eff,
                                r.sms, r.dram_bps, r.clock_scale);
       compute = t.time_s * steps;
       out.waves = t.waves;

@@ -150,6 +150,12 @@ inline constexpr TileConfig k_batched_tiles[] = {
 /// (its kernel names chose the tile; its times were seen).
 inline constexpr TileConfig k_batched_tiles_sgemm_pascal[] = {{64, 128, 2, 1.00}};
 inline constexpr TileConfig k_batched_tiles_sgemm_ampere[] = {{128, 128, 1, 1.00}};
+/// A forward convolution block that shares its SM with r blocks where the tile's occupancy allows b issues at
+/// (b / r)^(1 - x) the rate of one of b: x = 1 would leave the SM's other slots idle, x = 0 give one block the
+/// whole SM. Fitted on NeuSight's FP32 convolutions with under a wave of 128x64 tiles (PyTorch 2.1, cuDNN 8.9,
+/// cudnn.benchmark on; every GPU, so not held out there): median measured/predicted 2.4-6x with split-K,
+/// 0.35-0.5 with neither split-K nor this, 0.9-1.3 at 0.5 (docs/model.md, "Forward convolutions with few tiles").
+inline constexpr double k_lone_block_exponent = 0.5;
 /// Split-K factors tried when a GEMM has few output tiles and a long reduction (weight gradients).
 inline constexpr int k_split_k[] = {1, 2, 4, 8, 16};
 /// Minimum reduction length per split. Prior.

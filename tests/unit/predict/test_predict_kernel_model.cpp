@@ -378,6 +378,28 @@ TEST(Int8Convolutions, ForwardConvolutionsKeepTheirWholeReductionInOneBlock) {
   EXPECT_LT(t(whole, Precision::int8, "backward_data"), t(whole, Precision::int8));
 }
 
+TEST(ForwardConvolutions, CudnnSimtKernelsKeepTheWholeReductionWithFewTiles) {
+  // NeuSight's FP32 forward convolutions (PyTorch 2.1, cuDNN 8.9, cudnn.benchmark on) with under a wave of
+  // output tiles ran 2.4-6x slower than the model with split-K: cuDNN's SIMT forward kernels (Winograd, implicit
+  // GEMM) keep the reduction in one block per tile. A batch-1 7x7 layer with a 4608-long reduction on a V100
+  // (FP32 math, no TF32 there): TensorRT's tactics keep splitting it (trtutils' RTX 3090 YOLOv8 rows), cuDNN
+  // does not. A layer of many waves is the same under both.
+  const GpuSpec v100 = gpu("v100-sxm2-16gb");
+  const auto t = [&](Runtime rt, int batch, int hw, const char* phase = "forward") {
+    return int8_conv(v100, rt, batch, hw, 512, 512, 3, phase, Precision::fp32).time_s;
+  };
+  EXPECT_GT(t(Runtime::cudnn, 1, 7) / t(Runtime::tensorrt, 1, 7), 3.0);  // 164 against 32 us
+  EXPECT_NEAR(t(Runtime::cudnn, 64, 56) / t(Runtime::tensorrt, 64, 56), 1.0, 0.02);
+  // Gradients keep split-K (DeepBench's backward rows): the rule is the forward kernels'.
+  EXPECT_LT(t(Runtime::cudnn, 1, 7, "backward_data"), t(Runtime::cudnn, 1, 7));
+  // Fewer tiles than block slots: a block that shares its SM with fewer others issues faster
+  // (k_lone_block_exponent), so a layer of a quarter wave is faster at half the batch; without that both would
+  // take one wave of the same blocks, in the same time.
+  const double quarter = t(Runtime::cudnn, 4, 14), eighth = t(Runtime::cudnn, 2, 14);
+  EXPECT_LT(eighth, 0.85 * quarter);
+  EXPECT_GT(eighth, 0.5 * quarter);  // and not in proportion: the blocks still walk the whole reduction
+}
+
 TEST(Int8Convolutions, TensorRtMultistageKernelsOnAmpereReachMoreOfTheTensorPeak) {
   // TensorRT's INT8 tactics on sm_80+ are multistage cp.async kernels: k_conv_tensor_int8_trt_async_eff (0.7) of
   // the INT8 tensor peak where cuDNN's and the sm_7x kernels get k_conv_tensor_eff (0.5). A large, compute-bound
