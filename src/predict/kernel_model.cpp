@@ -436,6 +436,9 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
       if (d.phase == Phase::backward_data && d.matrix) d.gemm = GemmShape{d.gemm.batch, d.gemm.m, d.gemm.k, d.gemm.n};
     }
   }
+  // A measured PyTorch LayerNorm row carries its ideal traffic; the kernel reads its input twice (plan.cpp).
+  if (k.op == "LayerNormalization" && d.phase == Phase::forward && opts.runtime == Runtime::pytorch)
+    d.bytes *= model::k_ln_forward_passes / 2.0;
   const auto rates = detail::gpu_rates(gpu, opts.precision, opts.runtime);
   detail::apply_terms(detail::time_kernel(d, rates), k);
 }

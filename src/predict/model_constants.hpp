@@ -193,6 +193,14 @@ inline constexpr double k_roofline_alpha = 0.15;
 /// (5). Prior (cuDNN and ATen's batch_norm_backward kernels).
 inline constexpr double k_bn_train_forward_passes = 3.0;
 inline constexpr double k_bn_train_backward_passes = 5.0;
+/// DRAM passes of PyTorch's LayerNorm forward over its activation: vectorized_layer_norm_kernel reads each row
+/// for its Welford statistics, reads it again to normalise, and writes y (3, where the ideal traffic counts 2),
+/// as BatchNorm's training forward does. NeuSight's LayerNorm rows (PyTorch 2.1, forward, every GPU) ran
+/// 1.2-1.8x the model's time with 2 above their floor; mean APE over the 7,000 rows at 2 / 2.5 / 3 / 3.5 passes:
+/// 21.6 / 15.7 / 14.3 / 16.7% (A100 11.4 -> 8.4, P100 26.5 -> 14.9, P4 28.4 -> 16.5, T4 22.5 -> 16.7, V100 19.1 ->
+/// 15.0 at 3). The count is the kernel's, not fitted (NeuSight's rows are every GPU, so not held out for it).
+/// PyTorch only: TensorRT's and ONNX Runtime's LayerNorm kernels are unmeasured here.
+inline constexpr double k_ln_forward_passes = 3.0;
 
 // ---- Launch and host costs -----------------------------------------------------------------------
 /// GPU-side floor of one kernel on a discrete GPU (launch latency + ramp), seconds. Prior: empty

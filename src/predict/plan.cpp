@@ -784,6 +784,11 @@ void plan_forward(PlanContext& c) {
     }
     // BatchNorm in training mode computes the batch statistics first: one more read of its input.
     if (c.training && node.op == "BatchNormalization") bytes *= model::k_bn_train_forward_passes / 2.0;
+    // PyTorch's LayerNorm kernel reads its input twice (statistics, then normalisation), in any mode.
+    if (c.eager && fam == OpFamily::norm && (node.op == "LayerNormalization" || (pattern && c.pattern_norm[c.pattern_of[i]]))) {
+      bytes *= model::k_ln_forward_passes / 2.0;
+      d.layer_norm_stats_pass = true;
+    }
     d.bytes = std::max(0.0, bytes) * c.scale;
     d.group_end = static_cast<int>(plan.group_nodes.size());
 
@@ -947,7 +952,8 @@ void plan_backward(PlanContext& c, int n_forward) {
         // inference-sized traffic (its training forward already counts the statistics pass).
         b.bytes = node.op == "BatchNormalization"
                       ? f.bytes * model::k_bn_train_backward_passes / model::k_bn_train_forward_passes
-                      : f.bytes * 2;
+                      : f.bytes * 2 / (f.layer_norm_stats_pass ? model::k_ln_forward_passes / 2.0 : 1.0);
+        b.layer_norm_stats_pass = false;
         b.flops = f.flops * 2;
         c.plan.kernels.push_back(b);
         break;

@@ -41,6 +41,9 @@ struct KernelDraft {
   /// on both paths and keeps the faster, as cuDNN's algorithm choice and TensorRT's tactics do.
   enum class MatrixPath { best, simt, tensor } path = MatrixPath::best;
   bool conv_bias = false;  ///< the per-channel bias/affine kernel of a conv (PyTorch eager)
+  /// PyTorch's LayerNorm forward: bytes count its statistics pass (k_ln_forward_passes); the backward
+  /// takes its traffic from the two-pass size.
+  bool layer_norm_stats_pass = false;
   bool fused_attention = false;  ///< one fused scaled_dot_product_attention kernel (its own tiles, not cuBLAS's)
   bool windowed_pool = false;  ///< MaxPool/AveragePool with a window > 1 (not global)
   int launches = 1;        ///< GPU kernels this record stands for

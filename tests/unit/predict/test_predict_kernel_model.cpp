@@ -378,6 +378,26 @@ TEST(Int8Convolutions, ForwardConvolutionsKeepTheirWholeReductionInOneBlock) {
   EXPECT_LT(t(whole, Precision::int8, "backward_data"), t(whole, Precision::int8));
 }
 
+TEST(LayerNorm, PyTorchsKernelReadsItsInputTwice) {
+  // A measured LayerNorm row carries its ideal traffic (read x, write y); PyTorch's
+  // vectorized_layer_norm_kernel reads x again to normalise after its Welford statistics, so a memory-bound
+  // row (32768 x 4096 FP32, 1 GB) takes 3/2 the two-pass time. Other runtimes and the backward keep theirs.
+  const auto ln = [](Runtime rt, const char* phase = "forward") {
+    KernelEstimate k;
+    k.family = OpFamily::norm;
+    k.op = "LayerNormalization";
+    k.phase = phase;
+    k.flops = 8.0 * 32768 * 4096;
+    k.bytes = 2.0 * 4 * 32768 * 4096;
+    PredictOptions o;
+    o.runtime = rt;
+    estimate_kernel(k, gpu("v100-sxm2-16gb"), o);
+    return k.time_s;
+  };
+  EXPECT_NEAR(ln(Runtime::pytorch) / ln(Runtime::tensorrt), 1.5, 0.01);
+  EXPECT_DOUBLE_EQ(ln(Runtime::pytorch, "backward"), ln(Runtime::tensorrt, "backward"));
+}
+
 TEST(ForwardConvolutions, CudnnSimtKernelsKeepTheWholeReductionWithFewTiles) {
   // NeuSight's FP32 forward convolutions (PyTorch 2.1, cuDNN 8.9, cudnn.benchmark on) with under a wave of
   // output tiles ran 2.4-6x slower than the model with split-K: cuDNN's SIMT forward kernels (Winograd, implicit

@@ -336,7 +336,10 @@ TEST(LayerNormPatterns, ALayerNormWrittenAsNodesIsOneNormKernel) {
     ASSERT_EQ(ks.size(), 1u) << to_string(rt);
     EXPECT_EQ(ks[0].op, "ReduceMean+Sub+Pow+ReduceMean+Add+Sqrt+Div+Mul+Add") << to_string(rt);
     EXPECT_EQ(ks[0].family, OpFamily::norm) << to_string(rt);
-    EXPECT_DOUBLE_EQ(ks[0].bytes, 2.0 * 8 * 768 * 4) << to_string(rt);  // read x, write y
+    // Read x, write y; PyTorch's kernel reads x twice (Welford statistics, then normalisation:
+    // k_ln_forward_passes, NeuSight's LayerNorm rows 21.6% -> 14.3% mean APE).
+    const double passes = rt == Runtime::pytorch ? 3.0 : 2.0;
+    EXPECT_DOUBLE_EQ(ks[0].bytes, passes * 8 * 768 * 4) << to_string(rt);
   }
   // Eager: one op's host cost, as a Relu's.
   test::NetBuilder relu;
@@ -345,10 +348,15 @@ TEST(LayerNormPatterns, ALayerNormWrittenAsNodesIsOneNormKernel) {
   o.batch = 8;
   EXPECT_DOUBLE_EQ(plan_kernels(ln.g, ln.c, gpu("a100-sxm4-80gb"), o)[0].host_s,
                    plan_kernels(relu.g, relu.c, gpu("a100-sxm4-80gb"), o)[0].host_s);
-  // Training: one backward norm kernel (reads dy and x, writes dx: twice the forward's traffic).
+  // Training: one backward norm kernel (reads dy and x, writes dx: twice the two-pass forward's traffic, not
+  // twice the statistics pass as well).
   const auto t = plan_kernels(ln.g, ln.c, gpu("a100-sxm4-80gb"), training(8));
   int norm_bwd = 0;
-  for (const auto& k : t) norm_bwd += k.family == OpFamily::norm && k.phase == "backward";
+  for (const auto& k : t) {
+    if (k.family != OpFamily::norm || k.phase != "backward") continue;
+    ++norm_bwd;
+    EXPECT_DOUBLE_EQ(k.bytes, 4.0 * 8 * 768 * 4);
+  }
   EXPECT_EQ(norm_bwd, 1);
   // An Add of a computed tensor is no epsilon: the nodes stay nodes.
   EXPECT_GT(kernels_of(decomposed_layer_norm(false), Runtime::pytorch), 2u);
