@@ -252,6 +252,22 @@ double depthwise_tap_bytes(double outputs, double kh, double kw, double sw, doub
   return outputs * kh * kw * sectors_per_warp_tap;
 }
 
+double winograd_channel_fill(const KernelDraft& k) {
+  // The GEMM view of a 3x3 conv: K = input channels x 9, N = output channels. The channels Winograd's GEMM
+  // reduces: the input channels forward, the output channels for the data gradient, the fewer of the two for
+  // the filter gradient.
+  const double cin = k.gemm.k / 9.0, cout = static_cast<double>(k.gemm.n);
+  double c = 0;
+  if (k.phase == Phase::forward) c = cin;
+  else if (k.phase == Phase::backward_data) c = cout;
+  else if (k.phase == Phase::backward_weight) c = std::min(cin, cout);
+  if (!(c > 0)) return 1.0;
+  // Winograd's batched GEMM reduces over the c channels alone, the direct kernel over c x 9 taps: the main
+  // loop efficiency K / (K + k_k_loop_overhead) of the first over the second's.
+  const auto loop_eff = [](double k) { return k / (k + model::k_k_loop_overhead); };
+  return loop_eff(c) / loop_eff(9 * c);
+}
+
 double winograd_tile_fill(double out_h, double out_w) {
   if (!(out_h > 0) || !(out_w > 0)) return 1;
   return out_h * out_w / (4 * std::ceil(out_h / 4) * 4 * std::ceil(out_w / 4));
@@ -296,7 +312,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     if (conv && !tensor && r.int8 && r.runtime == Runtime::cudnn) eff *= model::k_conv_dp4a_share;
     // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the
     // direct (implicit GEMM) kernel, cuDNN runs the direct one (5-7 px feature maps).
-    const double winograd_gain = model::k_winograd_gain * k.winograd_tile_fill;
+    const double winograd_gain = model::k_winograd_gain * k.winograd_tile_fill * winograd_channel_fill(k);
     const bool winograd = k.winograd && (tensor || winograd_gain > 1);
     if (winograd && !tensor) eff *= winograd_gain;
     if (conv && !winograd) {

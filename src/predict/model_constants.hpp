@@ -75,8 +75,17 @@ inline constexpr double k_conv_tensor_int8_trt_async_eff = 0.7;
 /// Effective FLOP reduction of Winograd for 3x3 stride-1 convolutions with >= k_winograd_min_channels
 /// input channels on the SIMT path (any number of output channels: cuDNN ran its fused Winograd kernel on
 /// 90% of NeuSight's rows with >= 32 in and < 32 out channels, at half the direct conv's time) (F(4x4,3x3) saves 4x multiplies in theory, about 1.5-2x in
-/// cuDNN). Fitted on ryujaehun torchvision (VGG/ResNet 3x3 layers).
-inline constexpr double k_winograd_gain = 1.8;
+/// cuDNN), for long reductions: Winograd's batched GEMM reduces over the channels alone (c), the direct
+/// kernel over c x 9 taps, so a layer keeps winograd_channel_fill = (c / (c + k_k_loop_overhead)) / (9c / (9c +
+/// k_k_loop_overhead)) of it (0.56 at 32 channels, 0.82 at 128, 0.94 at 512; c is the input channels forward,
+/// the output channels for the data gradient, the fewer of the two for the filter gradient). Was a flat 1.8
+/// (fitted on ryujaehun torchvision's VGG/ResNet 3x3 layers), which 2.15 keeps at 128 channels. Fitted on
+/// NeuSight's FP32 convolutions (every GPU, so not held out for it): median measured/analytical by input
+/// channels was 1.50 at 32, 1.39 at 48, 1.22 at 64, 1.02 at 128 and 0.92 at 256+ with the flat gain; their
+/// mean APE 27.8% -> 24.6% (2.0 / 2.15 / 2.3: 25.7 / 24.6 / 24.7%). Checked on DeepBench's convolutions (cuDNN 7,
+/// forward and gradients) 31.2% -> 30.6% and on the networks (eval_analytical: calibration 13.3% -> 12.9%,
+/// held-out inference 19.6% -> 19.4%).
+inline constexpr double k_winograd_gain = 2.15;
 inline constexpr double k_winograd_min_channels = 32;
 /// Per-block main-loop efficiency K/(K + k): short reductions (first conv, K = 27) waste the
 /// prologue/epilogue. Prior (NeuSight-style tile model).

@@ -139,6 +139,11 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p)
 double depthwise_tap_bytes(double outputs, double kh, double kw, double sw, double element_bytes = 4);
 /// KernelDraft::winograd_tile_fill of an out_h x out_w output (1 if either is unknown).
 double winograd_tile_fill(double out_h, double out_w);
+/// Share of k_winograd_gain a Winograd draft keeps for the channels c its GEMM reduces (input channels forward,
+/// output channels for the data gradient, the fewer for the filter gradient): the main-loop efficiency of a
+/// c-long reduction over that of the direct kernel's 9c-long one (k_k_loop_overhead); 1 where the draft has
+/// no GEMM view or another phase.
+double winograd_channel_fill(const KernelDraft& k);
 /// Copy the analytical terms into a kernel record (corrected time starts equal to the analytical one).
 void apply_terms(const KernelTerms& t, KernelEstimate& k);
 

@@ -326,10 +326,16 @@ TEST(WinogradTiles, FewOutputChannelsStillRunWinograd) {
     estimate_kernel(k, g, PredictOptions{});
     return k.time_s / k.flops;
   };
-  // 32 input channels take Winograd's gain (1.8x fewer effective FLOPs), 31 do not, whatever the outputs.
-  EXPECT_LT(row(32, 16) / row(31, 16), 0.65);  // was 1.0: no Winograd below 32 output channels
-  EXPECT_LT(row(32, 8) / row(31, 8), 0.65);
-  EXPECT_LT(row(32, 64) / row(31, 64), 0.65);
+  // 32 input channels take Winograd's gain, 31 do not, whatever the outputs (was 1.0: no Winograd below 32
+  // output channels). Its batched GEMM reduces over the 32 channels alone, so it keeps 0.56 of
+  // k_winograd_gain there (winograd_channel_fill; NeuSight's rows with 32-47 input channels ran 1.5x the
+  // model's time with the whole gain).
+  for (double cout : {8.0, 16.0, 64.0}) {
+    EXPECT_LT(row(32, cout) / row(31, cout), 0.87) << cout;
+    EXPECT_GT(row(32, cout) / row(31, cout), 0.75) << cout;
+  }
+  // 256 input channels keep 0.91 of it: the time per FLOP falls with the channels Winograd's GEMM reduces.
+  EXPECT_LT(row(256, 64) / row(32, 64), 0.7);
 }
 
 /// A batch x hw x hw, cin -> cout, kernel x kernel convolution (stride 1) at INT8 unless `p` says otherwise.
@@ -605,17 +611,21 @@ TEST(Tf32OrSimt, ConvolutionsTakeTheFasterOfTf32AndFp32Kernels) {
 
 TEST(Tf32OrSimt, HalfPrecisionConvolutionsTakeTheFasterOfTensorAndFp32Kernels) {
   // FP16 storage with FP32 math (cuDNN's pseudo-half kernels) at the FP32 rate, Winograd for 3x3: on the
-  // RTX 3090 (71 TFLOPS FP16 tensor with FP32 accumulation, 35.6 FP32) they beat the tensor-core GEMM.
+  // RTX 3090 (71 TFLOPS FP16 tensor with FP32 accumulation, 35.6 FP32) they beat the tensor-core GEMM on a
+  // layer reducing enough channels to keep most of Winograd's gain (256; at 64 the tensor path wins).
   const GpuSpec rtx = gpu("rtx-3090");
   GpuSpec rtx_no_tensor = rtx;
   rtx_no_tensor.tensor_fp16_tflops = 0;
-  EXPECT_DOUBLE_EQ(conv3x3(rtx, Precision::fp16).time_s, conv3x3(rtx_no_tensor, Precision::fp16).time_s);
-  // The A100's 312 TFLOPS tensor path wins a compute-bound layer (512 channels at 14x14, batch 256).
+  EXPECT_DOUBLE_EQ(conv3x3(rtx, Precision::fp16, 256, 28).time_s, conv3x3(rtx_no_tensor, Precision::fp16, 256, 28).time_s);
+  EXPECT_LT(conv3x3(rtx, Precision::fp16, 64).time_s, conv3x3(rtx_no_tensor, Precision::fp16, 64).time_s);
+  // The A100's 312 TFLOPS tensor path wins a compute-bound layer (512 channels at 14x14, batch 256) over the
+  // FP32-math kernel it is compared with (an A100 without FP16 tensor cores or packed half math).
   const GpuSpec a100 = gpu("a100-sxm4-80gb");
   GpuSpec a100_no_tensor = a100;
   a100_no_tensor.tensor_fp16_tflops = 0;
+  a100_no_tensor.fp16_tflops = 0;
   EXPECT_LT(conv3x3(a100, Precision::fp16, 512, 14, 256).time_s,
-            0.9 * conv3x3(a100_no_tensor, Precision::fp16, 512, 14, 256).time_s);
+            0.5 * conv3x3(a100_no_tensor, Precision::fp16, 512, 14, 256).time_s);
 }
 
 }  // namespace
