@@ -151,8 +151,8 @@ enum class FewTiles {
   whole_k,  ///< one block per tile walks the whole reduction (INT8 forward convolutions)
   /// One block per tile walks the whole reduction, and a block that shares its SM with fewer blocks than the
   /// tile's occupancy allows issues faster (fewer warps compete for the SM; k_lone_block_exponent): cuDNN's
-  /// FP32/FP16 forward convolutions (NeuSight's PyTorch 2.1 rows, cudnn.benchmark on: docs/model.md, "Forward
-  /// convolutions with few tiles").
+  /// SIMT forward convolutions, FP32 math or FP16 without tensor cores (NeuSight's PyTorch 2.1 rows,
+  /// cudnn.benchmark on: docs/model.md, "Forward convolutions with few tiles").
   whole_k_shared_sm,
 };
 

@@ -172,7 +172,9 @@ Prediction predict(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, co
 std::vector<KernelEstimate> plan_kernels(const Graph& g, const GraphCost& cost, const GpuSpec& gpu,
                                          const PredictOptions& opts);
 
-/// Analytical time of one kernel on a GPU (fills the terms of k). Exposed for kernel-level datasets.
+/// Analytical time of one kernel on a GPU (fills the terms of k). Exposed for kernel-level datasets, whose
+/// rows carry their ideal traffic: a PyTorch LayerNorm row is timed with its statistics pass as plan.cpp
+/// plans one (k_ln_forward_passes), so a plan's own kernels are not passed through it again.
 void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts);
 
 }  // namespace perfpred
