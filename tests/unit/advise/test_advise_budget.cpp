@@ -136,7 +136,7 @@ TEST(BudgetParse, Attention) {
   EXPECT_FALSE(v["entries"][0].contains("attention"));
   EXPECT_FALSE(v["entries"][1].contains("attention"));
   EXPECT_EQ(v["entries"][2]["attention"], "math");
-  for (const json bad : {json("flash"), json(true)}) {
+  for (const json& bad : {json("flash"), json(true)}) {
     math["attention"] = bad;
     try {
       parse_budget_json(file_with({math}), "ci/budgets.json");

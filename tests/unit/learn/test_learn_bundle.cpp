@@ -225,7 +225,7 @@ namespace {
   ::setenv("PERFPRED_XGBOOST_LIBRARY", "/nonexistent/libxgboost.so", 1);
   Bundle b;
   b.name = "override";
-  b.host_models["pytorch"] = BoosterBlob{"not a model", 1, 0.0};
+  b.host_models["pytorch"] = BoosterBlob{"not a model", 1, 0.0, {}};
   LearnedModel m(std::move(b));
   PredictOptions o;
   o.runtime = Runtime::pytorch;
