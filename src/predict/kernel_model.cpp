@@ -273,6 +273,85 @@ double winograd_tile_fill(double out_h, double out_w) {
   return out_h * out_w / (4 * std::ceil(out_h / 4) * 4 * std::ceil(out_w / 4));
 }
 
+namespace {
+
+/// The math rate a matrix kernel runs at on its path (tensor cores, TF32, FP32 SIMT) and the share of it
+/// it reaches: the family's efficiency, the SM's SIMT gain, Winograd, the conv gradients' slowdowns.
+struct MatrixMath {
+  double rate = 0;
+  double eff = 0;
+  bool tensor = false;
+};
+
+MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
+  const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
+  const bool simt_path = k.path == KernelDraft::MatrixPath::simt;
+  const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32;
+  const bool tensor = !simt_path && (tf32 || (r.tensor && k.tensor_ok));
+  // RNN time steps in FP16/BF16 without tensor cores: cuDNN's recurrent kernels keep FP16 storage and
+  // compute in FP32 (DeepBench's P100 "pseudo FP16"), so packed half math (P100, Jetson) does not apply.
+  const bool fp32_math_steps = k.family == OpFamily::rnn && k.serial_steps > 1 && r.half_precision && !r.tensor;
+  const double rate = simt_path ? r.simt_fp32_flops
+                      : tf32    ? r.matrix_tf32_flops
+                                : (k.tensor_ok && !fp32_math_steps ? r.matrix_flops : r.simt_fp32_flops);
+  double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
+                    : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
+                              : model::k_gemm_simt_eff);
+  if (!tensor) eff *= r.simt_issue_gain;
+  if (conv && tensor && !r.int8 && r.runtime != Runtime::tensorrt) eff = tf32 ? r.conv_tensor_tf32_eff : r.conv_tensor_eff;
+  if (conv && tensor && r.int8 && r.runtime == Runtime::tensorrt && r.sm80_tensor_cores) eff = model::k_conv_tensor_int8_trt_async_eff;
+  if (conv && !tensor && r.int8 && r.runtime == Runtime::cudnn) eff *= model::k_conv_dp4a_share;
+  // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the
+  // direct (implicit GEMM) kernel, cuDNN runs the direct one (5-7 px feature maps).
+  const double winograd_gain = model::k_winograd_gain * k.winograd_tile_fill * winograd_channel_fill(k);
+  const bool winograd = k.winograd && (tensor || winograd_gain > 1);
+  if (winograd && !tensor) eff *= winograd_gain;
+  if (conv && !winograd) {
+    if (k.phase == Phase::backward_data)
+      eff /= k.strided ? model::k_conv_bwd_data_strided_slowdown : model::k_conv_bwd_data_slowdown;
+    if (k.phase == Phase::backward_weight) eff /= model::k_conv_bwd_weight_slowdown;
+  }
+  return {rate, eff, tensor};
+}
+
+/// How the kernel family of `k` runs a product with few output tiles (FewTiles).
+FewTiles few_tiles_of(const KernelDraft& k, const GpuRates& r, bool tensor) {
+  // Forward convolutions keep their whole reduction in one block per output tile: INT8 has only
+  // implicit-GEMM forward kernels (no Winograd, FFT or split-K variant in cuDNN or TensorRT), and cuDNN's
+  // FP32 forward convolutions with under a wave of tiles ran 2-6x slower than a split reduction would
+  // (NeuSight, PyTorch 2.1; DeepBench's FP32 forward rows under a wave agree). Tensor-core kernels and
+  // TensorRT's tactics are left splitting: DeepBench's FP16 forward rows and trtutils' RTX 3090 YOLOv8 rows
+  // at batch 1 (few tiles) are closer that way (the latter within 12%, and up to 70% too slow without).
+  const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
+  if (!(conv && k.phase == Phase::forward)) return FewTiles::split_k;
+  if (r.int8) return FewTiles::whole_k;
+  if (tensor || r.runtime == Runtime::tensorrt) return FewTiles::split_k;
+  return FewTiles::whole_k_shared_sm;
+}
+
+/// Compute time of a matrix kernel at `m`: on its GEMM view, the fastest tile and split (waves and wave
+/// efficiency into `out`), times its serial steps, plus any extra FLOPs a fused group carries; without a
+/// GEMM view, its FLOPs at the rate.
+double matrix_compute_s(const KernelDraft& k, const GpuRates& r, const MatrixMath& m, double steps, KernelTerms& out) {
+  if (!(k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0)) return k.flops / (m.rate * m.eff);
+  // A MatMul with batch dims is cuBLAS's strided-batched GEMM; RNN directions and conv groups are cuDNN's.
+  const bool strided_batched = k.family == OpFamily::gemm && k.gemm.batch > 1;
+  // cuBLAS's FP32 SGEMM (NeuSight's bmm rows); FP16/INT8 on SIMT lanes run other kernels.
+  const bool simt_cublas =
+      !m.tensor && !r.half_precision && !r.int8 && !k.fused_attention && r.runtime != Runtime::tensorrt;
+  const TileResult t = best_tile(k.gemm, gemm_tiles(strided_batched, simt_cublas, r), strided_batched,
+                                 few_tiles_of(k, r, m.tensor), m.rate, m.eff, r.sms, r.dram_bps, r.clock_scale);
+  double compute = t.time_s * steps;
+  out.waves = t.waves;
+  out.wave_efficiency = t.wave_efficiency;
+  // A fused group or a conv counted with extra work (bias, activation) keeps its extra FLOPs.
+  const double gemm_flops = 2.0 * std::max<int64_t>(1, k.gemm.batch) * k.gemm.m * k.gemm.n * k.gemm.k * steps;
+  if (k.flops > gemm_flops * 1.05) compute += (k.flops - gemm_flops) / (r.vector_flops * model::k_vector_compute_eff);
+  return compute;
+}
+
+}  // namespace
+
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   KernelTerms out;
   const double steps = std::max(1, k.serial_steps);
@@ -294,60 +373,9 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     return a.time_s < b.time_s ? a : b;
   }
   if (k.matrix && !k.depthwise) {
-    const bool simt_path = k.path == KernelDraft::MatrixPath::simt;
-    const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32;
-    const bool tensor = !simt_path && (tf32 || (r.tensor && k.tensor_ok));
-    // RNN time steps in FP16/BF16 without tensor cores: cuDNN's recurrent kernels keep FP16 storage and
-    // compute in FP32 (DeepBench's P100 "pseudo FP16"), so packed half math (P100, Jetson) does not apply.
-    const bool fp32_math_steps = k.family == OpFamily::rnn && k.serial_steps > 1 && r.half_precision && !r.tensor;
-    rate = simt_path ? r.simt_fp32_flops
-                     : tf32 ? r.matrix_tf32_flops
-                            : (k.tensor_ok && !fp32_math_steps ? r.matrix_flops : r.simt_fp32_flops);
-    double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
-                      : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
-                                : model::k_gemm_simt_eff);
-    if (!tensor) eff *= r.simt_issue_gain;
-    if (conv && tensor && !r.int8 && r.runtime != Runtime::tensorrt) eff = tf32 ? r.conv_tensor_tf32_eff : r.conv_tensor_eff;
-    if (conv && tensor && r.int8 && r.runtime == Runtime::tensorrt && r.sm80_tensor_cores) eff = model::k_conv_tensor_int8_trt_async_eff;
-    if (conv && !tensor && r.int8 && r.runtime == Runtime::cudnn) eff *= model::k_conv_dp4a_share;
-    // Winograd pays for the partial 4x4 tiles at the output's edges; where that leaves it slower than the
-    // direct (implicit GEMM) kernel, cuDNN runs the direct one (5-7 px feature maps).
-    const double winograd_gain = model::k_winograd_gain * k.winograd_tile_fill * winograd_channel_fill(k);
-    const bool winograd = k.winograd && (tensor || winograd_gain > 1);
-    if (winograd && !tensor) eff *= winograd_gain;
-    if (conv && !winograd) {
-      if (k.phase == Phase::backward_data)
-        eff /= k.strided ? model::k_conv_bwd_data_strided_slowdown : model::k_conv_bwd_data_slowdown;
-      if (k.phase == Phase::backward_weight) eff /= model::k_conv_bwd_weight_slowdown;
-    }
-    if (k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0) {
-      // A MatMul with batch dims is cuBLAS's strided-batched GEMM; RNN directions and conv groups are cuDNN's.
-      const bool strided_batched = k.family == OpFamily::gemm && k.gemm.batch > 1;
-      // Forward convolutions keep their whole reduction in one block per output tile: INT8 has only
-      // implicit-GEMM forward kernels (no Winograd, FFT or split-K variant in cuDNN or TensorRT), and cuDNN's
-      // FP32 forward convolutions with under a wave of tiles ran 2-6x slower than a split reduction would
-      // (NeuSight, PyTorch 2.1; DeepBench's FP32 forward rows under a wave agree). Tensor-core kernels and
-      // TensorRT's tactics are left splitting: DeepBench's FP16 forward rows and trtutils' RTX 3090 YOLOv8 rows
-      // at batch 1 (few tiles) are closer that way (the latter within 12%, and up to 70% too slow without).
-      const bool forward_conv = conv && k.phase == Phase::forward;
-      const FewTiles few_tiles = !forward_conv                                   ? FewTiles::split_k
-                                 : r.int8                                        ? FewTiles::whole_k
-                                 : tensor || r.runtime == Runtime::tensorrt      ? FewTiles::split_k
-                                                                                 : FewTiles::whole_k_shared_sm;
-      // cuBLAS's FP32 SGEMM (NeuSight's bmm rows); FP16/INT8 on SIMT lanes run other kernels.
-      const bool simt_cublas =
-          !tensor && !r.half_precision && !r.int8 && !k.fused_attention && r.runtime != Runtime::tensorrt;
-      TileResult t = best_tile(k.gemm, gemm_tiles(strided_batched, simt_cublas, r), strided_batched, few_tiles, rate, eff,
-                               r.sms, r.dram_bps, r.clock_scale);
-      compute = t.time_s * steps;
-      out.waves = t.waves;
-      out.wave_efficiency = t.wave_efficiency;
-      // A fused group or a conv counted with extra work (bias, activation) keeps its extra FLOPs.
-      const double gemm_flops = 2.0 * std::max<int64_t>(1, k.gemm.batch) * k.gemm.m * k.gemm.n * k.gemm.k * steps;
-      if (k.flops > gemm_flops * 1.05) compute += (k.flops - gemm_flops) / (r.vector_flops * model::k_vector_compute_eff);
-    } else {
-      compute = k.flops / (rate * eff);
-    }
+    const MatrixMath m = matrix_math(k, r);
+    rate = m.rate;
+    compute = matrix_compute_s(k, r, m, steps, out);
   } else if (k.depthwise) {
     compute = k.flops / (r.vector_flops * model::k_depthwise_compute_eff);
     if (!r.l1_caches_global && k.depthwise_tap_bytes > 0 && r.core_clock_hz > 0)
