@@ -346,6 +346,8 @@ def main():
                 continue
             s = stats(pairs)
             overall[(key[6], col)] += pairs
+            if col == "latency_ms":  # the goals are per mode too (training step, inference)
+                overall[(key[6], f"{col}, {key[3]}")] += pairs
             sp = "" if math.isnan(s["spearman"]) else f"{s['spearman']:.2f}"
             lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {key[4]} | {key[5]} | {key[6]} | {col} | {s['n']} | "
                          f"{s['mape']:.1f} | {s['p90']:.1f} | {sp} | {s['bias']:+.1f} |")
