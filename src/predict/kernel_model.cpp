@@ -213,7 +213,7 @@ double memory_efficiency(const KernelDraft& k) {
     case OpFamily::conv_transpose:
     case OpFamily::gemm:
     case OpFamily::rnn: return model::k_mem_eff_gemm;
-    case OpFamily::elementwise: return k.phase == Phase::optimizer ? model::k_mem_eff_stream : model::k_mem_eff_stream;
+    case OpFamily::elementwise: return model::k_mem_eff_stream;  // optimizer updates stream as well
     case OpFamily::pool: return k.windowed_pool ? model::k_mem_eff_pool : model::k_mem_eff_irregular;
     default: return model::k_mem_eff_irregular;
   }
