@@ -736,6 +736,19 @@ void plan_conv_bias(PlanContext& c, int i, const KernelDraft& d) {
   }
 }
 
+/// PyTorch's MaxPool on the GPU writes an int64 index per output element whatever the precision: ATen's
+/// max_pool2d calls max_pool2d_with_indices on every device but the CPU, and returns the values only. An
+/// exported graph that asks for the indices (MaxPool's second output) already counts them as an output.
+void add_pool_indices(const Graph& g, const Node& node, KernelDraft& d) {
+  if (node.outputs.size() >= 2 && node.outputs[1] >= 0) return;
+  const int y = first_output(node);
+  if (y < 0) return;
+  const auto n = g.tensors[y].numel();
+  if (!n || *n <= 0) return;
+  d.pool_index_bytes = static_cast<double>(*n) * 8.0;
+  d.bytes += d.pool_index_bytes;
+}
+
 /// The forward pass: one draft per kernel the runtime launches, in execution order.
 void plan_forward(PlanContext& c) {
   const Graph& g = c.g;
@@ -796,6 +809,7 @@ void plan_forward(PlanContext& c) {
       int64_t window = 1;
       for (auto k : node.attr_ints("kernel_shape")) window *= k;
       d.windowed_pool = window > 1;
+      if (c.eager && node.op == "MaxPool") add_pool_indices(g, node, d);
     }
     if (matrix_family) set_matrix_facts(c, node, nc, d);
     if (fam == OpFamily::rnn) {
@@ -959,7 +973,8 @@ void plan_backward(PlanContext& c, int n_forward) {
         break;
       case OpFamily::pool:
       case OpFamily::unknown:
-        b.bytes = f.bytes * 2;
+        // Read dy and the saved input (or the indices, read once), write dx.
+        b.bytes = (f.bytes - f.pool_index_bytes) * 2 + f.pool_index_bytes;
         b.flops = f.flops * 2;
         c.plan.kernels.push_back(b);
         break;

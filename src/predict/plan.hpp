@@ -46,6 +46,9 @@ struct KernelDraft {
   bool layer_norm_stats_pass = false;
   bool fused_attention = false;  ///< one fused scaled_dot_product_attention kernel (its own tiles, not cuBLAS's)
   bool windowed_pool = false;  ///< MaxPool/AveragePool with a window > 1 (not global)
+  /// Bytes of the int64 index per output element that PyTorch's MaxPool writes on the GPU (ATen's
+  /// max_pool2d is max_pool2d_with_indices off the CPU) and its backward reads; part of `bytes`.
+  double pool_index_bytes = 0;
   int launches = 1;        ///< GPU kernels this record stands for
   int serial_steps = 1;    ///< sequential repetitions of the GEMM view (RNN time steps)
   double flops = 0;

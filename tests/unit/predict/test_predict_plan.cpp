@@ -136,6 +136,35 @@ TEST(TrainingPlan, ConvGradientsKeepTheForwardsGemmView) {
   EXPECT_NEAR(dw / fwd, 1.6, 0.2);
 }
 
+TEST(EagerPlan, MaxPoolWritesInt64IndicesWhateverThePrecision) {
+  // ATen's max_pool2d is max_pool2d_with_indices on the GPU: an int64 index per output, also in FP16
+  // inference; TensorRT and AveragePool write none, and the backward reads the indices once.
+  test::NetBuilder b;
+  int x = b.input("x", {8, 64, 56, 56});
+  int y = b.pool("MaxPool", x, 2, 2);
+  int z = b.pool("AveragePool", y, 2, 2);
+  b.output(z);
+  const double in = 8.0 * 64 * 56 * 56, out = 8.0 * 64 * 28 * 28, out2 = 8.0 * 64 * 14 * 14;
+  PredictOptions o;
+  o.batch = 8;
+  o.precision = Precision::fp16;
+  std::map<std::string, double> bytes;
+  for (const auto& k : plan_kernels(b.g, b.c, gpu("a100-sxm4-40gb"), o)) bytes[k.op] = k.bytes;
+  EXPECT_DOUBLE_EQ(bytes.at("MaxPool"), (in + out) * 2 + out * 8);
+  EXPECT_DOUBLE_EQ(bytes.at("AveragePool"), (out + out2) * 2);
+  o.runtime = Runtime::tensorrt;
+  for (const auto& k : plan_kernels(b.g, b.c, gpu("a100-sxm4-40gb"), o)) {
+    if (k.op == "MaxPool") {
+      EXPECT_DOUBLE_EQ(k.bytes, (in + out) * 2);
+    }
+  }
+  PredictOptions t = training(8);
+  std::map<std::string, double> step;
+  for (const auto& k : plan_kernels(b.g, b.c, gpu("a100-sxm4-40gb"), t)) step[k.op] = k.bytes;
+  EXPECT_DOUBLE_EQ(step.at("MaxPool"), (in + out) * 4 + out * 8);
+  EXPECT_DOUBLE_EQ(step.at("MaxPool.bwd"), (in + out) * 4 * 2 + out * 8);
+}
+
 TEST(EagerPlan, PascalServesPyTorchDepthwiseTapsFromL2) {
   // PyTorch's own FP32 depthwise kernel loads its input once per filter tap. Volta and later SMs keep those
   // loads in L1; Maxwell/Pascal SMs do not, so each tap is an L2 read. HELP's OFA-MobileNetV3 rows at
