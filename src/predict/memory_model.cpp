@@ -91,6 +91,12 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
   std::vector<char> conv_bias_node(n_nodes, 0);
   for (const auto& k : plan.kernels)
     if (k.conv_bias && k.node_index >= 0) conv_bias_node[k.node_index] = 1;
+  // PyTorch's MaxPool indices (int64, one per output): no graph tensor holds them. Inference drops them as the
+  // op returns; training saves them for the backward, as it does the pool's input.
+  std::vector<double> index_bytes(n_nodes, 0);
+  for (const auto& k : plan.kernels)
+    if (k.phase == Phase::forward && k.node_index >= 0 && k.node_index < n_nodes)
+      index_bytes[k.node_index] += k.pool_index_bytes;
 
   std::vector<int> last_use(n_tensors, -1);
   for (int i = 0; i < n_nodes; ++i) {
@@ -141,7 +147,9 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
         allocated[t] = 1;
         live += size[t];
       }
+    live += index_bytes[i];
     peak = std::max(peak, live);
+    if (!training) live -= index_bytes[i];
     for (int t : n.inputs) {
       if (t < 0) continue;
       const int r = root[t];
@@ -198,6 +206,7 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
           saved[root[t]] = 0;
           live -= size[root[t]];
         }
+      live -= index_bytes[i];
     }
     peak *= model::k_allocator_slack;
   }

@@ -193,6 +193,27 @@ TEST(PredictMemory, CudnnConvolutionLibrariesLoadIntoTheContextOnlyForConvNets) 
                    run(test::big_gemm(8, 256, 256), gpu("a100-sxm4-40gb"), o).memory.context_bytes);
 }
 
+TEST(PredictMemory, PyTorchMaxPoolHoldsItsInt64Indices) {
+  // max_pool2d_with_indices: inference drops the indices as the op returns (a transient at the peak here),
+  // training keeps them for the backward. ONNX Runtime writes none.
+  auto net = [](const std::string& pool) {
+    test::NetBuilder b;
+    int x = b.input("x", {8, 64, 56, 56});
+    b.output(b.relu(b.pool(pool, x, 2, 2)));
+    return b;
+  };
+  const double indices = 8.0 * 64 * 28 * 28 * 8;
+  PredictOptions o;
+  o.batch = 8;
+  const auto act = [&](const std::string& pool) { return run(net(pool), gpu("a100-sxm4-40gb"), o).memory.activations_bytes; };
+  EXPECT_DOUBLE_EQ(act("MaxPool") - act("AveragePool"), indices);
+  o.mode = Mode::training;
+  EXPECT_GE(act("MaxPool") - act("AveragePool"), indices);  // with the allocator slack, and MaxPool saves its output
+  o.mode = Mode::inference;
+  o.runtime = Runtime::onnxruntime;
+  EXPECT_DOUBLE_EQ(act("MaxPool"), act("AveragePool"));
+}
+
 TEST(PredictSanity, OptimizerStateOrdersMemoryAndTime) {
   auto net = test::resnet_like(8);
   auto mk = [&](Optimizer opt) {
