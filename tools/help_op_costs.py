@@ -54,7 +54,7 @@ def read_rows(path):
 
 
 def predict(perfpred, model, gpu, batch):
-    out = subprocess.run([perfpred, "predict", model, "--gpu", gpu, "--batch", str(batch), "--json"],
+    out = subprocess.run([perfpred, "-q", "predict", model, "--gpu", gpu, "--batch", str(batch), "--json", "--analytical"],
                          capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"help_op_costs: perfpred predict {model} --gpu {gpu} failed: {out.stderr.strip()}")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tools/help_op_costs.py on a synthetic HELP-style set whose "measurements" are a known price list: 150 us per
-# ReLU-Conv-BN edge, 50 per pool, 20 per skip, 40 per `none`, 1 ms fixed (NAS-Bench-201: 130, 30 and 20 over a
-# skip edge, 2.8 ms for the all-skip network); 400 us per FBNet
-# block, 80 more for g2, 300 more for expansion 6, 2 ms fixed. The fit must give those prices back, and the
-# perfpred rows must come from the real binary. No ../shared needed.
+# tools/help_op_costs.py on a synthetic HELP-style set whose "measurements" are a known price list:
+# NAS-Bench-201 150 us per ReLU-Conv-BN edge, 50 per pool, 20 per skip, 40 per `none`, 1 ms fixed (so 130, 30
+# and 20 over a skip edge, 2.8 ms for the all-skip network); FBNet 400 us per block, 80 more for g2, 300 more
+# for expansion 6, 2 ms fixed. The fit must give those prices back, and the perfpred rows must come from the
+# real binary. No ../shared needed.
 # Usage: bash test_help_op_costs.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
 set -u
 BIN=${1:?perfpred binary}
@@ -37,7 +37,7 @@ def write(name, rows):
 
 def row(i, family, recipe, ms):
     return {"id": f"{family}-{i}", "status": "ok", "source": "test", "synthetic": "1", "gpu_id": "gtx-1080ti",
-            "runtime": "pytorch", "runtime_version": "1.8.1", "precision": "fp32", "model": f"net.onnx",
+            "runtime": "pytorch", "runtime_version": "1.8.1", "precision": "fp32", "model": "net.onnx",
             "model_family": family, "recipe": recipe, "mode": "inference", "batch": "1", "latency_ms": f"{ms:.6f}"}
 
 nb = []
