@@ -89,14 +89,14 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
         if (t >= 0) internal[t] = 1;
   }
   std::vector<char> conv_bias_node(n_nodes, 0);
-  for (const auto& k : plan.kernels)
-    if (k.conv_bias && k.node_index >= 0) conv_bias_node[k.node_index] = 1;
   // PyTorch's MaxPool indices (int64, one per output): no graph tensor holds them. Inference drops them as the
   // op returns; training saves them for the backward, as it does the pool's input.
   std::vector<double> index_bytes(n_nodes, 0);
-  for (const auto& k : plan.kernels)
-    if (k.phase == Phase::forward && k.node_index >= 0 && k.node_index < n_nodes)
-      index_bytes[k.node_index] += k.pool_index_bytes;
+  for (const auto& k : plan.kernels) {
+    if (k.node_index < 0 || k.node_index >= n_nodes) continue;
+    if (k.conv_bias) conv_bias_node[k.node_index] = 1;
+    if (k.phase == Phase::forward) index_bytes[k.node_index] += k.pool_index_bytes;
+  }
 
   std::vector<int> last_use(n_tensors, -1);
   for (int i = 0; i < n_nodes; ++i) {
