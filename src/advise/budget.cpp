@@ -40,7 +40,7 @@ std::string human_bytes(double b) {
 }
 
 const std::set<std::string> k_entry_keys = {"name",       "model",       "gpu",  "batch",   "precision",
-                                            "allow_tf32", "cuda_graphs", "attention", "mode", "runtime", "optimizer",
+                                            "allow_tf32", "cuda_graphs", "channels_last", "attention", "mode", "runtime", "optimizer",
                                             "input_shapes", "branches",  "dims", "loop_trips", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj"};
@@ -99,6 +99,7 @@ void read_flag(const nlohmann::json& e, const char* key, const std::string& wher
 
 // `allow_tf32`: true (the default) or false, as --no-tf32: fp32 entries only (after `precision` is read).
 // `cuda_graphs`: true when the deployed model is replayed as a captured CUDA graph (predict's --cuda-graphs).
+// `channels_last`: true when the deployed model runs in torch.channels_last (predict's --channels-last).
 // `attention`: "sdpa" (the default) or "math", as predict's --attention.
 void parse_flags(const nlohmann::json& e, const std::string& where, PredictOptions& o) {
   read_flag(e, "allow_tf32", where, o.allow_tf32);
@@ -106,6 +107,7 @@ void parse_flags(const nlohmann::json& e, const std::string& where, PredictOptio
     throw InputError(where + ": field 'allow_tf32': false applies to precision fp32 only (it is " +
                      to_string(o.precision) + "); drop it, or set \"precision\": \"fp32\"");
   read_flag(e, "cuda_graphs", where, o.cuda_graphs);
+  read_flag(e, "channels_last", where, o.channels_last);
   if (e.contains("attention")) {
     const auto& v = e["attention"];
     if (!v.is_string()) throw InputError(where + ": field 'attention' must be \"sdpa\" or \"math\" (got " + json_excerpt(v) + ")");
@@ -338,6 +340,7 @@ nlohmann::json budget_verdict_json(const BudgetReport& rep) {
                        {"checks", checks}};
     if (!e.options.allow_tf32) entry["allow_tf32"] = false;  // as predict --json echoes --no-tf32
     if (e.options.cuda_graphs) entry["cuda_graphs"] = true;   // and --cuda-graphs
+    if (e.options.channels_last) entry["channels_last"] = true;  // and --channels-last
     if (!e.options.fused_attention) entry["attention"] = attention_name(false);  // and --attention math
     entries.push_back(std::move(entry));
     passed += r.passed() ? 1 : 0;

@@ -91,6 +91,7 @@ inline PredictOptions predict_options(const PredictChoices& c) {
   o.host_factor = checked_host_factor(c.host_factor);
   o.allow_tf32 = checked_allow_tf32(c.no_tf32, o.precision, c.precision);
   o.cuda_graphs = c.cuda_graphs;
+  o.channels_last = c.channels_last;
   o.fused_attention = fused_attention_from_string(c.attention, "--attention");
   return o;
 }

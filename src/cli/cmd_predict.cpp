@@ -41,10 +41,11 @@ std::string utc_now() {
 }
 
 void print_text(const Prediction& p, const PredictCmdOptions& o, const std::string& model, const GpuSpec& gpu) {
-  std::printf("model %s on %s (%s), batch %lld, %s, %s, runtime %s%s%s%s\n", model.c_str(), gpu.id.c_str(),
+  std::printf("model %s on %s (%s), batch %lld, %s, %s, runtime %s%s%s%s%s\n", model.c_str(), gpu.id.c_str(),
               gpu.name.c_str(), static_cast<long long>(o.batch), o.precision.c_str(), o.mode.c_str(),
               o.runtime.c_str(), o.mode == "training" ? (", optimizer " + o.optimizer).c_str() : "",
-              cuda_graphs_text(o.cuda_graphs).c_str(), attention_text(o.attention != "math").c_str());
+              cuda_graphs_text(o.cuda_graphs).c_str(), channels_last_text(o.channels_last).c_str(),
+              attention_text(o.attention != "math").c_str());
   std::printf("latency     %s ms per %s\n", fixed(p.latency_ms, 3).c_str(),
               o.mode == "training" ? "training step" : "batch");
   std::printf("throughput  %s samples/s", fixed(p.throughput_samples_per_s, 1).c_str());
@@ -89,6 +90,7 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
   if (o.host_factor != 1) j["host_factor"] = o.host_factor;
   echo_allow_tf32(j, !o.no_tf32);
   echo_cuda_graphs(j, o.cuda_graphs);
+  echo_channels_last(j, o.channels_last);
   echo_attention(j, o.attention != "math");
   j["latency_ms"] = r6(p.latency_ms);
   j["throughput_samples_per_s"] = r6(p.throughput_samples_per_s);
@@ -156,6 +158,7 @@ PredictOptions predict_options(const PredictCmdOptions& o) {
   po.host_factor = checked_host_factor(o.host_factor);
   po.allow_tf32 = checked_allow_tf32(o.no_tf32, po.precision, o.precision);
   po.cuda_graphs = o.cuda_graphs;
+  po.channels_last = o.channels_last;
   po.fused_attention = fused_attention_from_string(o.attention, "--attention");
   return po;
 }

@@ -117,6 +117,7 @@ nlohmann::json select_json(const SelectCliOptions& o, const SelectRun& r) {
   echo_host_factor(j, popts.host_factor);
   echo_allow_tf32(j, popts.allow_tf32);
   echo_cuda_graphs(j, popts.cuda_graphs);
+  echo_channels_last(j, popts.channels_last);
   echo_attention(j, popts.fused_attention);
   return j;
 }
@@ -133,7 +134,7 @@ int run_select(const SelectCliOptions& o) {
     return res.ranked.empty() ? 1 : 0;
   }
   std::cout << "Devices for " << o.model << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << host_factor_text(popts.host_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << attention_text(popts.fused_attention)
+            << to_string(popts.mode) << host_factor_text(popts.host_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention)
             << "), ranked by " << to_string(objective) << ", predictor " << label
             << "\n\n";
   TextTable t({"rank", "device", "latency", "samples/s", "energy", "power", "peak mem", "headroom", "price/h",

@@ -127,6 +127,12 @@ void echo_cuda_graphs(nlohmann::json& j, bool cuda_graphs) {
 
 std::string cuda_graphs_text(bool cuda_graphs) { return cuda_graphs ? ", CUDA graphs" : std::string(); }
 
+void echo_channels_last(nlohmann::json& j, bool channels_last) {
+  if (channels_last) j["channels_last"] = true;
+}
+
+std::string channels_last_text(bool channels_last) { return channels_last ? ", channels_last" : std::string(); }
+
 void echo_attention(nlohmann::json& j, bool fused_attention) {
   if (!fused_attention) j["attention"] = attention_name(false);
 }

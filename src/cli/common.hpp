@@ -66,6 +66,10 @@ std::string allow_tf32_text(bool allow_tf32);
 void echo_cuda_graphs(nlohmann::json& j, bool cuda_graphs);
 /// ", CUDA graphs" for a text header with --cuda-graphs, else "".
 std::string cuda_graphs_text(bool cuda_graphs);
+/// Echo --channels-last in a command's JSON document: `"channels_last": true` only where it is set.
+void echo_channels_last(nlohmann::json& j, bool channels_last);
+/// ", channels_last" for a text header where --channels-last is set, else "".
+std::string channels_last_text(bool channels_last);
 /// `"attention": "math"` in a command's JSON document only with --attention math (byte-identical without it).
 void echo_attention(nlohmann::json& j, bool fused_attention);
 /// ", attention as written" for a text header with --attention math, else "".

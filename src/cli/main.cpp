@@ -68,6 +68,14 @@ void add_cuda_graphs(CLI::App* sub, bool& cuda_graphs) {
                 "mode=\"reduce-overhead\", TensorRT under stream capture): no host cost per op or kernel");
 }
 
+/// --channels-last on every command that predicts.
+void add_channels_last(CLI::App* sub, bool& channels_last) {
+  sub->add_flag("--channels-last", channels_last,
+                "The model and input are in torch.channels_last (NHWC): cuDNN's FP16/BF16 tensor-core convolutions "
+                "skip their NCHW<->NHWC reorders (default: NCHW, PyTorch's contiguous format); pytorch and "
+                "onnxruntime only");
+}
+
 /// The run a prediction is for (shapes, precision, mode, runtime), shared by predict and fit-host.
 void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--batch", p.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
@@ -81,6 +89,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
   add_no_tf32(sub, p.no_tf32);
   add_cuda_graphs(sub, p.cuda_graphs);
+  add_channels_last(sub, p.channels_last);
   add_attention(sub, p.attention);
 }
 
@@ -233,6 +242,7 @@ int main(int argc, char** argv) {
     add_host_factor(sub, p.host_factor);
     add_no_tf32(sub, p.no_tf32);
     add_cuda_graphs(sub, p.cuda_graphs);
+    add_channels_last(sub, p.channels_last);
     add_attention(sub, p.attention);
   };
 

@@ -51,13 +51,14 @@ namespace {
 double positive_or(double v, double fallback) { return (std::isfinite(v) && v > 0) ? v : fallback; }
 
 /// Share of the tensor peak `tensor_flops` (the TF32 or FP16/BF16 rate of `r`) that cuDNN's tensor-core
-/// convolutions reach: k_conv_tensor_eff at k_conv_tensor_ref_flops_per_sm_clock, scaled by the rate per SM
-/// and clock (model_constants.hpp); k_conv_tensor_eff where that rate is unknown.
-double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r) {
-  if (!(r.core_clock_hz > 0) || !(r.sms > 0) || !(tensor_flops > 0)) return model::k_conv_tensor_eff;
+/// convolutions reach: `base` (k_conv_tensor_eff for TF32, k_conv_tensor_half_eff for FP16/BF16) at
+/// k_conv_tensor_ref_flops_per_sm_clock, scaled by the rate per SM and clock (model_constants.hpp); `base`
+/// where that rate is unknown.
+double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r, double base) {
+  if (!(r.core_clock_hz > 0) || !(r.sms > 0) || !(tensor_flops > 0)) return base;
   const double per_sm_clock = tensor_flops / (r.sms * r.core_clock_hz);
-  const double eff = model::k_conv_tensor_eff *
-                     std::pow(model::k_conv_tensor_ref_flops_per_sm_clock / per_sm_clock, model::k_conv_tensor_rate_exponent);
+  const double eff = base * std::pow(model::k_conv_tensor_ref_flops_per_sm_clock / per_sm_clock,
+                                     model::k_conv_tensor_rate_exponent);
   return std::min(eff, model::k_gemm_tensor_eff);
 }
 }  // namespace
@@ -120,8 +121,11 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;
   r.sms = std::max(1, gpu.sm_count);
   r.launch_floor_s = gpu.segment == "embedded" ? model::k_launch_floor_embedded_s : model::k_launch_floor_s;
-  r.conv_tensor_eff = cudnn_conv_tensor_eff(r.matrix_flops, r);  // after the rates, clock and SM count
-  r.conv_tensor_tf32_eff = cudnn_conv_tensor_eff(r.matrix_tf32_flops, r);
+  // After the rates, clock and SM count. FP16/BF16 convolutions pay cuDNN's layout reorders as kernels of their
+  // own (time_kernel), so their share starts higher.
+  r.conv_tensor_eff = cudnn_conv_tensor_eff(
+      r.matrix_flops, r, r.half_precision ? model::k_conv_tensor_half_eff : model::k_conv_tensor_eff);
+  r.conv_tensor_tf32_eff = cudnn_conv_tensor_eff(r.matrix_tf32_flops, r, model::k_conv_tensor_eff);
   return r;
 }
 
@@ -241,6 +245,14 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p)
   d.winograd = s.groups == 1 && s.kh == 3 && s.kw == 3 && s.sh == 1 && s.sw == 1 && s.dil == 1 &&
                s.cin >= model::k_winograd_min_channels;
   if (d.winograd) d.winograd_tile_fill = winograd_tile_fill(s.out_h, s.out_w);
+  // PyTorch and onnxruntime hand cuDNN NCHW tensors (ONNX's layout, PyTorch's default memory format); its
+  // FP16/BF16 tensor-core kernels work on NHWC, so each call reorders the input and the filter before and the
+  // result after (KernelDraft::layout_reorder_bytes). A bare cuDNN call takes the caller's layout (DeepBench
+  // gives its FP16 and INT8 convolutions NHWC), and TensorRT picks its own formats.
+  const bool nchw_runtime = rt == Runtime::pytorch || rt == Runtime::onnxruntime;
+  if (nchw_runtime && (p == Precision::fp16 || p == Precision::bf16) && !d.depthwise && s.inputs > 0 && s.outputs > 0)
+    d.layout_reorder_bytes =
+        2.0 * (s.inputs + s.outputs + s.cout * cin_g * s.kh * s.kw) * static_cast<double>(element_bytes(p));
 }
 
 double depthwise_tap_bytes(double outputs, double kh, double kw, double sw, double element_bytes) {
@@ -358,6 +370,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   const double launches = std::max(1, k.launches);
   double rate = r.vector_flops;
   double compute = 0;
+  bool tensor_path = false;
   const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
   const bool half_tensor_conv = conv && r.tensor && r.half_precision && k.tensor_ok;
   if (k.path == KernelDraft::MatrixPath::best && k.matrix && !k.depthwise &&
@@ -375,6 +388,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   if (k.matrix && !k.depthwise) {
     const MatrixMath m = matrix_math(k, r);
     rate = m.rate;
+    tensor_path = m.tensor;
     compute = matrix_compute_s(k, r, m, steps, out);
   } else if (k.depthwise) {
     compute = k.flops / (r.vector_flops * model::k_depthwise_compute_eff);
@@ -399,10 +413,23 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   out.memory_s = memory;
   out.launch_s = r.launch_floor_s * launches;
   out.time_s = steps * (std::max(body_step, floor_step) + gap_step);
+  double moved_bytes = k.bytes;
+  if (tensor_path && conv && k.layout_reorder_bytes > 0) {
+    // cuDNN's FP16/BF16 tensor-core convolutions of NCHW tensors: nchwToNhwc on the input and the filter,
+    // nhwcToNchw on the result, three memory-bound kernels beside the convolution (perfpred's H200 harness,
+    // cuDNN 9.14: data/measured/h200-harness kernel names). TF32 and FP32 kernels read NCHW themselves.
+    const double reorder =
+        memory_time(k.layout_reorder_bytes, r.dram_bps * r.limit_memory_share, model::k_mem_eff_stream);
+    out.time_s += std::max(reorder, model::k_layout_reorder_kernels * r.launch_floor_s) +
+                  model::k_layout_reorder_kernels * model::k_kernel_gap_s;
+    out.memory_s += reorder;
+    out.reorder_kernels = model::k_layout_reorder_kernels;
+    moved_bytes += k.layout_reorder_bytes;
+  }
   if (floor_step >= body_step) out.bound = Bound::launch;
   else out.bound = compute >= memory ? Bound::compute : Bound::memory;
   if (out.time_s > 0) {
-    const double u = std::max(k.flops / (out.time_s * rate), k.bytes / (out.time_s * r.dram_bps));
+    const double u = std::max(k.flops / (out.time_s * rate), moved_bytes / (out.time_s * r.dram_bps));
     out.utilisation = std::clamp(u, 0.0, 1.0);
   }
   return out;
@@ -416,6 +443,7 @@ void apply_terms(const KernelTerms& t, KernelEstimate& k) {
   k.wave_efficiency = t.wave_efficiency;
   k.time_s = t.time_s;
   k.corrected_time_s = t.time_s;
+  k.reorder_kernels = t.reorder_kernels;
   k.bound = t.bound;
 }
 
@@ -461,6 +489,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     s.out_h = attr_or(k, "out_h", 0);
     s.out_w = attr_or(k, "out_w", 0);
     s.outputs = attr_or(k, "batch", 0) * s.cout * s.out_h * s.out_w;
+    s.inputs = attr_or(k, "batch", 0) * s.cin * attr_or(k, "in_h", 0) * attr_or(k, "in_w", 0);
     detail::set_conv_facts(d, s, opts.runtime, opts.precision);
     d.conv_tf32 = (opts.precision == Precision::fp32 && opts.allow_tf32) || opts.precision == Precision::tf32;
   }

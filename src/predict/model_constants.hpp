@@ -45,8 +45,22 @@ inline constexpr double k_conv_dp4a_share = 0.5;
 /// register file; perfpred's H200 harness SGEMMs (CUPTI kernel time, data/measured/h200-harness) run at 0.77
 /// of peak, 18% slower than the gain gave (docs/model.md, "INT32 pipe").
 inline constexpr double k_int_pipe_simt_gain = 0.20;
-/// Convolution on tensor cores share of tensor peak (layout transforms, smaller tiles). Prior.
+/// Convolution on tensor cores share of tensor peak (smaller tiles than a GEMM's): TF32 (cuDNN's TF32 kernels
+/// read NCHW themselves), TensorRT's and INT8 kernels, and any tensor-core conv where the rate per SM is unknown.
+/// Prior.
 inline constexpr double k_conv_tensor_eff = 0.50;
+/// The same share for cuDNN's FP16/BF16 tensor-core convolutions, whose NCHW<->NHWC reorders are costed as
+/// kernels of their own (KernelDraft::layout_reorder_bytes, k_layout_reorder_kernels) instead of inside the
+/// efficiency. Fitted on the same GPU-bound H200 calibration rows as the exponent below (their six FP16 rows
+/// mean APE 23.5% with no reorders at 0.5; with the reorders 13.0% at 0.5, 12.1% at 0.6, 13.8% at 0.7, 16.7%
+/// at 0.8; the twelve rows 19.4% -> 13.7%). Checked on DeepBench's FP16 convolutions, whose harness gives cuDNN
+/// NHWC tensors (no reorders; cuDNN 7.6, not used in the fit): V100 forward mean APE 32% -> 26% and backward
+/// 45% -> 38%, T4 34% -> 27% and 41% -> 34%, their median measured/analytical from +8-10% to -3 to -8%.
+inline constexpr double k_conv_tensor_half_eff = 0.60;
+/// Kernels cuDNN adds around an FP16/BF16 tensor-core convolution of NCHW tensors: nchwToNhwc on the input and
+/// on the filter, nhwcToNchw on the result (cupti_kernels=4 per call in perfpred's H200 harness rows, cuDNN
+/// 9.14; the same three on a V100 under cuDNN 8.2 in public nvprof output). Each pays the launch floor.
+inline constexpr int k_layout_reorder_kernels = 3;
 /// cuDNN's tensor-core convolutions (under PyTorch, onnxruntime or called directly; TF32 and FP16/BF16, not
 /// INT8, not TensorRT's kernels) reach less of the tensor peak the more math an SM does per clock: their
 /// operands pass through shared memory at a fixed 128 B per clock and SM whatever the tensor rate, so the

@@ -166,6 +166,9 @@ ConvShape conv_shape(const Graph& g, const Node& n) {
   auto dl = n.attr_ints("dilations");
   for (auto d : dl) c.dil = std::max(c.dil, static_cast<double>(d));
   c.outputs = output_elements(g, n);
+  if (const Tensor* x = g.input(n, 0); x) {
+    if (const auto e = x->numel(); e && *e > 0) c.inputs = static_cast<double>(*e);
+  }
   if (const int y = first_output(n); y >= 0 && g.tensors[y].shape.size() == 4) {
     c.out_h = static_cast<double>(g.tensors[y].shape[2]);
     c.out_w = static_cast<double>(g.tensors[y].shape[3]);
@@ -220,7 +223,7 @@ struct PlanContext {
   std::vector<int> attention_of;
   std::vector<std::vector<int>> attention_members;
   double pending_host = 0;  ///< host time of view ops, charged to the next kernel
-  bool noted_tf32 = false, noted_bias = false, noted_depthwise_l2 = false;
+  bool noted_tf32 = false, noted_bias = false, noted_depthwise_l2 = false, noted_reorders = false;
 
   PlanContext(const Graph& g_, const GraphCost& c_, const GpuSpec& gpu_, const PredictOptions& o_, Plan& p_)
       : g(g_), cost(c_), gpu(gpu_), opts(o_), plan(p_) {}
@@ -276,6 +279,9 @@ void init_context(PlanContext& c) {
   c.training = c.opts.mode == Mode::training;
   if (c.training && c.opts.runtime == Runtime::tensorrt)
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
+  if (c.opts.channels_last && c.opts.runtime != Runtime::pytorch && c.opts.runtime != Runtime::onnxruntime)
+    throw InputError("--channels-last is PyTorch's memory format (and onnxruntime's NHWC layout); --runtime " +
+                     to_string(c.opts.runtime) + " picks its own layouts: drop --channels-last or use --runtime pytorch|onnxruntime");
   c.fuse = !c.training && (c.opts.runtime == Runtime::tensorrt || c.opts.runtime == Runtime::onnxruntime);
   c.eager = c.opts.runtime == Runtime::pytorch;
   c.host = host_costs(c.gpu, c.opts.runtime, c.opts.host_factor);
@@ -675,6 +681,13 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
       c.note_tf32("convolutions");
     }
     if (c.opts.precision == Precision::tf32 && c.has_tf32 && !d.depthwise) d.conv_tf32 = true;
+    if (c.opts.channels_last) d.layout_reorder_bytes = 0;
+    if (d.layout_reorder_bytes > 0 && !c.noted_reorders && c.gpu.uses_tensor_cores(c.opts.precision)) {
+      c.plan.notes.push_back("cuDNN reorders NCHW tensors to NHWC and back around each " + to_string(c.opts.precision) +
+                             " tensor-core convolution (three kernels each, costed); --channels-last for a model "
+                             "run in torch.channels_last");
+      c.noted_reorders = true;
+    }
   } else if (c.opts.precision == Precision::fp32 && c.opts.allow_tf32 && c.has_tf32 &&
              c.opts.runtime == Runtime::tensorrt) {
     d.conv_tf32 = true;

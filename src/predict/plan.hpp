@@ -49,6 +49,12 @@ struct KernelDraft {
   /// Bytes of the int64 index per output element that PyTorch's MaxPool writes on the GPU (ATen's
   /// max_pool2d is max_pool2d_with_indices off the CPU) and its backward reads; part of `bytes`.
   double pool_index_bytes = 0;
+  /// Bytes cuDNN's reorders move around an FP16/BF16 tensor-core convolution of NCHW tensors (nchwToNhwc on
+  /// the input and the filter, nhwcToNchw on the result: each read and written once more), at the run's
+  /// precision. Only the tensor path pays them (time_kernel); 0 where the tensors are NHWC already
+  /// (PredictOptions::channels_last), where the runtime picks its own layouts (TensorRT) or the caller's
+  /// (a bare cuDNN call), and for PyTorch's own depthwise kernel.
+  double layout_reorder_bytes = 0;
   int launches = 1;        ///< GPU kernels this record stands for
   int serial_steps = 1;    ///< sequential repetitions of the GEMM view (RNN time steps)
   double flops = 0;
@@ -82,6 +88,7 @@ struct KernelTerms {
   double time_s = 0;
   double utilisation = 0;  ///< achieved share of the bounding resource (for power)
   Bound bound = Bound::compute;
+  int reorder_kernels = 0;  ///< cuDNN's NCHW<->NHWC reorder kernels costed in time_s (KernelDraft::layout_reorder_bytes)
 };
 
 /// Precomputed per-GPU rates for one precision.
@@ -131,6 +138,7 @@ bool l1_caches_global_loads(const GpuSpec& gpu);
 struct ConvShape {
   double groups = 1, cin = 0, cout = 0, kh = 1, kw = 1, sh = 1, sw = 1, dil = 1;
   double outputs = 0, out_h = 0, out_w = 0;  ///< output elements (batch included), output map
+  double inputs = 0;                          ///< input elements (batch included); 0 where unknown
 };
 /// The facts of a conv draft from its shape, one definition for network plans and kernel rows: depthwise,
 /// the taps PyTorch's own FP32 depthwise kernel loads (depthwise_tap_bytes), Winograd and its tile fill.

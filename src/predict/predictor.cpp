@@ -253,7 +253,7 @@ void build_layers(const Graph& g, const detail::Plan& plan, Prediction& p) {
       best_time.push_back(-1);
     }
     LayerPrediction& l = p.layers[*slot];
-    l.kernels += d.launches;
+    l.kernels += d.launches + k.reorder_kernels;
     l.time_ms += k.corrected_time_s * 1e3;
     l.flops += d.flops;
     l.bytes += d.bytes;

@@ -74,6 +74,7 @@ void bind_options(py::module_& m) {
       .def_readwrite("host_factor", &cli::PredictCmdOptions::host_factor)
       .def_readwrite("no_tf32", &cli::PredictCmdOptions::no_tf32)
       .def_readwrite("cuda_graphs", &cli::PredictCmdOptions::cuda_graphs)
+      .def_readwrite("channels_last", &cli::PredictCmdOptions::channels_last)
       .def_readwrite("attention", &cli::PredictCmdOptions::attention);
 
   py::class_<cli::FitHostCmdOptions>(m, "FitHostOptions")
@@ -101,6 +102,7 @@ void bind_options(py::module_& m) {
       .def_readwrite("host_factor", &cli::PredictChoices::host_factor)
       .def_readwrite("no_tf32", &cli::PredictChoices::no_tf32)
       .def_readwrite("cuda_graphs", &cli::PredictChoices::cuda_graphs)
+      .def_readwrite("channels_last", &cli::PredictChoices::channels_last)
       .def_readwrite("attention", &cli::PredictChoices::attention);
 
   py::class_<cli::SelectCliOptions, cli::PredictChoices> select(m, "SelectOptions");

@@ -438,6 +438,7 @@ std::string render_html_report(const ReportInput& in) {
        (in.options.host_factor != 1 ? " &middot; host factor " + fmt_given(in.options.host_factor) : std::string()) +
        (in.options.allow_tf32 ? std::string() : " &middot; no TF32 (allow_tf32 = False)") +
        (in.options.cuda_graphs ? " &middot; CUDA graphs (replayed, no host cost per kernel)" : "") +
+       (in.options.channels_last ? " &middot; channels_last (NHWC: no cuDNN reorders)" : "") +
        (in.options.fused_attention ? "" : " &middot; attention as written (--attention math)") + " &middot; predictor " +
        xml_escape(in.devices.front().prediction.model_bundle.empty() ? "analytical" : in.devices.front().prediction.model_bundle) +
        "</p>\n";

@@ -42,6 +42,8 @@ class Predict(unittest.TestCase):
                           (["--host-factor", "1.5"], dict(host_factor=1.5)),
                           (["--no-tf32"], dict(tf32=False)),
                           (["--cuda-graphs"], dict(cuda_graphs=True)),
+                          (["--precision", "fp16", "--batch", "32", "--channels-last"],
+                           dict(precision="fp16", batch=32, channels_last=True)),
                           (["--attention", "math"], dict(attention="math"))]:
             want = cli("predict", RESNET18, "--gpu", "a100-sxm4-40gb", "--json", "--layers", "--no-meta", *extra)
             got = perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", **kw)
@@ -385,6 +387,19 @@ class Advise(unittest.TestCase):
             self.assertIs(got["cuda_graphs"], True, name)
             self.assertNotIn("cuda_graphs", base, name)
             self.assertLess(latency(got), 0.8 * latency(base), name)
+
+    def test_channels_last_matches_cli(self):
+        """channels_last=True is --channels-last on select, sweep and mig: the CLI's JSON, echoed (at FP32, where
+        TF32 kernels read NCHW, the latency stays), and the CLI's one-line error with TensorRT."""
+        for name, args, call, latency, got, base in self._decision_flag(32, "--channels-last", channels_last=True):
+            self.assertIs(got["channels_last"], True, name)
+            self.assertNotIn("channels_last", base, name)
+            self.assertEqual(latency(got), latency(base), name)
+            rc, err = cli_error(*args, "--precision", "fp16", "--runtime", "tensorrt", "--channels-last")
+            self.assertEqual(rc, 2, name)
+            with self.assertRaises(perfpred.InputError) as ctx:
+                call(precision="fp16", runtime="tensorrt", channels_last=True)
+            self.assertEqual("perfpred: error: " + str(ctx.exception), err, name)
 
     def test_tf32_matches_cli(self):
         """tf32=False is --no-tf32 on select, sweep and mig: the CLI's JSON (a conv net on an A100: slower

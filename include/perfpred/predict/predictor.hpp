@@ -40,6 +40,11 @@ struct PredictOptions {
   /// a fused flash / memory-efficient kernel that never writes the [.., Sq, Sk] scores. False (--attention
   /// math): the exported MatMul -> Softmax -> MatMul run as written (PyTorch < 2.0, HF's "eager" attention).
   bool fused_attention = true;
+  /// The model's tensors are in PyTorch's channels_last memory format (NHWC; model.to(memory_format=
+  /// torch.channels_last) and a channels_last input): cuDNN's FP16/BF16 tensor-core convolutions then read and
+  /// write them as they are. False (PyTorch's default, ONNX's layout): each such convolution pays cuDNN's
+  /// NCHW<->NHWC reorders (three memory-bound kernels). PyTorch and onnxruntime only.
+  bool channels_last = false;
   /// Fill Prediction::kernels and Prediction::layers. False gives totals only (sweeps over many
   /// graphs/GPUs: no per-kernel strings are built).
   bool detail = true;
@@ -77,6 +82,9 @@ struct KernelEstimate {
   /// before --host-factor and any learned host correction.
   double host_s = 0;
   Bound bound = Bound::compute;
+  /// cuDNN's NCHW<->NHWC reorder kernels around an FP16/BF16 tensor-core convolution, included in time_s
+  /// (input, filter, result: 3; 0 elsewhere and with PredictOptions::channels_last).
+  int reorder_kernels = 0;
 };
 
 /// Learned correction of kernel times, implemented by the learn module. Returns a multiplicative

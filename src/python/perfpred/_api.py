@@ -309,15 +309,16 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
 
 
 def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-          cuda_graphs=False, attention="sdpa"):
+          cuda_graphs=False, channels_last=False, attention="sdpa"):
     """--branch, --loop-trips, --dim and --allow-partial (models with If/Loop, symbolic dims or shapes
     left unknown), --host-factor (this machine's host CPU time over the reference machine's; its range
-    is checked in C++ with the CLI's message), --no-tf32 (tf32=False; fp32 only, checked in C++) and
-    --cuda-graphs (the iteration replayed as a captured CUDA graph) and --attention ("sdpa" or "math", checked
-    in C++)."""
+    is checked in C++ with the CLI's message), --no-tf32 (tf32=False; fp32 only, checked in C++),
+    --cuda-graphs (the iteration replayed as a captured CUDA graph), --channels-last (torch.channels_last
+    tensors) and --attention ("sdpa" or "math", checked in C++)."""
     o.host_factor = _number("host_factor", host_factor)
     o.no_tf32 = not tf32
     o.cuda_graphs = bool(cuda_graphs)
+    o.channels_last = bool(channels_last)
     o.attention = _str("attention", attention)
     o.branches = _pairs("branches", branches)
     o.loop_trips = _pairs("loop_trips", loop_trips)
@@ -360,7 +361,8 @@ def _bundles(bundles):
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
-            allow_partial=False, host_factor=1.0, dims=None, tf32=True, cuda_graphs=False, attention="sdpa"):
+            allow_partial=False, host_factor=1.0, dims=None, tf32=True, cuda_graphs=False, channels_last=False,
+            attention="sdpa"):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
@@ -372,6 +374,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's);
     tf32=False is --no-tf32 (FP32 convolutions on FP32 math, torch.backends.cudnn.allow_tf32 = False);
     cuda_graphs=True is --cuda-graphs (the iteration replayed as a captured CUDA graph: no host cost per op);
+    channels_last=True is --channels-last (the model runs in torch.channels_last: no cuDNN NCHW<->NHWC reorders);
     attention="math" is --attention math (MatMul -> Softmax -> MatMul as exported, not one fused
     scaled_dot_product_attention)."""
     with _Scratch() as scratch:
@@ -381,6 +384,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
                                   host_factor=host_factor))
         o.no_tf32 = not tf32
         o.cuda_graphs = bool(cuda_graphs)
+        o.channels_last = bool(channels_last)
         o.attention = _str("attention", attention)
         o.layers, o.no_meta = bool(layers), not meta
         text = _perfpred.predict(o, _bundles(bundles), bool(analytical))
@@ -390,7 +394,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
 def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
              optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
              copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
-             allow_partial=False, dims=None, tf32=True, cuda_graphs=False, attention="sdpa"):
+             allow_partial=False, dims=None, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa"):
     """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
     `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s; a
     measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only floor ...)."""
@@ -401,6 +405,7 @@ def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="infere
                               dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
         po.no_tf32 = not tf32
         po.cuda_graphs = bool(cuda_graphs)
+        po.channels_last = bool(channels_last)
         po.attention = _str("attention", attention)
         o.predict = po
         if measured_ms is None:
@@ -428,11 +433,11 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
            objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
            example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, attention="sdpa"):
+           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa"):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
     (docs/formats.md), needed for objective="cost". host_factor and tf32 are --host-factor and --no-tf32, as
-    in predict(); cuda_graphs is --cuda-graphs."""
+    in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last."""
     o = _perfpred.SelectOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -449,7 +454,8 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
         o.prices = "" if prices is None else _str("prices", prices)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, attention=attention))
+                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
+                      channels_last=channels_last, attention=attention))
         return Selection(scratch.clean_json(_perfpred.select(o)))
 
 
@@ -464,10 +470,11 @@ def _axis(field, spec):
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-          dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, attention="sdpa"):
+          dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa"):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
     vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points.
-    host_factor and tf32 are --host-factor and --no-tf32, as in predict(); cuda_graphs is --cuda-graphs."""
+    host_factor and tf32 are --host-factor and --no-tf32, as in predict(); cuda_graphs is --cuda-graphs,
+    channels_last --channels-last."""
     o = _perfpred.SweepOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -479,7 +486,8 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
         o.max_points = _int("max_points", max_points)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, attention=attention))
+                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
+                      channels_last=channels_last, attention=attention))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
 
 
@@ -487,10 +495,10 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
         branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-        cuda_graphs=False, attention="sdpa"):
+        cuda_graphs=False, channels_last=False, attention="sdpa"):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
     `recommended` is None where no profile fits and meets slo_ms. host_factor and tf32 are --host-factor and
-    --no-tf32, as in predict(); cuda_graphs is --cuda-graphs."""
+    --no-tf32, as in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last."""
     o = _perfpred.MigOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -501,5 +509,6 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, attention=attention))
+                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
+                      channels_last=channels_last, attention=attention))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))

@@ -317,6 +317,51 @@ TEST(PredictRuntime, Tf32ForPytorchFp32ConvsOnAmpere) {
   for (const auto& n : v.notes) EXPECT_EQ(n.find("TF32"), std::string::npos);
 }
 
+TEST(PredictRuntime, HalfTensorCoreConvsPayCudnnReordersOfNchwTensors) {
+  // cuDNN's FP16/BF16 tensor-core convolutions work on NHWC: from PyTorch's NCHW tensors each call reorders
+  // the input and the filter and, after, the result (three kernels; perfpred's H200 harness, cuDNN 9.14).
+  // --channels-last leaves them out; TF32/FP32 kernels read NCHW and pay nothing either way.
+  test::NetBuilder b;
+  b.output(b.conv(b.input("x", {128, 256, 28, 28}), 256, 3));
+  const double in = 128.0 * 256 * 28 * 28, w = 256.0 * 256 * 9;
+  const GpuSpec a100 = gpu("a100-sxm4-40gb");
+  for (Precision prec : {Precision::fp16, Precision::bf16}) {
+    PredictOptions nchw;
+    nchw.batch = 128;
+    nchw.precision = prec;
+    nchw.include_copies = false;
+    PredictOptions nhwc = nchw;
+    nhwc.channels_last = true;
+    const auto p = run(b, a100, nchw), q = run(b, a100, nhwc);
+    ASSERT_EQ(p.layers.size(), 1u);
+    EXPECT_EQ(p.layers[0].kernels, 4);
+    EXPECT_EQ(q.layers[0].kernels, 1);
+    // Input, output and filter each read and written once more, at DRAM speed (stream efficiency 0.8).
+    const double reorder_ms = 2.0 * (2 * in + w) * 2 / (a100.mem_bandwidth_gbps * 1e9 * 0.8) * 1e3;
+    EXPECT_NEAR(p.kernels_ms - q.kernels_ms, reorder_ms + 3 * 0.8e-3, 1e-6) << to_string(prec);
+    bool noted = false;
+    for (const auto& n : p.notes) noted |= n.find("reorders NCHW") != std::string::npos;
+    EXPECT_TRUE(noted);
+    for (const auto& n : q.notes) EXPECT_EQ(n.find("reorders NCHW"), std::string::npos);
+  }
+  PredictOptions tf32;
+  tf32.batch = 128;
+  PredictOptions tf32_nhwc = tf32;
+  tf32_nhwc.channels_last = true;
+  EXPECT_DOUBLE_EQ(run(b, a100, tf32).latency_ms, run(b, a100, tf32_nhwc).latency_ms);
+  EXPECT_EQ(run(b, a100, tf32).layers[0].kernels, 1);
+  // TensorRT and a bare cuDNN call choose their own layouts: the option is an input error there.
+  for (Runtime rt : {Runtime::tensorrt, Runtime::cudnn}) {
+    PredictOptions o;
+    o.precision = Precision::fp16;
+    o.runtime = rt;
+    o.channels_last = true;
+    EXPECT_THROW(run(b, a100, o), InputError);
+    o.channels_last = false;
+    EXPECT_EQ(run(b, a100, o).layers[0].kernels, 1) << to_string(rt);
+  }
+}
+
 TEST(PredictRuntime, TensorRtTrainingIsAnInputError) {
   auto net = test::resnet_like(1);
   PredictOptions o;
