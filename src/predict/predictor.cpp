@@ -195,9 +195,14 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
     const double start = std::max(host_t, gpu_t);
     energy_j += pw.gap * (start - gpu_t);
     gpu_t = start + time_s;
-    // Power from the achieved utilisation of the analytical estimate, stretched over the corrected time.
+    // Power from the achieved utilisation of the analytical estimate, stretched over the corrected time. A
+    // launch-bound kernel keeps the SMs working for its body (its compute or memory time) only; the rest of its
+    // launch floor (launch latency, ramp, a few SMs busy) draws what the GPU draws between kernels.
     const double util = time_s > 0 ? t.utilisation * std::min(1.0, t.time_s / time_s) : 0;
-    energy_j += pw.kernel(util) * time_s;
+    const double busy = t.bound == Bound::launch && t.time_s > 0
+                            ? std::min(1.0, std::max(t.compute_s, t.memory_s) / t.time_s)
+                            : 1.0;
+    energy_j += (pw.gap + (pw.kernel(util) - pw.gap) * busy) * time_s;
     kernels_s += time_s;
     if (d.phase == Phase::optimizer) optimizer_s += time_s;
   }
