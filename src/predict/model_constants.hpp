@@ -52,8 +52,8 @@ inline constexpr double k_conv_tensor_eff = 0.50;
 /// The same share for cuDNN's FP16/BF16 tensor-core convolutions, whose NCHW<->NHWC reorders are costed as
 /// kernels of their own (KernelDraft::layout_reorder_bytes, k_layout_reorder_kernels) instead of inside the
 /// efficiency. Fitted on the same GPU-bound H200 calibration rows as the exponent below (their six FP16 rows
-/// mean APE 23.5% with no reorders at 0.5; with the reorders 13.0% at 0.5, 12.1% at 0.6, 13.8% at 0.7, 16.7%
-/// at 0.8; the twelve rows 19.4% -> 13.7%). Checked on DeepBench's FP16 convolutions, whose harness gives cuDNN
+/// mean APE 23.5% with no reorders at 0.5; with the reorders 9.9% at 0.5, 9.0% at 0.6, 10.7% at 0.7; the
+/// twelve rows, TF32 included, 19.4% -> 12.6% / 12.2% / 13.0%). Checked on DeepBench's FP16 convolutions, whose harness gives cuDNN
 /// NHWC tensors (no reorders; cuDNN 7.6, not used in the fit): V100 forward mean APE 32% -> 26% and backward
 /// 45% -> 38%, T4 34% -> 27% and 41% -> 34%, their median measured/analytical from +8-10% to -3 to -8%.
 inline constexpr double k_conv_tensor_half_eff = 0.60;

@@ -281,7 +281,8 @@ void init_context(PlanContext& c) {
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
   if (c.opts.channels_last && c.opts.runtime != Runtime::pytorch && c.opts.runtime != Runtime::onnxruntime)
     throw InputError("--channels-last is PyTorch's memory format (and onnxruntime's NHWC layout); --runtime " +
-                     to_string(c.opts.runtime) + " picks its own layouts: drop --channels-last or use --runtime pytorch|onnxruntime");
+                     to_string(c.opts.runtime) +
+                     " picks its own layouts: drop --channels-last or use --runtime pytorch|onnxruntime");
   c.fuse = !c.training && (c.opts.runtime == Runtime::tensorrt || c.opts.runtime == Runtime::onnxruntime);
   c.eager = c.opts.runtime == Runtime::pytorch;
   c.host = host_costs(c.gpu, c.opts.runtime, c.opts.host_factor);
