@@ -230,7 +230,9 @@ bool l1_caches_global_loads(const GpuSpec& gpu) {
   return !(cc > 0 && cc < 7.0);
 }
 
-void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p) {
+void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& opts) {
+  const Runtime rt = opts.runtime;
+  const Precision p = opts.precision;
   const double cin_g = s.cin > 0 ? s.cin / s.groups : 0;
   d.depthwise = s.groups > 1 && cin_g > 0 && cin_g <= 4;
   // PyTorch's own kernel runs only true depthwise convolutions (one input channel per group); a few channels
@@ -248,8 +250,9 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p)
   // PyTorch and onnxruntime hand cuDNN NCHW tensors (ONNX's layout, PyTorch's default memory format); its
   // FP16/BF16 tensor-core kernels work on NHWC, so each call reorders the input and the filter before and the
   // result after (KernelDraft::layout_reorder_bytes). A bare cuDNN call takes the caller's layout (DeepBench
-  // gives its FP16 and INT8 convolutions NHWC), and TensorRT picks its own formats.
-  const bool nchw_runtime = rt == Runtime::pytorch || rt == Runtime::onnxruntime;
+  // gives its FP16 and INT8 convolutions NHWC), and TensorRT picks its own formats; torch.channels_last tensors
+  // are NHWC already.
+  const bool nchw_runtime = (rt == Runtime::pytorch || rt == Runtime::onnxruntime) && !opts.channels_last;
   if (nchw_runtime && (p == Precision::fp16 || p == Precision::bf16) && !d.depthwise && s.inputs > 0 && s.outputs > 0)
     d.layout_reorder_bytes =
         2.0 * (s.inputs + s.outputs + s.cout * cin_g * s.kh * s.kw) * static_cast<double>(element_bytes(p));
@@ -490,7 +493,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     s.out_w = attr_or(k, "out_w", 0);
     s.outputs = attr_or(k, "batch", 0) * s.cout * s.out_h * s.out_w;
     s.inputs = attr_or(k, "batch", 0) * s.cin * attr_or(k, "in_h", 0) * attr_or(k, "in_w", 0);
-    detail::set_conv_facts(d, s, opts.runtime, opts.precision);
+    detail::set_conv_facts(d, s, opts);
     d.conv_tf32 = (opts.precision == Precision::fp32 && opts.allow_tf32) || opts.precision == Precision::tf32;
   }
   if (k.family == OpFamily::rnn) {

@@ -55,7 +55,7 @@ inline constexpr double k_conv_tensor_eff = 0.50;
 /// mean APE 23.5% with no reorders at 0.5; with the reorders 9.9% at 0.5, 9.0% at 0.6, 10.7% at 0.7; the
 /// twelve rows, TF32 included, 19.4% -> 12.6% / 12.2% / 13.0%). Checked on DeepBench's FP16 convolutions, whose harness gives cuDNN
 /// NHWC tensors (no reorders; cuDNN 7.6, not used in the fit): V100 forward mean APE 32% -> 26% and backward
-/// 45% -> 38%, T4 34% -> 27% and 41% -> 34%, their median measured/analytical from +8-10% to -3 to -8%.
+/// 45% -> 38%, T4 34% -> 27% and 41% -> 34%, their median analytical/measured from 1.08-1.10 to 0.92-0.97.
 inline constexpr double k_conv_tensor_half_eff = 0.60;
 /// Kernels cuDNN adds around an FP16/BF16 tensor-core convolution of NCHW tensors: nchwToNhwc on the input and
 /// on the filter, nhwcToNchw on the result (cupti_kernels=4 per call in perfpred's H200 harness rows, cuDNN

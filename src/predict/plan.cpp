@@ -671,7 +671,7 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
   if (nc.gemm) d.gemm = *nc.gemm;
   d.tensor_ok = true;
   if (d.family != OpFamily::gemm) {
-    set_conv_facts(d, conv_shape(c.g, node), c.opts.runtime, c.opts.precision);
+    set_conv_facts(d, conv_shape(c.g, node), c.opts);
     if (!c.noted_depthwise_l2 && d.depthwise_tap_bytes > 0 && !l1_caches_global_loads(c.gpu)) {
       c.plan.notes.push_back("depthwise convolutions run PyTorch's own kernel, whose per-tap input loads SMs of "
                              "compute capability " + c.gpu.compute_capability + " serve from L2, not L1");
@@ -682,7 +682,6 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
       c.note_tf32("convolutions");
     }
     if (c.opts.precision == Precision::tf32 && c.has_tf32 && !d.depthwise) d.conv_tf32 = true;
-    if (c.opts.channels_last) d.layout_reorder_bytes = 0;
     if (d.layout_reorder_bytes > 0 && !c.noted_reorders && c.gpu.uses_tensor_cores(c.opts.precision)) {
       c.plan.notes.push_back("cuDNN reorders NCHW tensors to NHWC and back around each " + to_string(c.opts.precision) +
                              " tensor-core convolution (three kernels each, costed); --channels-last for a model "

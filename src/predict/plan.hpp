@@ -142,7 +142,7 @@ struct ConvShape {
 };
 /// The facts of a conv draft from its shape, one definition for network plans and kernel rows: depthwise,
 /// the taps PyTorch's own FP32 depthwise kernel loads (depthwise_tap_bytes), Winograd and its tile fill.
-void set_conv_facts(KernelDraft& d, const ConvShape& s, Runtime rt, Precision p);
+void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& opts);
 /// KernelDraft::depthwise_tap_bytes of a depthwise conv with `outputs` output elements, a kh x kw filter and
 /// width stride sw, elements of `element_bytes`: per warp and tap, 32 input loads spread over sw x 32 x
 /// element_bytes bytes (4 x sw sectors at FP32, 2 x sw at FP16; one more for the misaligned start) and one

@@ -140,7 +140,7 @@ TEST(LayoutReorders, KernelRowsPayThemOnlyWhereTheRuntimeHoldsNchwTensors) {
   // A measured FP16 convolution row: PyTorch hands cuDNN NCHW tensors (three reorder kernels on the tensor
   // path); a bare cuDNN call takes its caller's layout (DeepBench's FP16 harness gives NHWC): none.
   const GpuSpec g = gpu("v100-sxm2-16gb");
-  auto conv_row = [&](Runtime rt) {
+  auto conv_row = [&](Runtime rt, bool channels_last = false) {
     KernelEstimate k;
     k.family = OpFamily::conv;
     k.op = "Conv";
@@ -152,12 +152,17 @@ TEST(LayoutReorders, KernelRowsPayThemOnlyWhereTheRuntimeHoldsNchwTensors) {
     PredictOptions o;
     o.precision = Precision::fp16;
     o.runtime = rt;
+    o.channels_last = channels_last;
     estimate_kernel(k, g, o);
     return k;
   };
   const KernelEstimate eager = conv_row(Runtime::pytorch), bare = conv_row(Runtime::cudnn);
   EXPECT_EQ(eager.reorder_kernels, 3);
   EXPECT_EQ(bare.reorder_kernels, 0);
+  // A row measured on torch.channels_last tensors pays none, as a network plan with --channels-last does.
+  const KernelEstimate nhwc = conv_row(Runtime::pytorch, true);
+  EXPECT_EQ(nhwc.reorder_kernels, 0);
+  EXPECT_DOUBLE_EQ(nhwc.time_s, bare.time_s);
   const double reorder_s = 2.0 * (2 * 64.0 * 256 * 28 * 28 + 256.0 * 256 * 9) * 2 / (g.mem_bandwidth_gbps * 1e9 * 0.8);
   EXPECT_NEAR(eager.time_s - bare.time_s, reorder_s + 3 * 0.8e-6, 1e-9);
 }
