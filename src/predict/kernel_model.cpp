@@ -120,6 +120,8 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   if (!(r.dram_bps > 0)) throw InputError("GPU '" + gpu.id + "': mem_bandwidth_gbps must be positive");
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;
   r.sms = std::max(1, gpu.sm_count);
+  const double threads_per_sm = gpu.max_threads_per_sm > 0 ? gpu.max_threads_per_sm : 2048.0;
+  r.channel_block_slots = r.sms * std::max(1.0, std::floor(threads_per_sm / model::k_bn_channel_block_threads));
   r.launch_floor_s = gpu.segment == "embedded" ? model::k_launch_floor_embedded_s : model::k_launch_floor_s;
   // After the rates, clock and SM count. FP16/BF16 convolutions pay cuDNN's layout reorders as kernels of their
   // own (time_kernel), so their share starts higher.
@@ -228,6 +230,13 @@ double memory_efficiency(const KernelDraft& k) {
 bool l1_caches_global_loads(const GpuSpec& gpu) {
   const double cc = std::strtod(gpu.compute_capability.c_str(), nullptr);
   return !(cc > 0 && cc < 7.0);
+}
+
+void set_bn_backward_channels(KernelDraft& d, double numel, double channels) {
+  if (!(numel > 0 && channels > 0)) return;
+  d.channel_blocks = channels;
+  d.channel_elems = numel / channels;
+  d.channel_passes = model::k_bn_backward_channel_passes;
 }
 
 void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& opts) {
@@ -410,6 +419,14 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     // K x k_rnn_step_cycles_per_k SM cycles, whatever the FLOPs and bytes.
     body_step = std::max(body_step, static_cast<double>(k.gemm.k) * model::k_rnn_step_cycles_per_k / r.core_clock_hz);
   }
+  if (k.channel_passes > 0 && k.channel_blocks > 0 && k.channel_elems > 0) {
+    // One block per channel, each at its own streaming rate (KernelDraft::channel_blocks): blocks beyond what
+    // the GPU holds at once wait for a second round.
+    const double rate =
+        r.half_precision ? model::k_bn_channel_block_elems_per_s_half : model::k_bn_channel_block_elems_per_s;
+    const double rounds = std::ceil(k.channel_blocks / r.channel_block_slots);
+    body_step = std::max(body_step, rounds * k.channel_elems * k.channel_passes / rate / steps);
+  }
   const double floor_step = r.launch_floor_s * launches / steps;
   const double gap_step = model::k_kernel_gap_s * launches / steps;
   out.compute_s = compute;
@@ -511,6 +528,13 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
       // of the forward's view that a row carries.
       if (d.phase == Phase::backward_data && d.matrix) d.gemm = GemmShape{d.gemm.batch, d.gemm.m, d.gemm.k, d.gemm.n};
     }
+  }
+  // A BatchNorm gradient row of PyTorch or a bare cuDNN call on NCHW tensors: one block per channel.
+  if (k.op == "BatchNormalization" && d.phase == Phase::backward && !opts.channels_last &&
+      (opts.runtime == Runtime::pytorch || opts.runtime == Runtime::cudnn)) {
+    const double channels = attr_or(k, "channels", 0);
+    detail::set_bn_backward_channels(d, attr_or(k, "batch", 0) * channels * attr_or(k, "in_h", 0) * attr_or(k, "in_w", 1),
+                                     channels);
   }
   // A measured PyTorch LayerNorm row carries its ideal traffic; the kernel reads its input twice (plan.cpp).
   if (k.op == "LayerNormalization" && d.phase == Phase::forward && opts.runtime == Runtime::pytorch)

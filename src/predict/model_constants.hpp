@@ -216,6 +216,25 @@ inline constexpr double k_roofline_alpha = 0.15;
 /// (5). Prior (cuDNN and ATen's batch_norm_backward kernels).
 inline constexpr double k_bn_train_forward_passes = 3.0;
 inline constexpr double k_bn_train_backward_passes = 5.0;
+/// cuDNN's BatchNorm backward on NCHW tensors (CUDNN_BATCHNORM_SPATIAL, which PyTorch uses in training unless the
+/// tensors are channels_last) runs one 512-thread block per channel (bn_bw_1C11_kernel: grid C x 1 x 1) that
+/// walks its channel's N x H x W elements once per pass. A block keeps only so many loads in flight, so a channel
+/// streams at a rate of its own however wide the GPU's memory: with few channels and large maps the kernel is
+/// bound by that rate, not by DRAM. Measured (data/measured/h200-harness, cuDNN 9.14, CUPTI kernel time; the
+/// harness calls it without the forward's saved statistics, so it makes three passes): 32x64x56x56 (64 blocks on
+/// 132 SMs, 100,352 elements per channel) 0.170 ms FP32 and 0.119 ms FP16, 6.6x and 9x the DRAM-bound time;
+/// three passes over 100,352 elements in those times are the rates below (elements per second per block, FP32
+/// and 16-bit storage). Taken as a per-block rate in seconds, not cycles: a block's loads wait on DRAM latency,
+/// which is about the same in nanoseconds across HBM and GDDR generations. On GPUs of a few hundred GB/s the
+/// DRAM bound stays the larger one; on an H100/H200 at batch 128 a 64-channel BatchNorm's gradient is bound by
+/// this (ResNet-18's first BatchNorms).
+inline constexpr double k_bn_channel_block_elems_per_s = 1.77e9;
+inline constexpr double k_bn_channel_block_elems_per_s_half = 2.53e9;
+/// Passes of that backward over its channel with the forward's saved mean and inverse deviation (PyTorch passes
+/// them): the reductions of dy and dy * x_hat, then the input gradient.
+inline constexpr double k_bn_backward_channel_passes = 2.0;
+/// Threads of that per-channel block: an SM holds max_threads_per_sm / 512 of them at once.
+inline constexpr double k_bn_channel_block_threads = 512;
 /// DRAM passes of PyTorch's LayerNorm forward over its activation: vectorized_layer_norm_kernel reads each row
 /// for its Welford statistics, reads it again to normalise, and writes y (3, where the ideal traffic counts 2),
 /// as BatchNorm's training forward does. NeuSight's LayerNorm rows (PyTorch 2.1, forward, every GPU) ran

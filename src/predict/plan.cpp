@@ -931,6 +931,19 @@ void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f
 
 /// Backward in reverse order: gradient accumulation where an output fans out, then each node's gradient
 /// kernels. Returns nothing; appends to the plan.
+/// cuDNN's BatchNorm backward on NCHW tensors runs one block per channel (set_bn_backward_channels): PyTorch in
+/// training and a bare cuDNN call, unless the tensors are channels_last (cuDNN's NHWC kernels spread a channel
+/// over many blocks). `tensor`: the BatchNorm's input. A conv bias (which may stand for a folded BatchNorm) keeps
+/// its DRAM-bound time: its gradient is ATen's sum over N, H and W, which spreads a channel over many blocks.
+void bn_backward_channels(const PlanContext& c, int tensor, KernelDraft& b) {
+  if (c.opts.channels_last || !(c.opts.runtime == Runtime::pytorch || c.opts.runtime == Runtime::cudnn)) return;
+  if (tensor < 0) return;
+  const Tensor& t = c.g.tensors[tensor];
+  const auto n = t.numel();
+  if (!n || *n <= 0 || t.shape.size() < 3 || t.shape[1] <= 0) return;
+  set_bn_backward_channels(b, static_cast<double>(*n), static_cast<double>(t.shape[1]));
+}
+
 void plan_backward(PlanContext& c, int n_forward) {
   const Graph& g = c.g;
   const double bwd_host = c.eager ? c.host.backward : c.host.kernel;
@@ -981,6 +994,7 @@ void plan_backward(PlanContext& c, int n_forward) {
                       ? f.bytes * model::k_bn_train_backward_passes / model::k_bn_train_forward_passes
                       : f.bytes * 2 / (f.layer_norm_stats_pass ? model::k_ln_forward_passes / 2.0 : 1.0);
         b.layer_norm_stats_pass = false;
+        if (node.op == "BatchNormalization" && !node.inputs.empty()) bn_backward_channels(c, node.inputs[0], b);
         b.flops = f.flops * 2;
         c.plan.kernels.push_back(b);
         break;

@@ -55,6 +55,12 @@ struct KernelDraft {
   /// (PredictOptions::channels_last), where the runtime picks its own layouts (TensorRT) or the caller's
   /// (a bare cuDNN call), and for PyTorch's own depthwise kernel.
   double layout_reorder_bytes = 0;
+  /// A reduction that runs one thread block per channel (cuDNN's NCHW BatchNorm backward): `channel_blocks`
+  /// blocks, each streaming `channel_elems` elements `channel_passes` times at a per-block rate
+  /// (model_constants.hpp, k_bn_channel_block_elems_per_s). 0 passes: no such bound.
+  double channel_blocks = 0;
+  double channel_elems = 0;
+  double channel_passes = 0;
   int launches = 1;        ///< GPU kernels this record stands for
   int serial_steps = 1;    ///< sequential repetitions of the GEMM view (RNN time steps)
   double flops = 0;
@@ -123,6 +129,8 @@ struct GpuRates {
   /// Plain global loads are cached in L1 (sm_70 and later). Maxwell and Pascal (sm_5x/6x) keep in L1 only
   /// loads the compiler proves read-only, so a kernel that re-reads its input per filter tap reads L2.
   bool l1_caches_global = true;
+  /// Blocks of k_bn_channel_block_threads threads the GPU holds at once (SMs x threads per SM / block).
+  double channel_block_slots = 1;
   /// Which tiles cuBLAS's strided-batched FP32 SIMT GEMM runs on this architecture (model_constants.hpp,
   /// k_batched_tiles_sgemm_*): one kernel on Maxwell/Pascal and on Ampere/Ada, a choice elsewhere.
   enum class BatchedSgemm { choice, pascal, ampere } batched_sgemm = BatchedSgemm::choice;
@@ -134,6 +142,9 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorc
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
 /// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
 bool l1_caches_global_loads(const GpuSpec& gpu);
+/// cuDNN's NCHW BatchNorm backward as a per-channel reduction (KernelDraft::channel_*) on an input of `numel`
+/// elements and `channels` channels; nothing when either is unknown.
+void set_bn_backward_channels(KernelDraft& d, double numel, double channels);
 /// A convolution's shape as the kernel model needs it (0 where unknown).
 struct ConvShape {
   double groups = 1, cin = 0, cout = 0, kh = 1, kw = 1, sh = 1, sw = 1, dil = 1;

@@ -167,6 +167,60 @@ TEST(LayoutReorders, KernelRowsPayThemOnlyWhereTheRuntimeHoldsNchwTensors) {
   EXPECT_NEAR(eager.time_s - bare.time_s, reorder_s + 3 * 0.8e-6, 1e-9);
 }
 
+TEST(BatchNormBackward, OneBlockPerChannelStreamsAtItsOwnRate) {
+  // cuDNN's NCHW BatchNorm backward runs one 512-thread block per channel (perfpred's H200 harness: grid 64x1x1,
+  // 0.170 ms FP32 at 32x64x56x56 with the statistics recomputed, three passes). With the forward's saved
+  // statistics it makes two passes, at k_bn_channel_block_elems_per_s each: far above the DRAM-bound time.
+  const GpuSpec h200 = gpu("h200-sxm-141gb");
+  auto bn_row = [](double batch, double channels, double hw) {
+    KernelEstimate k;
+    k.family = OpFamily::norm;
+    k.op = "BatchNormalization";
+    k.phase = "backward";
+    const double n = batch * channels * hw * hw;
+    k.flops = 8 * n;
+    k.bytes = 5 * n * 4;
+    k.attrs = {{"batch", batch}, {"channels", channels}, {"in_h", hw}, {"in_w", hw}};
+    return k;
+  };
+  auto timed = [&](KernelEstimate k, const GpuSpec& g, Runtime rt, Precision p, bool channels_last) {
+    PredictOptions o;
+    o.precision = p;
+    o.runtime = rt;
+    o.channels_last = channels_last;
+    estimate_kernel(k, g, o);
+    return k.time_s;
+  };
+  const auto row = bn_row(32, 64, 56);
+  const double per_channel = 32.0 * 56 * 56, gap = 0.8e-6;  // and the gap after each kernel
+  const double nchw = timed(row, h200, Runtime::cudnn, Precision::fp32, false);
+  EXPECT_NEAR(nchw, per_channel * 2 / 1.77e9 + gap, 1e-9);
+  EXPECT_NEAR(timed(row, h200, Runtime::pytorch, Precision::fp16, false), per_channel * 2 / 2.53e9 + gap, 1e-9);
+  // The harness's three-pass time is 0.170 ms; two passes of it are what the model gives (DRAM alone: 0.04).
+  EXPECT_NEAR(nchw, 0.170e-3 * 2 / 3, 0.002e-3);
+  // channels_last tensors take cuDNN's NHWC kernels, which spread a channel over many blocks: DRAM-bound.
+  const double nhwc = timed(row, h200, Runtime::pytorch, Precision::fp32, true);
+  EXPECT_LT(nhwc, 0.5 * nchw);
+  // TensorRT has no BatchNorm gradient kernel of cuDNN's: the bound is cuDNN's and PyTorch's only.
+  EXPECT_DOUBLE_EQ(timed(row, h200, Runtime::tensorrt, Precision::fp32, false), nhwc);
+  // A GTX 1080 Ti's 484 GB/s are slower than 64 blocks at their rate: DRAM-bound as before.
+  const GpuSpec pascal = gpu("gtx-1080ti");
+  EXPECT_DOUBLE_EQ(timed(row, pascal, Runtime::cudnn, Precision::fp32, false),
+                   timed(row, pascal, Runtime::cudnn, Precision::fp32, true));
+  // More channels than the GPU holds blocks at once: a second round (an H200 copy with room for one
+  // 512-thread block per SM: 132 at once, 200 channels).
+  GpuSpec one_block = h200;
+  one_block.max_threads_per_sm = 512;
+  const auto wide = bn_row(32, 200, 28);
+  EXPECT_NEAR(timed(wide, one_block, Runtime::cudnn, Precision::fp32, false), 2 * (32.0 * 28 * 28) * 2 / 1.77e9 + gap,
+              1e-9);
+  // The forward keeps its DRAM-bound time.
+  KernelEstimate fwd = row;
+  fwd.phase = "forward";
+  EXPECT_DOUBLE_EQ(timed(fwd, h200, Runtime::cudnn, Precision::fp32, false),
+                   timed(fwd, h200, Runtime::cudnn, Precision::fp32, true));
+}
+
 TEST(DesktopHeadroom, OneClockFactorForEveryMathPath) {
   // A GeForce card runs above its rated boost clock: one factor, the same on the FP32 and the tensor
   // path. Compared with a copy of the card marked as a datacenter part (no headroom, same power).

@@ -362,6 +362,39 @@ TEST(PredictRuntime, HalfTensorCoreConvsPayCudnnReordersOfNchwTensors) {
   }
 }
 
+TEST(PredictTraining, NchwBatchNormGradientIsBoundByOneBlockPerChannel) {
+  // ResNet's first BatchNorm at batch 128 (64 channels of 128 x 112 x 112): cuDNN's NCHW backward walks each
+  // channel in one block, which on an H200 takes far longer than its DRAM traffic; on a GTX 1080 Ti the DRAM
+  // traffic is the longer. channels_last (NHWC kernels) and inference leave the step as it was.
+  test::NetBuilder b;
+  b.output(b.relu(b.bn(b.conv(b.input("x", {128, 3, 224, 224}), 64, 7, 2))));
+  PredictOptions train;
+  train.batch = 128;
+  train.mode = Mode::training;
+  train.include_copies = false;
+  PredictOptions nhwc = train;
+  nhwc.channels_last = true;
+  const GpuSpec h200 = gpu("h200-sxm-141gb");
+  const auto p = run(b, h200, train), q = run(b, h200, nhwc);
+  auto bn_bwd_ms = [](const Prediction& r) {
+    double ms = 0;
+    for (const auto& k : r.kernels)
+      if (k.op.rfind("BatchNormalization", 0) == 0 && k.phase == "backward") ms += k.time_s * 1e3;
+    return ms;
+  };
+  const double per_channel = 128.0 * 112 * 112;
+  EXPECT_NEAR(bn_bwd_ms(p), (per_channel * 2 / 1.77e9 + 0.8e-6) * 1e3, 1e-6);  // and the gap after the kernel
+  EXPECT_LT(bn_bwd_ms(q), 0.5 * bn_bwd_ms(p));
+  EXPECT_NEAR(p.kernels_ms - q.kernels_ms, bn_bwd_ms(p) - bn_bwd_ms(q), 1e-6);
+  PredictOptions infer = train;
+  infer.mode = Mode::inference;
+  PredictOptions infer_nhwc = infer;
+  infer_nhwc.channels_last = true;
+  EXPECT_DOUBLE_EQ(run(b, h200, infer).kernels_ms, run(b, h200, infer_nhwc).kernels_ms);
+  const GpuSpec pascal = gpu("gtx-1080ti");
+  EXPECT_DOUBLE_EQ(bn_bwd_ms(run(b, pascal, train)), bn_bwd_ms(run(b, pascal, nhwc)));
+}
+
 TEST(PredictRuntime, TensorRtTrainingIsAnInputError) {
   auto net = test::resnet_like(1);
   PredictOptions o;
