@@ -10,6 +10,9 @@
 #   MICRO_PLAN=FILE        a plan profiled first into OUT_DIR/micro (e.g. the microbenchmarks alone)
 #   TORCH_SECONDS=N        also time torchvision networks under PyTorch for N seconds
 #                          (tools/measure_torch_networks.py, into OUT_DIR/torch-networks)
+#   TORCH_KERNEL_SECONDS=N also profile PyTorch's kernels of ResNet-18/50 at batch 128 (FP16 and FP32, training
+#                          and inference, NCHW and channels_last) for N seconds and compare each kind's time with
+#                          perfpred's prediction (tools/profile_torch_kernels.py, into OUT_DIR/torch-kernels)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-${OUT:-$root/gpu-check-out}}
@@ -85,6 +88,17 @@ if [ -n "${TORCH_SECONDS:-}" ]; then
   env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 timeout $((TORCH_SECONDS + 120)) python3 "$root/tools/measure_torch_networks.py" \
     --out "$out/torch-networks" --max-seconds "$TORCH_SECONDS" >"$out/torch.log" 2>&1 || { log "torch networks failed (see torch.log)"; status=1; }
   tail -2 "$out/torch.log" | tee -a "$out/gpu-check.log" >&2
+fi
+
+if [ -n "${TORCH_KERNEL_SECONDS:-}" ]; then
+  log "PyTorch kernels for ${TORCH_KERNEL_SECONDS} s -> $out/torch-kernels"
+  env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1 timeout $((TORCH_KERNEL_SECONDS + 120)) python3 \
+    "$root/tools/profile_torch_kernels.py" --out "$out/torch-kernels" --max-seconds "$TORCH_KERNEL_SECONDS" \
+    >"$out/torch-kernels.log" 2>&1 || { log "torch kernels failed (see torch-kernels.log)"; status=1; }
+  if [ -f "$out/torch-kernels/summary.json" ]; then
+    python3 "$root/tools/profile_torch_kernels.py" --compare "$out/torch-kernels" --perfpred "$build/src/cli/perfpred" \
+      >>"$out/torch-kernels.log" 2>&1 || log "kernel comparison failed (see torch-kernels.log)"
+  fi
 fi
 
 log "plan ($plan) -> $out/dataset"
