@@ -2,14 +2,14 @@
 # Regenerate the "Learned model" section of docs/accuracy.md: every split trains a bundle without the
 # held-out GPU or family, evaluates it on the held-out rows, and reports it beside the analytical model.
 #
-#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench kfam kapp netk netfam jetson networks torchvision
-#                                             energy memory policy default doc (default: all of them, in that order)
+#   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench kfam kapp blend netk netfam jetson networks
+#                                             torchvision energy memory policy default doc (default: all, in that order)
 # Environment: PERFPRED (binary, default build/src/cli/perfpred), DATA (default cache/datasets, made by
 # tools/convert_datasets.py), OUT (default cache/eval/learned), ROUNDS (boosting rounds, default 150),
 # THREADS (default 2), MAX_DEPTH (default 6), NET_FRACTION (share of network rows used, default 1),
 # DEFAULT_MAX_DEPTH (tree depth of the shipped bundle, default MAX_DEPTH), REUSE (1: evaluate fold bundles already
 # in $OUT/bundles instead of retraining them), MIN_APP_ROWS (kapp: the fewest DeepBench rows an application needs
-# to be held out, default 100).
+# to be held out, default 100), KERNEL_BLEND (the kernel bundles' --kernel-blend; default: perfpred train's).
 # Results: $OUT/*.json (one `perfpred eval --json` per split), the default bundle models/perfpred-default.json,
 # and docs/accuracy.md between the "learned model" markers.
 set -euo pipefail
@@ -30,7 +30,9 @@ mkdir -p "$OUT/bundles"
 DEFAULT_MAX_DEPTH=${DEFAULT_MAX_DEPTH:-$MAX_DEPTH}
 REUSE=${REUSE:-0}  # 1: a fold whose bundle is already in $OUT/bundles is evaluated, not retrained
 MIN_APP_ROWS=${MIN_APP_ROWS:-100}
-STEPS=${*:-kernels deepbench kfam kapp netk netfam jetson networks torchvision energy memory policy default doc}
+STEPS=${*:-kernels deepbench kfam kapp blend netk netfam jetson networks torchvision energy memory policy default doc}
+KB=()
+[ -n "${KERNEL_BLEND:-}" ] && KB=(--kernel-blend "$KERNEL_BLEND")
 [ -x "$PERFPRED" ] || { echo "eval_learned: no perfpred binary at $PERFPRED (set PERFPRED)"; exit 2; }
 
 NS=()
@@ -51,7 +53,7 @@ timed() {  # timed NAME CMD...: run, record wall and CPU seconds in $OUT/NAME.ti
 need_all() {
   if [ ! -f "$ALL" ]; then
     log "training the kernel bundle on all NeuSight kernels"
-    timed train-neusight-all "$PERFPRED" train "${NS[@]}" --out "$ALL" --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json \
+    timed train-neusight-all "$PERFPRED" train "${NS[@]}" "${KB[@]}" --out "$ALL" --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json \
       >"$OUT/train-neusight-all.json"
   fi
 }
@@ -63,7 +65,7 @@ for step in $STEPS; do
       if [ $fold = a100 ]; then H=(--holdout-gpu a100-pcie-40gb --holdout-gpu a100-pcie-80gb); else H=(--holdout-gpu $fold); fi
       log "kernels: hold out $fold"
       [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/kernels-$fold.json" ] ||
-      timed "train-kernels-$fold" "$PERFPRED" train "${NS[@]}" "${H[@]}" --out "$OUT/bundles/kernels-$fold.json" \
+      timed "train-kernels-$fold" "$PERFPRED" train "${NS[@]}" "${H[@]}" "${KB[@]}" --out "$OUT/bundles/kernels-$fold.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kernels-$fold.json"
       "$PERFPRED" eval --model "$OUT/bundles/kernels-$fold.json" "${NS[@]}" "${H[@]}" --rows "$OUT/kernels-$fold.rows.csv" \
         --json >"$OUT/kernels-$fold.json"
@@ -73,7 +75,7 @@ for step in $STEPS; do
       n=${g#spec:}
       log "deepbench: hold out $g"
       [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/deepbench-$n.json" ] ||
-      timed "train-deepbench-$n" "$PERFPRED" train "${DB[@]}" --holdout-gpu $g --out "$OUT/bundles/deepbench-$n.json" \
+      timed "train-deepbench-$n" "$PERFPRED" train "${DB[@]}" "${KB[@]}" --holdout-gpu $g --out "$OUT/bundles/deepbench-$n.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-deepbench-$n.json"
       "$PERFPRED" eval --model "$OUT/bundles/deepbench-$n.json" "${DB[@]}" --holdout-gpu $g --rows "$OUT/deepbench-$n.rows.csv" \
         --json >"$OUT/deepbench-$n.json"
@@ -138,7 +140,7 @@ for step in $STEPS; do
     for fam in conv gemm elementwise norm softmax; do
       log "kfam: NeuSight without $fam"
       [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/kfam-ns-$fam.json" ] ||
-      timed "train-kfam-ns-$fam" "$PERFPRED" train "${NS[@]}" --holdout-family $fam --out "$OUT/bundles/kfam-ns-$fam.json" \
+      timed "train-kfam-ns-$fam" "$PERFPRED" train "${NS[@]}" "${KB[@]}" --holdout-family $fam --out "$OUT/bundles/kfam-ns-$fam.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kfam-ns-$fam.json"
       "$PERFPRED" eval --model "$OUT/bundles/kfam-ns-$fam.json" "${NS[@]}" --holdout-family $fam \
         --rows "$OUT/kfam-ns-$fam.rows.csv" --json >"$OUT/kfam-ns-$fam.json"
@@ -146,7 +148,7 @@ for step in $STEPS; do
     for fam in conv gemm rnn; do
       log "kfam: DeepBench without $fam"
       [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/kfam-db-$fam.json" ] ||
-      timed "train-kfam-db-$fam" "$PERFPRED" train "${DB[@]}" --holdout-family $fam --out "$OUT/bundles/kfam-db-$fam.json" \
+      timed "train-kfam-db-$fam" "$PERFPRED" train "${DB[@]}" "${KB[@]}" --holdout-family $fam --out "$OUT/bundles/kfam-db-$fam.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kfam-db-$fam.json"
       "$PERFPRED" eval --model "$OUT/bundles/kfam-db-$fam.json" "${DB[@]}" --holdout-family $fam \
         --rows "$OUT/kfam-db-$fam.rows.csv" --json >"$OUT/kfam-db-$fam.json"
@@ -169,16 +171,21 @@ EOF2
     for app in $apps; do
       log "kapp: DeepBench without $app"
       [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/kapp-db-$app.json" ] ||
-      timed "train-kapp-db-$app" "$PERFPRED" train "${DB[@]}" --holdout-family "$app" --out "$OUT/bundles/kapp-db-$app.json" \
+      timed "train-kapp-db-$app" "$PERFPRED" train "${DB[@]}" "${KB[@]}" --holdout-family "$app" --out "$OUT/bundles/kapp-db-$app.json" \
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-kapp-db-$app.json"
       "$PERFPRED" eval --model "$OUT/bundles/kapp-db-$app.json" "${DB[@]}" --holdout-family "$app" \
         --rows "$OUT/kapp-db-$app.rows.csv" --json >"$OUT/kapp-db-$app.json"
     done ;;
+  blend)  # the evidence for the kernel bundles' blend weight: the NeuSight, DeepBench and DeepBench-application folds
+    # again with the boosters alone (--kernel-blend 1, into $OUT/blend1), each held-out row's error recomputed for
+    # blends with the analytical model (tools/kernel_blend_curve.py)
+    OUT="$OUT/blend1" KERNEL_BLEND=1 "$ROOT/scripts/eval_learned.sh" kernels deepbench kapp
+    /usr/bin/python3 "$ROOT/tools/kernel_blend_curve.py" "$OUT/blend1" --json "$OUT/blend-curve.json" >"$OUT/blend-curve.md" ;;
   netk)  # the shipped recipe's kernel boosters (NeuSight + DeepBench) under whole networks, trained without the
     # network GPUs: every HELP, torchvision and Jetson row is held out by GPU and by family (no network trains a kernel booster)
     log "netk: kernel boosters without the network GPUs"
     [ "$REUSE" = 1 ] && [ -f "$OUT/bundles/netk.json" ] ||
-    timed train-netk "$PERFPRED" train "${NS[@]}" "${DB[@]}" "${NET_GPUS[@]}" --out "$OUT/bundles/netk.json" \
+    timed train-netk "$PERFPRED" train "${NS[@]}" "${DB[@]}" "${NET_GPUS[@]}" "${KB[@]}" --out "$OUT/bundles/netk.json" \
       --rounds "$ROUNDS" --max-depth "$DEFAULT_MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-netk.json"
     "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/netk.json" "${HELP[@]}" \
       --rows "$OUT/netk-help.rows.csv" --json >"$OUT/netk-help.json"
@@ -215,7 +222,7 @@ EOF2
     /usr/bin/python3 "$ROOT/scripts/eval_learned_policy.py" "$OUT" "$OUT/policy.json" ;;
   default)  # the shipped bundle: NeuSight (MIT) + DeepBench (Apache-2.0) kernel boosters and the policy
     [ -f "$OUT/policy.json" ] || { echo "eval_learned: no $OUT/policy.json (run the policy step first)"; exit 2; }
-    timed train-default "$PERFPRED" train "${NS[@]}" "${DB[@]}" --out models/perfpred-default.json --name perfpred-default \
+    timed train-default "$PERFPRED" train "${NS[@]}" "${DB[@]}" "${KB[@]}" --out models/perfpred-default.json --name perfpred-default \
       --policy "$OUT/policy.json" --rounds "$ROUNDS" --max-depth "$DEFAULT_MAX_DEPTH" --threads "$THREADS" --json \
       >"$OUT/train-default.json"
     for i in 1 2 3; do  # `predict` uses the shipped bundle by default

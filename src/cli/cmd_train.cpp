@@ -31,6 +31,7 @@ std::string command_line(const TrainCmdOptions& o) {
   if (!o.policy.empty()) c += " --policy " + o.policy;
   for (const auto& d : o.drop_features) c += " --drop-feature " + d;
   if (o.min_host_sensitivity != 0.25) c += " --host-min-sensitivity " + std::to_string(o.min_host_sensitivity);
+  if (o.kernel_blend != learn::k_default_kernel_blend) c += " --kernel-blend " + std::to_string(o.kernel_blend);
   if (o.allow_unlicensed_eval) c += " --allow-unlicensed-eval";
   return c;
 }
@@ -43,6 +44,7 @@ int run_train(const TrainCmdOptions& o) {
   if (o.max_depth < 1 || o.max_depth > 20) throw InputError("train: --max-depth must be in 1..20");
   if (!(o.eta > 0 && o.eta <= 1)) throw InputError("train: --eta must be in (0, 1]");
   if (o.threads < 1) throw InputError("train: --threads must be >= 1");
+  if (!(o.kernel_blend >= 0 && o.kernel_blend <= 1)) throw InputError("train: --kernel-blend must be in [0, 1]");
   if (!(o.network_fraction > 0 && o.network_fraction <= 1)) throw InputError("train: --network-fraction must be in (0, 1]");
   learn::TrainRequest req;
   for (const auto& d : o.data) req.data.emplace_back(d);
@@ -58,6 +60,7 @@ int run_train(const TrainCmdOptions& o) {
   req.options.nthread = o.threads;
   req.options.seed = o.seed;
   req.options.drop_features = o.drop_features;
+  req.options.kernel_blend = o.kernel_blend;
   if (!(o.min_host_sensitivity >= 0 && o.min_host_sensitivity <= 1))
     throw InputError("train: --host-min-sensitivity must be in [0, 1]");
   req.options.min_host_sensitivity = o.min_host_sensitivity;

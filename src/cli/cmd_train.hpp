@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "perfpred/learn/train.hpp"
+
 namespace perfpred::cli {
 
 struct TrainCmdOptions {
@@ -20,6 +22,7 @@ struct TrainCmdOptions {
   double network_fraction = 1.0;
   bool allow_unlicensed_eval = false;
   std::string name;
+  double kernel_blend = learn::k_default_kernel_blend;  ///< efficiency boosters against the analytical time
   double min_host_sensitivity = 0.25;  ///< host-overhead rows: latency share moved by doubling the host cost
   std::vector<std::string> drop_features;  ///< feature names or prefixes ending in '*' left out of training
   std::string base;  ///< reuse the kernel boosters of this latency bundle

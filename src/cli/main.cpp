@@ -340,6 +340,7 @@ int main(int argc, char** argv) {
     sub->add_option("--holdout-family", train_opts.holdout_families, "Leave this op family or model family (network rows; kernel rows' application) out (repeatable)");
     sub->add_option("--rounds", train_opts.rounds, "Boosting rounds per booster (efficiency boosters: the most; leave-one-GPU-out picks fewer)")->default_val(300);
     sub->add_option("--kernel-target", train_opts.kernel_target, "Kernel boosters: efficiency (against each kernel's roofline, dimensionless features) or ratio (log measured/analytical, the first design)")->default_val("efficiency");
+    sub->add_option("--kernel-blend", train_opts.kernel_blend, "Efficiency boosters: weight of their kernel time against the analytical time, in [0, 1] (time = learned^w x analytical^(1-w); docs/accuracy.md)")->default_val(perfpred::learn::k_default_kernel_blend);
     sub->add_option("--max-depth", train_opts.max_depth, "Tree depth")->default_val(6);
     sub->add_option("--eta", train_opts.eta, "Learning rate")->default_val(0.08);
     sub->add_option("--threads", train_opts.threads, "XGBoost threads")->default_val(2);

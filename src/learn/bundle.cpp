@@ -161,6 +161,14 @@ void read_efficiency_fields(const nlohmann::json& j, const std::string& label, B
       }
     }
   }
+  if (j.contains("kernel_blend")) {
+    if (!j["kernel_blend"].is_object()) throw InputError(label + ": field kernel_blend must be an object");
+    for (const auto& [fam, v] : j["kernel_blend"].items()) {
+      const double w = finite_number(v, label + ": kernel_blend." + fam);
+      if (w < 0 || w > 1) throw InputError(label + ": kernel_blend." + fam + ": must be between 0 and 1");
+      b.kernel_blend[fam] = w;
+    }
+  }
   if (j.contains("timer_floors")) {
     if (!j["timer_floors"].is_object()) throw InputError(label + ": field timer_floors must be an object");
     for (const auto& [src, ops] : j["timer_floors"].items()) {
@@ -305,6 +313,7 @@ nlohmann::json to_json(const Bundle& b) {
       for (const auto& [name, seen] : c) codes[fam][name] = seen;
     j["kernel_codes"] = codes;
     j["timer_floors"] = b.timer_floors;
+    if (!b.kernel_blend.empty()) j["kernel_blend"] = b.kernel_blend;
   }
   j["host_features"] = b.host_features;
   j["network_features"] = b.network_features;

@@ -152,9 +152,13 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
     const FeatureCodes no_codes;
     const auto ranges = range_columns(rit == b.kernel_ranges.end() ? no_ranges : rit->second,
                                       cit == b.kernel_codes.end() ? no_codes : cit->second);
+    // The booster's weight against the analytical time, chosen by leave-one-GPU-out in training
+    // (Bundle::kernel_blend; 1 in bundles before it), times the shrinkage outside the training range.
+    const auto bit = b.kernel_blend.find(fam);
+    const double blend = bit == b.kernel_blend.end() ? 1.0 : bit->second;
     for (size_t r = 0; r < idx.size(); ++r) {
       const KernelView v = view(idx[r]);
-      const double w = range_weight(ranges, x.values.data() + r * nf);
+      const double w = blend * range_weight(ranges, x.values.data() + r * nf);
       if (weights) (*weights)[idx[r]] = w;
       double t = efficiency_time_s(*v.k, roofs[r], y[r], w);
       double analytical = v.k->time_s;

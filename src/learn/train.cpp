@@ -74,6 +74,7 @@ nlohmann::json to_json(const TrainOptions& o) {
           {"min_family_rows", o.min_family_rows},
           {"drop_features", o.drop_features},
           {"min_host_sensitivity", o.min_host_sensitivity},
+          {"kernel_blend", o.kernel_blend},
           {"objective", "reg:squarederror"},
           {"label", "log(measured / analytical)"}};
 }

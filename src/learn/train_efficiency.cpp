@@ -214,6 +214,7 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
   out.kernel_models.clear();
   out.kernel_ranges.clear();
   out.kernel_codes.clear();
+  out.kernel_blend.clear();
   out.kernel_target = k_efficiency_target;
   out.kernel_features = names;
   nlohmann::json stopping = nlohmann::json::object();
@@ -227,6 +228,7 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
     out.kernel_models[key] = fit_final(rows, opts, rounds);
     out.kernel_ranges[key] = ranges_of(rows);
     out.kernel_codes[key] = codes_of(rows);
+    out.kernel_blend[key] = opts.kernel_blend;
     stopping[key] = rep;
     chosen.push_back(rounds);
     spdlog::info("training: efficiency {}: {} rows, {} rounds (leave-one-GPU-out over {} GPUs), in-sample mean APE "

@@ -413,6 +413,46 @@ Bundle train_bundle(const std::vector<KernelSample>& samples) {
 }
 }  // namespace
 
+TEST(LearnEfficiency, KernelBlendWeighsTheBoosterAgainstTheAnalyticalTime) {
+  // time = learned^w x analytical^(1-w) in log space: the bundle's weight per booster (default
+  // k_default_kernel_blend, --kernel-blend in training), 1 for a bundle written before the field.
+  const std::vector<GpuSpec> gpus = {gpu("a", 40, 8, 320), gpu("b", 80, 14, 900)};
+  const auto train = gemm_samples(gpus, 300, 7);
+  TrainOptions o;
+  o.kernel_target = KernelTarget::efficiency;
+  o.rounds = 30;
+  o.nthread = 1;
+  Bundle b;
+  b.name = "blend";
+  train_efficiency_models(train, o, b);
+  EXPECT_DOUBLE_EQ(b.kernel_blend.at("gemm"), k_default_kernel_blend);
+  o.kernel_blend = 1;
+  Bundle full;
+  full.name = "full";
+  train_efficiency_models(train, o, full);
+  EXPECT_DOUBLE_EQ(full.kernel_blend.at("gemm"), 1.0);
+  KernelEstimate k = gemm_kernel(1024, 1024, 512, 3.0, 0.9);
+  k.time_s = 2 * kernel_roofline(k, gpus[1], PredictOptions{}).time_s;
+  const double r1 = LearnedModel(full).kernel_log_ratios({k}, gpus[1], PredictOptions{})[0];
+  ASSERT_GT(std::abs(r1), 1e-3);
+  EXPECT_NEAR(LearnedModel(b).kernel_log_ratios({k}, gpus[1], PredictOptions{})[0], k_default_kernel_blend * r1, 1e-9);
+  Bundle none = full;
+  none.kernel_blend["gemm"] = 0;
+  EXPECT_NEAR(LearnedModel(none).kernel_log_ratios({k}, gpus[1], PredictOptions{})[0], 0.0, 1e-12);
+  Bundle old = full;
+  old.kernel_blend.clear();  // a bundle from before the field
+  EXPECT_NEAR(LearnedModel(old).kernel_log_ratios({k}, gpus[1], PredictOptions{})[0], r1, 1e-12);
+  // The weight survives the bundle file; a weight outside [0, 1] or not a number is refused.
+  auto j = to_json(b);
+  EXPECT_DOUBLE_EQ(bundle_from_json(j, "x.json").kernel_blend.at("gemm"), k_default_kernel_blend);
+  j["kernel_blend"]["gemm"] = 1.5;
+  EXPECT_THROW(bundle_from_json(j, "x.json"), InputError);
+  j["kernel_blend"]["gemm"] = "half";
+  EXPECT_THROW(bundle_from_json(j, "x.json"), InputError);
+  j["kernel_blend"] = 0.3;
+  EXPECT_THROW(bundle_from_json(j, "x.json"), InputError);
+}
+
 TEST(LearnEfficiency, ACodeBetweenSeenCodesKeepsTheAnalyticalTime) {
   // Trained on FP32 and INT8 kernels only (precision codes 0 and 4): FP16 (2) lies inside their range but
   // no training row had it, so its kernels keep the analytical time.
@@ -545,8 +585,8 @@ TEST(LearnEfficiency, AnOpItsFamilysBoosterNeverSawKeepsTheAnalyticalTime) {
   std::vector<double> w;
   const auto r = m.kernel_log_ratios(ks, gpus[1], PredictOptions{}, &w);
   ASSERT_EQ(w.size(), 3u);
-  EXPECT_GT(std::abs(r[0]), 1e-3);  // the op it trained on: learned
-  EXPECT_DOUBLE_EQ(w[0], 1.0);
+  EXPECT_GT(std::abs(r[0]), 1e-3);  // the op it trained on: learned, at the bundle's blend weight
+  EXPECT_DOUBLE_EQ(w[0], k_default_kernel_blend);
   EXPECT_NEAR(r[1], 0.0, 1e-9);     // BatchNorm: analytical
   EXPECT_DOUBLE_EQ(w[1], 0.0);
   EXPECT_NEAR(r[2], 0.0, 1e-9);     // Relu, through the fallback: analytical
