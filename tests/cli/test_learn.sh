@@ -70,8 +70,9 @@ write("test.csv", "perfpred-measured", 300, ["p100-pcie-16gb"])
 write("unlicensed.csv", "none stated", 100, ["t4"])
 EOF2
 
-# 2. train -> bundle with feature names, sources, hash
-"$BIN" train --data "$TMP/train.csv" --out "$TMP/b.json" --rounds 80 --threads 1 --json >"$TMP/train.json" \
+# 2. train -> bundle with feature names, sources, hash (the boosters alone: --kernel-blend 1, so the checks
+# below see what they learned from these synthetic rows; the default blend is checked after them)
+"$BIN" train --data "$TMP/train.csv" --out "$TMP/b.json" --rounds 80 --threads 1 --kernel-blend 1 --json >"$TMP/train.json" \
   || { echo "FAIL: train exited $?"; cat "$TMP/train.json"; exit 1; }
 check $PY - "$TMP/train.json" "$TMP/b.json" <<'EOF2'
 import json, sys
@@ -83,8 +84,25 @@ assert b["schema_version"] == 1 and b["kind"] == "perfpred-bundle" and b["for_sh
 assert b["kernel_features"][0] == "family_code"
 assert b["training"]["rows_hash"].startswith("fnv1a64:")
 assert b["training"]["sources"][0]["licence"] == "perfpred-measured"
-assert b["created_by"].startswith("perfpred train --data")
+assert b["created_by"].startswith("perfpred train --data") and "--kernel-blend 1" in b["created_by"]
+assert b["kernel_blend"] == {k: 1.0 for k in b["kernel_models"]}, b["kernel_blend"]
 EOF2
+
+# The default blend: learned^0.3 x analytical^0.7 per kernel, recorded per booster; held out, between the boosters
+# alone and the analytical model on these rows (where the boosters are right). A weight outside [0, 1] is exit 2.
+"$BIN" train --data "$TMP/train.csv" --out "$TMP/b03.json" --rounds 80 --threads 1 --json >/dev/null \
+  || { echo "FAIL: train with the default blend exited $?"; exit 1; }
+"$BIN" eval --model "$TMP/b03.json" --data "$TMP/test.csv" --json >"$TMP/eval03.json" || { echo "FAIL: eval b03"; exit 1; }
+"$BIN" eval --model "$TMP/b.json" --data "$TMP/test.csv" --json >"$TMP/eval1.json" || { echo "FAIL: eval b"; exit 1; }
+check $PY - "$TMP/b03.json" "$TMP/eval03.json" "$TMP/eval1.json" <<'EOF2'
+import json, sys
+b = json.load(open(sys.argv[1])); o3 = json.load(open(sys.argv[2]))["overall"]; o1 = json.load(open(sys.argv[3]))["overall"]
+assert set(b["kernel_blend"].values()) == {0.3}, b["kernel_blend"]
+assert o1["learned"]["mean_ape"] < o3["learned"]["mean_ape"] < o3["analytical"]["mean_ape"], (o1, o3)
+assert abs(o3["learned_share"] - 0.3) < 1e-9, o3["learned_share"]
+EOF2
+expect_exit 2 train --data "$TMP/train.csv" --out "$TMP/bad.json" --kernel-blend 1.5
+grep -q "kernel-blend must be in \[0, 1\]" "$TMP/err" || { echo "FAIL: unclear --kernel-blend error"; cat "$TMP/err"; fail=1; }
 
 # 3. eval on an unseen GPU: learned beats analytical, per-GPU/per-family breakdown present
 "$BIN" eval --model "$TMP/b.json" --data "$TMP/test.csv" --json >"$TMP/eval.json" \
