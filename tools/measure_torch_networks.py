@@ -111,13 +111,15 @@ def configurations(models, batches_inf, batches_train):
     return first + second
 
 
-def measure(torch, torchvision, nvml, cfg, chunk_s):
-    name, mode, prec, batch, graphs = cfg
+def make_step(torch, torchvision, name, mode, prec, batch, graphs=False, memory_format=None):
+    """The model on the GPU and one iteration of it as this protocol runs it (module docstring): a forward pass
+    under inference_mode (replayed as a CUDA graph with `graphs`), or a training step with SGD and momentum
+    (AMP with a GradScaler for fp16). `memory_format` (torch.channels_last) converts the model and input."""
     dev = torch.device("cuda")
-    torch.cuda.empty_cache()
-    torch.cuda.reset_peak_memory_stats()
     model = build(torchvision, name).to(dev)
     x = torch.randn(batch, 3, 224, 224, device=dev)
+    if memory_format is not None:
+        model, x = model.to(memory_format=memory_format), x.to(memory_format=memory_format)
     if mode == "inference":
         model.eval()
         if prec == "fp16":
@@ -159,6 +161,14 @@ def measure(torch, torchvision, nvml, cfg, chunk_s):
                 scaler.step(opt)
                 scaler.update()
             opt.zero_grad(set_to_none=True)
+    return model, step
+
+
+def measure(torch, torchvision, nvml, cfg, chunk_s):
+    name, mode, prec, batch, graphs = cfg
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    model, step = make_step(torch, torchvision, name, mode, prec, batch, graphs)
     for _ in range(3):
         step()
     torch.cuda.synchronize()

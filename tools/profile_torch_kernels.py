@@ -221,38 +221,11 @@ def compare(out, perfpred, gpu):
 # ---- the GPU side --------------------------------------------------------------------------------------------
 
 def run_configuration(torch, torchvision, cfg, steps):
-    from measure_torch_networks import build  # the same torchvision builders as the network timings
-    dev = torch.device("cuda")
+    from measure_torch_networks import make_step  # the same model and iteration as the network timings
     torch.cuda.empty_cache()
-    fmt = torch.channels_last if cfg["layout"] == "nhwc" else torch.contiguous_format
-    model = build(torchvision, cfg["model"]).to(dev).to(memory_format=fmt)
-    x = torch.randn(cfg["batch"], 3, 224, 224, device=dev).to(memory_format=fmt)
-    if cfg["mode"] == "inference":
-        model.eval()
-        if cfg["precision"] == "fp16":
-            model, x = model.half(), x.half()
-
-        def step():
-            with torch.inference_mode():
-                model(x)
-    else:
-        model.train()
-        y = torch.randint(0, 1000, (cfg["batch"],), device=dev)
-        opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-        loss_fn = torch.nn.CrossEntropyLoss()
-        scaler = torch.amp.GradScaler("cuda") if cfg["precision"] == "fp16" else None
-
-        def step():
-            if scaler is None:
-                loss_fn(model(x), y).backward()
-                opt.step()
-            else:
-                with torch.autocast("cuda", dtype=torch.float16):
-                    loss = loss_fn(model(x), y)
-                scaler.scale(loss).backward()
-                scaler.step(opt)
-                scaler.update()
-            opt.zero_grad(set_to_none=True)
+    fmt = torch.channels_last if cfg["layout"] == "nhwc" else None
+    model, step = make_step(torch, torchvision, cfg["model"], cfg["mode"], cfg["precision"], cfg["batch"],
+                            memory_format=fmt)
     for _ in range(3):  # cuDNN autotuning, allocator warm-up
         step()
     torch.cuda.synchronize()
