@@ -152,8 +152,8 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
     const FeatureCodes no_codes;
     const auto ranges = range_columns(rit == b.kernel_ranges.end() ? no_ranges : rit->second,
                                       cit == b.kernel_codes.end() ? no_codes : cit->second);
-    // The booster's weight against the analytical time, chosen by leave-one-GPU-out in training
-    // (Bundle::kernel_blend; 1 in bundles before it), times the shrinkage outside the training range.
+    // The booster's weight against the analytical time (Bundle::kernel_blend, set in training; 1 in bundles
+    // before it), times the shrinkage outside the training range.
     const auto bit = b.kernel_blend.find(fam);
     const double blend = bit == b.kernel_blend.end() ? 1.0 : bit->second;
     for (size_t r = 0; r < idx.size(); ++r) {

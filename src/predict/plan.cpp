@@ -929,8 +929,6 @@ void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f
   }
 }
 
-/// Backward in reverse order: gradient accumulation where an output fans out, then each node's gradient
-/// kernels. Returns nothing; appends to the plan.
 /// cuDNN's BatchNorm backward on NCHW tensors runs one block per channel (set_bn_backward_channels): PyTorch in
 /// training and a bare cuDNN call, unless the tensors are channels_last (cuDNN's NHWC kernels spread a channel
 /// over many blocks). `tensor`: the BatchNorm's input. A conv bias (which may stand for a folded BatchNorm) keeps
@@ -944,6 +942,8 @@ void bn_backward_channels(const PlanContext& c, int tensor, KernelDraft& b) {
   set_bn_backward_channels(b, static_cast<double>(*n), static_cast<double>(t.shape[1]));
 }
 
+/// Backward in reverse order: gradient accumulation where an output fans out, then each node's gradient
+/// kernels. Returns nothing; appends to the plan.
 void plan_backward(PlanContext& c, int n_forward) {
   const Graph& g = c.g;
   const double bwd_host = c.eager ? c.host.backward : c.host.kernel;

@@ -72,8 +72,9 @@ struct Bundle {
   /// source's rows adds it back (with_timer_floor); predict never does.
   std::map<std::string, std::map<std::string, double>> timer_floors;
   /// Efficiency bundles: per booster family, the weight of its time against the analytical model's in a
-  /// log-space blend (time = learned^w x analytical^(1-w), w further shrunk outside the training range), chosen
-  /// by leave-one-GPU-out inside the training GPUs (train_efficiency_models). A family without an entry: 1.
+  /// log-space blend (time = learned^w x analytical^(1-w), w further shrunk outside the training range):
+  /// TrainOptions::kernel_blend (k_default_kernel_blend, train.hpp). A family without an entry (bundles written
+  /// before the field): 1.
   std::map<std::string, double> kernel_blend;
   std::map<std::string, BoosterBlob> host_models;    ///< runtime name -> host-overhead booster
   std::optional<BoosterBlob> network_model;          ///< energy / memory target
