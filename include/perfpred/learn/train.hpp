@@ -17,9 +17,9 @@ namespace perfpred::learn {
 enum class KernelTarget { log_ratio, efficiency };
 
 /// Default weight of the efficiency boosters' kernel time against the analytical time, in a log-space blend
-/// (Bundle::kernel_blend): learned^0.3 x analytical^0.7. Held out, every blend between 0.1 and 0.4 beat both the
+/// (Bundle::kernel_blend): learned^0.3 x analytical^0.7. Held out, every blend between 0.1 and 0.3 beat both the
 /// boosters alone and the analytical model alone on every GPU of NeuSight's kernels (leave one GPU out) and of
-/// DeepBench's: pooled NeuSight mean APE 18.3% analytical, 21.5% boosters alone, 17.3 / 17.2 / 17.2 / 17.3% at
+/// DeepBench's (tools/kernel_blend_curve.py over the folds trained with --kernel-blend 1): pooled NeuSight mean APE 18.3% analytical, 21.5% boosters alone, 17.3 / 17.2 / 17.2 / 17.3% at
 /// 0.2 / 0.25 / 0.3 / 0.4; DeepBench 28.1%, 27.7%, 26.4 / 26.1 / 25.8 / 25.3%. 0.3 was chosen on the NeuSight
 /// folds (the lowest pooled error with no GPU worse than the analytical model) and checked on DeepBench's: all eight
 /// held-out GPUs better there, and held out by application 28.1% -> 27.5% pooled, the worst application (ResNet)
