@@ -175,6 +175,13 @@ def main():
     text = open(doc).read() if os.path.exists(doc) else "# Accuracy\n\n"
     OLD_SECTIONS.update(old_sections(text))
     rounds = os.environ.get("ROUNDS", "150")
+    # The blend weight the kernel bundles of this run were trained with (KERNEL_BLEND, else perfpred train's default).
+    weights = set()
+    for f in glob.glob(os.path.join(out, "bundles", "kernels-*.json")):
+        with open(f) as fh:
+            weights |= set(json.load(fh).get("kernel_blend", {1.0: 1.0}).values())
+    w = "%g" % weights.pop() if len(weights) == 1 else "w"
+    blend = "learned^%s x analytical^%s" % (w, "%g" % (1 - float(w)) if w != "w" else "(1 - w)")
     L = [BEGIN, "", "## Learned model", "",
          "The kernel boosters (one XGBoost booster per op family) predict each kernel's efficiency in (0, 1] "
          "against its wave-quantised roofline on the GPU (src/learn/efficiency.cpp): predicted time = roofline "
@@ -186,7 +193,7 @@ def main():
          "grow (monotone constraints); outside the training range of those features the correction shrinks "
          "toward the analytical time (fully at one decade out), and a precision, phase, library or path no "
          "training row of the booster had keeps the analytical time. A kernel's learned time is blended with the "
-         "analytical one, learned^0.3 x analytical^0.7 (\"the boosters blended with the analytical model\" below). "
+         f"analytical one, {blend} (\"the boosters blended with the analytical model\" below). "
          "Boosting rounds are chosen by leave-one-GPU-out "
          "validation among the training GPUs, never by a random row split. Labels are corrected per source "
          "(see \"Label corrections\" in the notes). The host (dispatch) overhead is refitted per runtime on whole "

@@ -401,11 +401,12 @@ std::vector<KernelSample> samples_with(const std::vector<GpuSpec>& gpus, size_t 
   return v;
 }
 
-Bundle train_bundle(const std::vector<KernelSample>& samples) {
+Bundle train_bundle(const std::vector<KernelSample>& samples, double blend = k_default_kernel_blend) {
   TrainOptions o;
   o.kernel_target = KernelTarget::efficiency;
   o.rounds = 30;
   o.nthread = 1;
+  o.kernel_blend = blend;
   Bundle b;
   b.name = "codes";
   train_efficiency_models(samples, o, b);
@@ -418,18 +419,9 @@ TEST(LearnEfficiency, KernelBlendWeighsTheBoosterAgainstTheAnalyticalTime) {
   // k_default_kernel_blend, --kernel-blend in training), 1 for a bundle written before the field.
   const std::vector<GpuSpec> gpus = {gpu("a", 40, 8, 320), gpu("b", 80, 14, 900)};
   const auto train = gemm_samples(gpus, 300, 7);
-  TrainOptions o;
-  o.kernel_target = KernelTarget::efficiency;
-  o.rounds = 30;
-  o.nthread = 1;
-  Bundle b;
-  b.name = "blend";
-  train_efficiency_models(train, o, b);
+  const Bundle b = train_bundle(train);
   EXPECT_DOUBLE_EQ(b.kernel_blend.at("gemm"), k_default_kernel_blend);
-  o.kernel_blend = 1;
-  Bundle full;
-  full.name = "full";
-  train_efficiency_models(train, o, full);
+  const Bundle full = train_bundle(train, 1.0);
   EXPECT_DOUBLE_EQ(full.kernel_blend.at("gemm"), 1.0);
   KernelEstimate k = gemm_kernel(1024, 1024, 512, 3.0, 0.9);
   k.time_s = 2 * kernel_roofline(k, gpus[1], PredictOptions{}).time_s;
