@@ -181,7 +181,8 @@ TileResult best_tile(const GemmShape& s, Tiles tile_set, bool strided_batched, F
       const double blocks = tiles * split;
       const double waves = std::ceil(blocks / slots);
       const double kb = std::ceil(k / split);
-      const double k_eff = kb / (kb + model::k_k_loop_overhead);
+      const double k_eff =
+          kb / (kb + (strided_batched ? model::k_batched_k_loop_overhead : model::k_k_loop_overhead));
       double block_rate = rate / slots * eff * t.efficiency * k_eff;
       if (few_tiles == FewTiles::whole_k_shared_sm && blocks < slots) {
         // Fewer blocks than slots: each SM holds ceil(blocks / sms) of them and shares its issue rate among

@@ -104,6 +104,16 @@ inline constexpr double k_winograd_min_channels = 32;
 /// Per-block main-loop efficiency K/(K + k): short reductions (first conv, K = 27) waste the
 /// prologue/epilogue. Prior (NeuSight-style tile model).
 inline constexpr double k_k_loop_overhead = 32;
+/// The same fixed cost per block of cuBLAS's strided-batched products (MatMul/bmm with batch dims), in
+/// reduction steps: about half the single GEMM's. NeuSight's bmm rows (PyTorch 2.1, FP32 SIMT kernels) at
+/// k_k_loop_overhead were 20-30% too slow wherever K was under 128 (the A100 1.5-1.7x at K under 32) and right
+/// at K of 256 and more, while its linear rows and DeepBench's GEMMs and convolutions are best near 32 (linear
+/// 22.2 / 21.9 / 22.2% at 32 / 48 / 64, DeepBench 28.1 / 28.5% at 32 / 16). Fitted on the bmm rows of the
+/// calibration GPUs (P100, V100, T4: mean APE 20.1% at 32, 17.8 / 17.6 / 17.6 / 17.6% at 14 / 16 / 18 / 20);
+/// held out, the P4 went 17.9 -> 13.9% and the A100 12.2 -> 6.4% (tools/eval_analytical.py networks
+/// unchanged: transformers 6.9 -> 6.8%). Why a batched block pays less is not established (the single GEMM's
+/// constant also absorbs its tile and split-K choice); tensor-core batched products take it unmeasured.
+inline constexpr double k_batched_k_loop_overhead = 18;
 /// Depthwise / tiny-channel convolution: share of the non-tensor peak (no data reuse). Prior.
 inline constexpr double k_depthwise_compute_eff = 0.25;
 /// L2 bytes per SM cycle that PyTorch's own FP32 depthwise kernel gets on Maxwell/Pascal, whose SMs do not

@@ -315,6 +315,20 @@ TEST(BatchedGemm, NoSplitKForBatchedProducts) {
   EXPECT_DOUBLE_EQ(batched.waves, 1);
 }
 
+TEST(BatchedGemm, ABatchedBlockPaysAboutHalfTheFixedCostOfASingleGemmsBlock) {
+  // Per block, time ~ (K + fixed cost in reduction steps): 18 for cuBLAS's strided-batched products, 32 for a
+  // single GEMM (NeuSight's bmm rows were 20-30% too slow at K under 128 with 32; its linear rows and
+  // DeepBench's are best near 32). 112 products of 64 x 128 fill the P100 once at any K, so only the
+  // reduction moves the time.
+  const GpuSpec p100 = gpu("p100-pcie-16gb");
+  const double short_k = matmul(p100, 112, 64, 128, 64).compute_s, long_k = matmul(p100, 112, 64, 128, 128).compute_s;
+  EXPECT_NEAR(short_k / long_k, (64.0 + 18) / (128.0 + 18), 1e-9);
+  // The single GEMM keeps 32: a 64 x 128 product is one tile of 64 x 64 (or two) whatever K is, and
+  // below k_split_k_min_k x 2 no split-K is tried.
+  const double single_short = matmul(p100, 1, 64, 128, 64).compute_s, single_long = matmul(p100, 1, 64, 128, 128).compute_s;
+  EXPECT_NEAR(single_short / single_long, (64.0 + 32) / (128.0 + 32), 1e-9);
+}
+
 TEST(BatchedGemm, CublasRunsOneSgemmTileOnPascalAndAmpere) {
   // Maxwell/Pascal: maxwell_sgemm_128x64_nn on 99% of NeuSight's P100 and P4 bmm rows, 128 along cuBLAS's
   // column-major rows = PyTorch's N. 112 products of 64 x 128 fill the P100's 56 SMs x 2 blocks once; turned
