@@ -316,9 +316,17 @@ MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
   // RNN time steps in FP16/BF16 without tensor cores: cuDNN's recurrent kernels keep FP16 storage and
   // compute in FP32 (DeepBench's P100 "pseudo FP16"), so packed half math (P100, Jetson) does not apply.
   const bool fp32_math_steps = k.family == OpFamily::rnn && k.serial_steps > 1 && r.half_precision && !r.tensor;
+  // Half GEMMs without tensor cores compute in FP32 outside TensorRT: PyTorch calls cublasGemmEx with FP32
+  // compute for half (ONNX Runtime and perfpred's harness likewise), so the packed half rate of the P100 and
+  // the Jetson boards does not apply. DeepBench's P100 "pseudo FP16" GEMMs (FP16 storage, FP32 math) took the
+  // FP32 rows' time (median ratio 1.00, P10-P90 0.89-1.03, 160 shapes). Convolutions keep the packed rate:
+  // cuDNN's pseudo-half kernels ran those shapes at a median 0.87 of the FP32 time (0.58 on large 3x3 and 5x5
+  // filters), so neither rate is theirs.
+  const bool fp32_math_gemm =
+      k.family == OpFamily::gemm && r.half_precision && !r.tensor && r.runtime != Runtime::tensorrt;
   const double rate = simt_path ? r.simt_fp32_flops
                       : tf32    ? r.matrix_tf32_flops
-                                : (k.tensor_ok && !fp32_math_steps ? r.matrix_flops : r.simt_fp32_flops);
+                                : (k.tensor_ok && !fp32_math_steps && !fp32_math_gemm ? r.matrix_flops : r.simt_fp32_flops);
   double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
                     : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
                               : model::k_gemm_simt_eff);

@@ -694,6 +694,27 @@ TEST(RecurrentKernels, HalfPrecisionStepsWithoutTensorCoresComputeInFp32) {
   EXPECT_LT(v16.compute_s, 0.5 * v32.compute_s);
 }
 
+TEST(HalfGemm, WithoutTensorCoresComputesInFp32OutsideTensorRt) {
+  // PyTorch's half GEMMs call cublasGemmEx with FP32 compute; on the P100 (2x packed FP16, no tensor cores)
+  // DeepBench's "pseudo FP16" GEMMs took the FP32 rows' time (median ratio 1.00 over 160 shapes). TensorRT's
+  // true-FP16 kernels keep the packed rate; the V100's tensor cores still apply.
+  const GpuSpec p100 = gpu("p100-pcie-16gb");
+  auto compute = [](const GpuSpec& g, Precision p, Runtime rt) {
+    KernelEstimate k = matmul(g, 1, 4096, 4096, 4096);
+    PredictOptions o;
+    o.precision = p;
+    o.runtime = rt;
+    estimate_kernel(k, g, o);
+    return k.compute_s;
+  };
+  const double fp32 = compute(p100, Precision::fp32, Runtime::pytorch);
+  for (Runtime rt : {Runtime::pytorch, Runtime::onnxruntime, Runtime::cudnn})
+    EXPECT_NEAR(compute(p100, Precision::fp16, rt) / fp32, 1.0, 1e-9) << to_string(rt);
+  EXPECT_NEAR(compute(p100, Precision::fp16, Runtime::tensorrt) / fp32, 0.5, 0.01);
+  const GpuSpec v100 = gpu("v100-sxm2-16gb");
+  EXPECT_LT(compute(v100, Precision::fp16, Runtime::pytorch), 0.3 * compute(v100, Precision::fp32, Runtime::pytorch));
+}
+
 TEST(Tf32OrSimt, ConvolutionsTakeTheFasterOfTf32AndFp32Kernels) {
   // GeForce Ampere: TF32 tensor cores run at the FP32 SIMT rate (35.6 TFLOPS on the RTX 3090), and a 3x3
   // layer's Winograd FP32 kernel beats the TF32 implicit GEMM: the time is the one without TF32 at all.
