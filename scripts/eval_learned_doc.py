@@ -170,6 +170,16 @@ def label_notes(out, name, label):
             "(efficiency clamped to 1)" + (f", {excluded} convolutions left out by source" if excluded else "") + ".", ""]
 
 
+def blend_rule_pick(path):
+    """The blend weight the default's rule picks (tools/kernel_blend_curve.py's rule_pick, in its JSON) on the
+    NeuSight folds; None without that group."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        curve = json.load(fh)
+    return next((g.get("rule_pick") for label, g in curve.items() if label.startswith("NeuSight")), None)
+
+
 def main():
     out, doc = sys.argv[1], sys.argv[2]
     text = open(doc).read() if os.path.exists(doc) else "# Accuracy\n\n"
@@ -263,14 +273,17 @@ def main():
     L += ["### Kernels: the boosters blended with the analytical model", ""]
     curve = os.path.join(out, "blend-curve.md")
     if os.path.exists(curve):
+        pick = blend_rule_pick(os.path.join(out, "blend-curve.json"))
+        chosen = ("the rule picks w = %s on this curve" % pick) if pick else "the curve has no NeuSight folds to apply it to"
         L += ["Every kernel bundle above predicts learned^w x analytical^(1 - w) per kernel (log space; w = "
-              "`--kernel-blend`, default `learn::k_default_kernel_blend` = 0.3, further shrunk outside the training "
-              "range). The same folds trained with the boosters alone (`--kernel-blend 1`) and each held-out row "
-              "recomputed for a range of w: pooled mean APE, and in brackets the worst held-out fold's change "
-              "against the analytical model alone (w = 0) in points. w = 0.3 was chosen on the NeuSight folds (the "
-              "lowest pooled error with no GPU worse than the analytical model) and checked on DeepBench's; choosing "
-              "w per booster by leave-one-GPU-out inside the training GPUs picked 0.5-1.0, which was worse held out "
-              "(the training GPUs resemble each other more than a new GPU resembles them).", "",
+              f"`--kernel-blend`, default `learn::k_default_kernel_blend`, {w} in this run, further shrunk outside the "
+              "training range). The same folds trained with the boosters alone (`--kernel-blend 1`) and each held-out "
+              "row recomputed for a range of w: pooled mean APE, and in brackets the worst held-out fold's change "
+              "against the analytical model alone (w = 0) in points. The default is chosen on the NeuSight folds by "
+              f"one rule, the lowest pooled error with no GPU worse than the analytical model ({chosen}), and checked "
+              "on DeepBench's; choosing w per booster by leave-one-GPU-out inside the training GPUs picked 0.5-1.0, "
+              "which was worse held out (the training GPUs resemble each other more than a new GPU resembles them).",
+              "",
               "`scripts/eval_learned.sh blend` (tools/kernel_blend_curve.py over $OUT/blend1):", ""]
         L += open(curve).read().rstrip("\n").split("\n") + [""]
     else:

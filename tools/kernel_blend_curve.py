@@ -65,7 +65,15 @@ def curve(directory):
         for i, w in enumerate(WEIGHTS):
             worst = max(f[i] - f[0] for f in folds.values())
             out[label]["weights"]["%g" % w] = {"mean_ape": sum(pooled[i]) / len(pooled[i]), "worst_fold_change": worst}
+        out[label]["rule_pick"] = rule_pick(out[label])
     return out
+
+
+def rule_pick(group):
+    """The weight the default's rule picks from one group of the curve: the lowest pooled mean APE among the
+    weights with no held-out fold worse than the analytical model (w = 0 always qualifies)."""
+    ok = [(v["mean_ape"], float(w)) for w, v in group["weights"].items() if v["worst_fold_change"] <= 0]
+    return "%g" % min(ok)[1]
 
 
 def markdown(c):
@@ -77,6 +85,10 @@ def markdown(c):
             v = g["weights"]["%g" % w]
             cells.append("%.1f%% (%+.1f)" % (v["mean_ape"], v["worst_fold_change"]))
         lines.append("| %s | %d | %d | %s |" % (label, g["folds"], g["rows"], " | ".join(cells)))
+    ns = next((g for label, g in c.items() if label.startswith("NeuSight")), None)
+    if ns:
+        lines += ["", "The default's rule (on the NeuSight folds, the lowest pooled mean APE with no held-out GPU worse "
+                  "than the analytical model) picks w = %s." % ns["rule_pick"]]
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/kernel_blend_curve.py on synthetic rows files: in one fold the analytical time is 1.25x the measured one and the
 # boosters' 0.8x, so w = 0.5 is exact (0%) and the ends are 25% and 20%; a second fold where the boosters are exact
-# and the analytical time 1.1x. Pooled and worst-fold figures must follow; a folder without rows files is an error.
+# and the analytical time 1.1x. Pooled and worst-fold figures must follow, and the default's rule picks 0.5; a folder
+# without rows files is an error.
 # No ../shared and no perfpred binary needed.
 # Usage: bash test_kernel_blend_curve.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
 set -u
@@ -37,8 +38,11 @@ assert abs(w["1"]["mean_ape"] - 40 / 3) < 1e-9 and abs(w["1"]["worst_fold_change
 # w = 0.5: fold a exact (1.25 x 0.8 = 1), fold b sqrt(1.1) - 1.
 b = (math.sqrt(1.1) - 1) * 100
 assert abs(w["0.5"]["mean_ape"] - b / 3) < 1e-9, w["0.5"]
+# The default's rule: no fold worse than w = 0 anywhere here, so the lowest pooled error, at 0.5.
+assert c["rule_pick"] == "0.5", c["rule_pick"]
 PYEOF
 grep -q "^| NeuSight, leave one GPU out | 2 | 3 | 20.0% (+0.0) |" "$TMP/out" || { cat "$TMP/out"; fail "markdown row"; }
+grep -q "^The default's rule .* picks w = 0.5.$" "$TMP/out" || { cat "$TMP/out"; fail "rule line"; }
 if $PY "$ROOT/tools/kernel_blend_curve.py" "$TMP/empty" >/dev/null 2>"$TMP/err2"; then fail "an empty folder was accepted"; fi
 grep -q "has no kernels-\*, deepbench-\* or kapp-db-\* rows files" "$TMP/err2" || { cat "$TMP/err2"; fail "unclear error"; }
 echo "ok: kernel_blend_curve recomputes held-out folds for each blend weight"
