@@ -116,6 +116,14 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0";
   // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
   if (int_pipe && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
+  // DeepBench's T4 INT8 GEMMs (cuBLAS 10.1, cublasGemmEx with INT32 compute in plain layouts) peaked at 24.2 TOPS,
+  // under the 32.6 of dp4a (4 INT8 multiply-adds per INT32 lane per clock) and a fifth of the INT8 tensor peak:
+  // Turing's IMMA kernels take cublasLt's interleaved COL32 layouts only. Bare cuBLAS calls (runtime cudnn) there run
+  // dp4a; TensorRT and Ampere and later keep the tensor cores (no such rows to say otherwise).
+  if (p == Precision::int8 && rt == Runtime::cudnn && cc == "7.5" && r.tensor) {
+    r.int8_gemm_dp4a = true;
+    r.dp4a_flops = 4 * r.simt_fp32_flops;
+  }
   r.dram_bps = gpu.mem_bandwidth_gbps * 1e9;
   if (!(r.dram_bps > 0)) throw InputError("GPU '" + gpu.id + "': mem_bandwidth_gbps must be positive");
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;
@@ -312,7 +320,7 @@ MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
   const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
   const bool simt_path = k.path == KernelDraft::MatrixPath::simt;
   const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32;
-  const bool tensor = !simt_path && (tf32 || (r.tensor && k.tensor_ok));
+  const bool tensor = !simt_path && !(k.family == OpFamily::gemm && r.int8_gemm_dp4a) && (tf32 || (r.tensor && k.tensor_ok));
   // RNN time steps in FP16/BF16 without tensor cores: cuDNN's recurrent kernels keep FP16 storage and
   // compute in FP32 (DeepBench's P100 "pseudo FP16"), so packed half math (P100, Jetson) does not apply.
   const bool fp32_math_steps = k.family == OpFamily::rnn && k.serial_steps > 1 && r.half_precision && !r.tensor;
@@ -324,7 +332,9 @@ MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
   // filters), so neither rate is theirs.
   const bool fp32_math_gemm =
       k.family == OpFamily::gemm && r.half_precision && !r.tensor && r.runtime != Runtime::tensorrt;
-  const double rate = simt_path ? r.simt_fp32_flops
+  const bool dp4a_gemm = k.family == OpFamily::gemm && r.int8_gemm_dp4a;
+  const double rate = dp4a_gemm ? r.dp4a_flops
+                      : simt_path ? r.simt_fp32_flops
                       : tf32    ? r.matrix_tf32_flops
                                 : (k.tensor_ok && !fp32_math_steps && !fp32_math_gemm ? r.matrix_flops : r.simt_fp32_flops);
   double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)

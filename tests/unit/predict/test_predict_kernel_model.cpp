@@ -715,6 +715,26 @@ TEST(HalfGemm, WithoutTensorCoresComputesInFp32OutsideTensorRt) {
   EXPECT_LT(compute(v100, Precision::fp16, Runtime::pytorch), 0.3 * compute(v100, Precision::fp32, Runtime::pytorch));
 }
 
+TEST(Int8Gemm, BareCublasOnTuringRunsDp4aNotTheTensorCores) {
+  // DeepBench's T4 INT8 GEMMs (cublasGemmEx, plain layouts) peaked at 24.2 TOPS, under dp4a's 32.6 (4x the FP32
+  // rate) and a fifth of the INT8 tensor peak: the SIMT path at 4x the FP32 rate, the same tiles and efficiency.
+  // TensorRT on the T4 and bare cuBLAS on the A100 keep the tensor cores.
+  auto compute = [](const GpuSpec& g, Precision p, Runtime rt) {
+    KernelEstimate k = matmul(g, 1, 4096, 4096, 4096);
+    PredictOptions o;
+    o.precision = p;
+    o.runtime = rt;
+    estimate_kernel(k, g, o);
+    return k.compute_s;
+  };
+  const GpuSpec t4 = gpu("t4");
+  const double fp32 = compute(t4, Precision::fp32, Runtime::cudnn);
+  EXPECT_NEAR(compute(t4, Precision::int8, Runtime::cudnn) / fp32, 0.25, 1e-9);
+  EXPECT_LT(compute(t4, Precision::int8, Runtime::tensorrt), 0.12 * fp32);
+  const GpuSpec a100 = gpu("a100-sxm4-80gb");
+  EXPECT_LT(compute(a100, Precision::int8, Runtime::cudnn), 0.1 * compute(a100, Precision::fp32, Runtime::cudnn));
+}
+
 TEST(Tf32OrSimt, ConvolutionsTakeTheFasterOfTf32AndFp32Kernels) {
   // GeForce Ampere: TF32 tensor cores run at the FP32 SIMT rate (35.6 TFLOPS on the RTX 3090), and a 3x3
   // layer's Winograd FP32 kernel beats the TF32 implicit GEMM: the time is the one without TF32 at all.
