@@ -24,7 +24,7 @@ enum class KernelTarget { log_ratio, efficiency };
 /// fixed the batched GEMMs the boosters had been correcting (NeuSight 18.3% -> 17.0% analytical), 0.2 and more left
 /// the A100 worse than the analytical model (+0.3 / +0.9 points at 0.2 / 0.3) and the rule picks 0.1: pooled 16.6%
 /// (16.4% at 0.2-0.25), every GPU level or better. Checked on DeepBench's folds: all eight held-out GPUs better
-/// (28.1% -> 27.0% pooled), by application 28.1% -> 27.5% pooled, the worst application 0.2 points worse. Choosing
+/// (27.9% -> 26.7% pooled), by application 27.9% -> 27.3% pooled, the worst application 0.2 points worse. Choosing
 /// the weight per booster by leave-one-GPU-out inside the training GPUs picked 0.5-1.0 and was worse held out (V100
 /// and A100 folds): the training GPUs resemble each other more than a new GPU resembles them. docs/accuracy.md,
 /// "Learned model".
