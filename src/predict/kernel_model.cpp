@@ -320,7 +320,9 @@ MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
   const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
   const bool simt_path = k.path == KernelDraft::MatrixPath::simt;
   const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32;
-  const bool tensor = !simt_path && !(k.family == OpFamily::gemm && r.int8_gemm_dp4a) && (tf32 || (r.tensor && k.tensor_ok));
+  // Bare cuBLAS INT8 GEMMs on Turing: dp4a on the SIMT path (GpuRates::int8_gemm_dp4a).
+  const bool dp4a_gemm = k.family == OpFamily::gemm && r.int8_gemm_dp4a;
+  const bool tensor = !simt_path && !dp4a_gemm && (tf32 || (r.tensor && k.tensor_ok));
   // RNN time steps in FP16/BF16 without tensor cores: cuDNN's recurrent kernels keep FP16 storage and
   // compute in FP32 (DeepBench's P100 "pseudo FP16"), so packed half math (P100, Jetson) does not apply.
   const bool fp32_math_steps = k.family == OpFamily::rnn && k.serial_steps > 1 && r.half_precision && !r.tensor;
@@ -332,11 +334,11 @@ MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
   // filters), so neither rate is theirs.
   const bool fp32_math_gemm =
       k.family == OpFamily::gemm && r.half_precision && !r.tensor && r.runtime != Runtime::tensorrt;
-  const bool dp4a_gemm = k.family == OpFamily::gemm && r.int8_gemm_dp4a;
-  const double rate = dp4a_gemm ? r.dp4a_flops
+  const bool precision_rate = k.tensor_ok && !fp32_math_steps && !fp32_math_gemm;
+  const double rate = dp4a_gemm   ? r.dp4a_flops
                       : simt_path ? r.simt_fp32_flops
-                      : tf32    ? r.matrix_tf32_flops
-                                : (k.tensor_ok && !fp32_math_steps && !fp32_math_gemm ? r.matrix_flops : r.simt_fp32_flops);
+                      : tf32      ? r.matrix_tf32_flops
+                                  : (precision_rate ? r.matrix_flops : r.simt_fp32_flops);
   double eff = conv ? (tensor ? model::k_conv_tensor_eff : model::k_conv_simt_eff)
                     : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
                               : model::k_gemm_simt_eff);

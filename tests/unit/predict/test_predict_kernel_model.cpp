@@ -694,45 +694,41 @@ TEST(RecurrentKernels, HalfPrecisionStepsWithoutTensorCoresComputeInFp32) {
   EXPECT_LT(v16.compute_s, 0.5 * v32.compute_s);
 }
 
+/// Compute time of a 4096-cubed GEMM at a precision on a runtime.
+double gemm4096_compute_s(const GpuSpec& g, Precision p, Runtime rt) {
+  KernelEstimate k = matmul(g, 1, 4096, 4096, 4096);
+  PredictOptions o;
+  o.precision = p;
+  o.runtime = rt;
+  estimate_kernel(k, g, o);
+  return k.compute_s;
+}
+
 TEST(HalfGemm, WithoutTensorCoresComputesInFp32OutsideTensorRt) {
   // PyTorch's half GEMMs call cublasGemmEx with FP32 compute; on the P100 (2x packed FP16, no tensor cores)
   // DeepBench's "pseudo FP16" GEMMs took the FP32 rows' time (median ratio 1.00 over 160 shapes). TensorRT's
   // true-FP16 kernels keep the packed rate; the V100's tensor cores still apply.
   const GpuSpec p100 = gpu("p100-pcie-16gb");
-  auto compute = [](const GpuSpec& g, Precision p, Runtime rt) {
-    KernelEstimate k = matmul(g, 1, 4096, 4096, 4096);
-    PredictOptions o;
-    o.precision = p;
-    o.runtime = rt;
-    estimate_kernel(k, g, o);
-    return k.compute_s;
-  };
-  const double fp32 = compute(p100, Precision::fp32, Runtime::pytorch);
+  const double fp32 = gemm4096_compute_s(p100, Precision::fp32, Runtime::pytorch);
   for (Runtime rt : {Runtime::pytorch, Runtime::onnxruntime, Runtime::cudnn})
-    EXPECT_NEAR(compute(p100, Precision::fp16, rt) / fp32, 1.0, 1e-9) << to_string(rt);
-  EXPECT_NEAR(compute(p100, Precision::fp16, Runtime::tensorrt) / fp32, 0.5, 0.01);
+    EXPECT_NEAR(gemm4096_compute_s(p100, Precision::fp16, rt) / fp32, 1.0, 1e-9) << to_string(rt);
+  EXPECT_NEAR(gemm4096_compute_s(p100, Precision::fp16, Runtime::tensorrt) / fp32, 0.5, 0.01);
   const GpuSpec v100 = gpu("v100-sxm2-16gb");
-  EXPECT_LT(compute(v100, Precision::fp16, Runtime::pytorch), 0.3 * compute(v100, Precision::fp32, Runtime::pytorch));
+  EXPECT_LT(gemm4096_compute_s(v100, Precision::fp16, Runtime::pytorch),
+            0.3 * gemm4096_compute_s(v100, Precision::fp32, Runtime::pytorch));
 }
 
 TEST(Int8Gemm, BareCublasOnTuringRunsDp4aNotTheTensorCores) {
   // DeepBench's T4 INT8 GEMMs (cublasGemmEx, plain layouts) peaked at 24.2 TOPS, under dp4a's 32.6 (4x the FP32
   // rate) and a fifth of the INT8 tensor peak: the SIMT path at 4x the FP32 rate, the same tiles and efficiency.
   // TensorRT on the T4 and bare cuBLAS on the A100 keep the tensor cores.
-  auto compute = [](const GpuSpec& g, Precision p, Runtime rt) {
-    KernelEstimate k = matmul(g, 1, 4096, 4096, 4096);
-    PredictOptions o;
-    o.precision = p;
-    o.runtime = rt;
-    estimate_kernel(k, g, o);
-    return k.compute_s;
-  };
   const GpuSpec t4 = gpu("t4");
-  const double fp32 = compute(t4, Precision::fp32, Runtime::cudnn);
-  EXPECT_NEAR(compute(t4, Precision::int8, Runtime::cudnn) / fp32, 0.25, 1e-9);
-  EXPECT_LT(compute(t4, Precision::int8, Runtime::tensorrt), 0.12 * fp32);
+  const double fp32 = gemm4096_compute_s(t4, Precision::fp32, Runtime::cudnn);
+  EXPECT_NEAR(gemm4096_compute_s(t4, Precision::int8, Runtime::cudnn) / fp32, 0.25, 1e-9);
+  EXPECT_LT(gemm4096_compute_s(t4, Precision::int8, Runtime::tensorrt), 0.12 * fp32);
   const GpuSpec a100 = gpu("a100-sxm4-80gb");
-  EXPECT_LT(compute(a100, Precision::int8, Runtime::cudnn), 0.1 * compute(a100, Precision::fp32, Runtime::cudnn));
+  EXPECT_LT(gemm4096_compute_s(a100, Precision::int8, Runtime::cudnn),
+            0.1 * gemm4096_compute_s(a100, Precision::fp32, Runtime::cudnn));
 }
 
 TEST(Tf32OrSimt, ConvolutionsTakeTheFasterOfTf32AndFp32Kernels) {
