@@ -120,10 +120,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   // under the 32.6 of dp4a (4 INT8 multiply-adds per INT32 lane per clock) and a fifth of the INT8 tensor peak:
   // Turing's IMMA kernels take cublasLt's interleaved COL32 layouts only. Bare cuBLAS calls (runtime cudnn) there run
   // dp4a; TensorRT and Ampere and later keep the tensor cores (no such rows to say otherwise).
-  if (p == Precision::int8 && rt == Runtime::cudnn && cc == "7.5" && r.tensor) {
-    r.int8_gemm_dp4a = true;
-    r.dp4a_flops = 4 * r.simt_fp32_flops;
-  }
+  r.int8_gemm_dp4a = p == Precision::int8 && rt == Runtime::cudnn && cc == "7.5" && r.tensor;
   r.dram_bps = gpu.mem_bandwidth_gbps * 1e9;
   if (!(r.dram_bps > 0)) throw InputError("GPU '" + gpu.id + "': mem_bandwidth_gbps must be positive");
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;
@@ -335,7 +332,7 @@ MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
   const bool fp32_math_gemm =
       k.family == OpFamily::gemm && r.half_precision && !r.tensor && r.runtime != Runtime::tensorrt;
   const bool precision_rate = k.tensor_ok && !fp32_math_steps && !fp32_math_gemm;
-  const double rate = dp4a_gemm   ? r.dp4a_flops
+  const double rate = dp4a_gemm   ? 4 * r.simt_fp32_flops  // dp4a: 4 INT8 multiply-adds per INT32 lane
                       : simt_path ? r.simt_fp32_flops
                       : tf32      ? r.matrix_tf32_flops
                                   : (precision_rate ? r.matrix_flops : r.simt_fp32_flops);

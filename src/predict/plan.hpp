@@ -126,9 +126,8 @@ struct GpuRates {
   bool half_precision = false;  ///< fp16/bf16 run: a conv may take a non-tensor FP16-storage kernel instead
   bool int8 = false;            ///< int8 run: tensor-core GEMMs at k_gemm_tensor_int8_eff
   /// cuBLAS INT8 GEMMs called directly (runtime cudnn: cublasGemmEx, plain layouts) on Turing run dp4a, not
-  /// the tensor cores (those need cublasLt's COL32 layouts): at dp4a_flops, on the SIMT path.
+  /// the tensor cores (those need cublasLt's COL32 layouts): on the SIMT path at 4x the FP32 rate.
   bool int8_gemm_dp4a = false;
-  double dp4a_flops = 0;
   Runtime runtime = Runtime::pytorch;  ///< whose kernels run (cuDNN's dp4a convolutions: k_conv_dp4a_share)
   /// Plain global loads are cached in L1 (sm_70 and later). Maxwell and Pascal (sm_5x/6x) keep in L1 only
   /// loads the compiler proves read-only, so a kernel that re-reads its input per filter tap reads L2.
