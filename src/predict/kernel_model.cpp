@@ -249,14 +249,17 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& op
   const Runtime rt = opts.runtime;
   const Precision p = opts.precision;
   const double cin_g = s.cin > 0 ? s.cin / s.groups : 0;
-  d.depthwise = s.groups > 1 && cin_g > 0 && cin_g <= 4;
+  // Depthwise: one input channel per group (ATen's ConvParams::is_depthwise), a memory-bound kernel. Two or more
+  // channels per group are cuDNN's grouped convolution, a GEMM per group, ResNeXt's 4-channel groups included
+  // (docs/model.md, "Grouped convolutions").
+  d.depthwise = s.groups > 1 && cin_g == 1;
   // PyTorch's own kernel runs only true depthwise convolutions (one input channel per group); a few channels
   // per group go to cuDNN's grouped convolution. FP32 always takes it; FP16/BF16 take cuDNN's depthwise path
   // only on sm_70 and later (CUDAHooks::supportsDepthwiseConvolutionWithCuDNN), so on the Maxwell/Pascal SMs
   // where the taps matter (GpuRates::l1_caches_global false) half precision runs PyTorch's kernel too, at
   // half the bytes per load. Volta and later keep the loads in L1 whichever kernel runs.
   const bool own_kernel_precision = p == Precision::fp32 || p == Precision::fp16 || p == Precision::bf16;
-  if (d.depthwise && cin_g == 1 && rt == Runtime::pytorch && own_kernel_precision)
+  if (d.depthwise && rt == Runtime::pytorch && own_kernel_precision)
     d.depthwise_tap_bytes = depthwise_tap_bytes(s.outputs, s.kh, s.kw, s.sw, static_cast<double>(element_bytes(p)));
   d.strided = s.sh > 1 || s.sw > 1;
   d.winograd = s.groups == 1 && s.kh == 3 && s.kw == 3 && s.sh == 1 && s.sw == 1 && s.dil == 1 &&
@@ -268,9 +271,16 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& op
   // gives its FP16 and INT8 convolutions NHWC), and TensorRT picks its own formats; torch.channels_last tensors
   // are NHWC already.
   const bool nchw_runtime = (rt == Runtime::pytorch || rt == Runtime::onnxruntime) && !opts.channels_last;
-  if (nchw_runtime && (p == Precision::fp16 || p == Precision::bf16) && !d.depthwise && s.inputs > 0 && s.outputs > 0)
+  const bool half = p == Precision::fp16 || p == Precision::bf16;
+  if (nchw_runtime && half && s.groups > 1 && !d.depthwise) {
+    // cuDNN has no tensor-core kernel for a grouped convolution of NCHW tensors: it runs FP16 storage with FP32
+    // math (pytorch/pytorch#10290 on the Titan V; NVIDIA/apex#196: ResNeXt-101 1.4x from FP16 on an RTX 2080 Ti
+    // where ResNet-101 gained 2x; ryujaehun's two RTX 2080 Ti machines, docs/model.md "Grouped convolutions").
+    d.tensor_ok = false;
+  } else if (nchw_runtime && half && !d.depthwise && s.inputs > 0 && s.outputs > 0) {
     d.layout_reorder_bytes =
         2.0 * (s.inputs + s.outputs + s.cout * cin_g * s.kh * s.kw) * static_cast<double>(element_bytes(p));
+  }
 }
 
 double depthwise_tap_bytes(double outputs, double kh, double kw, double sw, double element_bytes) {

@@ -114,7 +114,7 @@ inline constexpr double k_k_loop_overhead = 32;
 /// unchanged: transformers 6.9 -> 6.8%). Why a batched block pays less is not established (the single GEMM's
 /// constant also absorbs its tile and split-K choice); tensor-core batched products take it unmeasured.
 inline constexpr double k_batched_k_loop_overhead = 18;
-/// Depthwise / tiny-channel convolution: share of the non-tensor peak (no data reuse). Prior.
+/// Depthwise convolution (one input channel per group): share of the non-tensor peak (no data reuse). Prior.
 inline constexpr double k_depthwise_compute_eff = 0.25;
 /// L2 bytes per SM cycle that PyTorch's own FP32 depthwise kernel gets on Maxwell/Pascal, whose SMs do not
 /// keep its per-tap input loads in L1 (GpuRates::l1_caches_global): the kernel re-reads each input element

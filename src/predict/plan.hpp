@@ -25,8 +25,8 @@ struct KernelDraft {
   OpFamily family = OpFamily::unknown;
   Phase phase = Phase::forward;
   bool matrix = false;     ///< has a GEMM view timed with tiles
-  bool tensor_ok = false;  ///< the math may run on tensor cores
-  bool depthwise = false;  ///< depthwise / tiny-channel conv: SIMT, memory/latency bound
+  bool tensor_ok = false;  ///< the math may run on tensor cores (not a grouped half conv of NCHW tensors: set_conv_facts)
+  bool depthwise = false;  ///< depthwise conv (one input channel per group): SIMT, memory/latency bound
   /// Bytes PyTorch's own depthwise kernel (FP32; FP16 before sm_70; no cuDNN) loads per run, one load per filter tap and
   /// output element at 32-byte-sector granularity (depthwise_tap_bytes). Only GPUs whose SMs do not keep
   /// global loads in L1 (GpuRates::l1_caches_global false) serve them from L2 at a bounded rate.
