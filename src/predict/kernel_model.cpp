@@ -272,15 +272,10 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& op
   // are NHWC already.
   const bool nchw_runtime = (rt == Runtime::pytorch || rt == Runtime::onnxruntime) && !opts.channels_last;
   const bool half = p == Precision::fp16 || p == Precision::bf16;
-  if (nchw_runtime && half && s.groups > 1 && !d.depthwise) {
-    // cuDNN has no tensor-core kernel for a grouped convolution of NCHW tensors: it runs FP16 storage with FP32
-    // math (pytorch/pytorch#10290 on the Titan V; NVIDIA/apex#196: ResNeXt-101 1.4x from FP16 on an RTX 2080 Ti
-    // where ResNet-101 gained 2x; ryujaehun's two RTX 2080 Ti machines, docs/model.md "Grouped convolutions").
-    d.tensor_ok = false;
-  } else if (nchw_runtime && half && !d.depthwise && s.inputs > 0 && s.outputs > 0) {
+  d.grouped_nchw_half = nchw_runtime && half && s.groups > 1 && !d.depthwise;
+  if (nchw_runtime && half && !d.depthwise && s.inputs > 0 && s.outputs > 0)
     d.layout_reorder_bytes =
         2.0 * (s.inputs + s.outputs + s.cout * cin_g * s.kh * s.kw) * static_cast<double>(element_bytes(p));
-  }
 }
 
 double depthwise_tap_bytes(double outputs, double kh, double kw, double sw, double element_bytes) {
@@ -323,13 +318,22 @@ struct MatrixMath {
   bool tensor = false;
 };
 
+/// Whether the math of `k` may run on tensor cores on these rates. cuDNN before sm_80 has no tensor-core kernel
+/// for a grouped convolution of NCHW tensors, so PyTorch's and onnxruntime's FP16/BF16 groups run FP16 storage
+/// with FP32 math there (pytorch/pytorch#10290 on the Titan V; NVIDIA/apex#196 and ryujaehun's RTX 2080 Ti
+/// machines: docs/model.md, "Grouped convolutions"). From sm_80 they take the tensor path with its reorders
+/// (cuDNN 9.14 on perfpred's H200; cuDNN 8.1's transposes on GA102, pytorch/pytorch#54324).
+bool tensor_allowed(const KernelDraft& k, const GpuRates& r) {
+  return k.tensor_ok && !(k.grouped_nchw_half && !r.sm80_tensor_cores);
+}
+
 MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
   const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
   const bool simt_path = k.path == KernelDraft::MatrixPath::simt;
   const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32;
   // Bare cuBLAS INT8 GEMMs on Turing: dp4a on the SIMT path (GpuRates::int8_gemm_dp4a).
   const bool dp4a_gemm = k.family == OpFamily::gemm && r.int8_gemm_dp4a;
-  const bool tensor = !simt_path && !dp4a_gemm && (tf32 || (r.tensor && k.tensor_ok));
+  const bool tensor = !simt_path && !dp4a_gemm && (tf32 || (r.tensor && tensor_allowed(k, r)));
   // RNN time steps in FP16/BF16 without tensor cores: cuDNN's recurrent kernels keep FP16 storage and
   // compute in FP32 (DeepBench's P100 "pseudo FP16"), so packed half math (P100, Jetson) does not apply.
   const bool fp32_math_steps = k.family == OpFamily::rnn && k.serial_steps > 1 && r.half_precision && !r.tensor;
@@ -341,7 +345,7 @@ MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
   // filters), so neither rate is theirs.
   const bool fp32_math_gemm =
       k.family == OpFamily::gemm && r.half_precision && !r.tensor && r.runtime != Runtime::tensorrt;
-  const bool precision_rate = k.tensor_ok && !fp32_math_steps && !fp32_math_gemm;
+  const bool precision_rate = tensor_allowed(k, r) && !fp32_math_steps && !fp32_math_gemm;
   const double rate = dp4a_gemm   ? 4 * r.simt_fp32_flops  // dp4a: 4 INT8 multiply-adds per INT32 lane
                       : simt_path ? r.simt_fp32_flops
                       : tf32      ? r.matrix_tf32_flops
@@ -412,7 +416,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   double compute = 0;
   bool tensor_path = false;
   const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
-  const bool half_tensor_conv = conv && r.tensor && r.half_precision && k.tensor_ok;
+  const bool half_tensor_conv = conv && r.tensor && r.half_precision && tensor_allowed(k, r);
   if (k.path == KernelDraft::MatrixPath::best && k.matrix && !k.depthwise &&
       ((k.conv_tf32 && r.tensor_tf32) || half_tensor_conv)) {
     // TF32 or FP16/BF16 tensor cores allowed: cuDNN picks the faster of its tensor-core kernel and the FP32

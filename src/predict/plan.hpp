@@ -25,7 +25,10 @@ struct KernelDraft {
   OpFamily family = OpFamily::unknown;
   Phase phase = Phase::forward;
   bool matrix = false;     ///< has a GEMM view timed with tiles
-  bool tensor_ok = false;  ///< the math may run on tensor cores (not a grouped half conv of NCHW tensors: set_conv_facts)
+  bool tensor_ok = false;  ///< the math may run on tensor cores
+  /// An FP16/BF16 grouped convolution of NCHW tensors under PyTorch or onnxruntime (set_conv_facts): no tensor-core
+  /// kernel before sm_80 (kernel_model.cpp, tensor_allowed).
+  bool grouped_nchw_half = false;
   bool depthwise = false;  ///< depthwise conv (one input channel per group): SIMT, memory/latency bound
   /// Bytes PyTorch's own depthwise kernel (FP32; FP16 before sm_70; no cuDNN) loads per run, one load per filter tap and
   /// output element at 32-byte-sector granularity (depthwise_tap_bytes). Only GPUs whose SMs do not keep

@@ -240,10 +240,10 @@ TEST(GroupedConvolutions, FourChannelsPerGroupAreCudnnsGroupedGemmNotADepthwiseK
   EXPECT_GT(g4.time_s / dw.time_s, 1.5);
 }
 
-TEST(GroupedConvolutions, HalfPrecisionNchwGroupsRunWithoutTensorCores) {
-  // cuDNN has no tensor-core kernel for a grouped convolution of NCHW tensors: PyTorch's FP16 ResNeXt layers
-  // run FP16 storage with FP32 math (pytorch/pytorch#10290 on the Titan V; NVIDIA/apex#196), as on a GPU without
-  // tensor cores, and pay no NCHW<->NHWC reorders.
+TEST(GroupedConvolutions, HalfPrecisionNchwGroupsRunWithoutTensorCoresBeforeSm80) {
+  // cuDNN before sm_80 has no tensor-core kernel for a grouped convolution of NCHW tensors: PyTorch's FP16
+  // ResNeXt layers run FP16 storage with FP32 math (pytorch/pytorch#10290 on the Titan V; NVIDIA/apex#196), as on
+  // a GPU without tensor cores, and pay no NCHW<->NHWC reorders.
   PredictOptions half;
   half.batch = 32;
   half.precision = Precision::fp16;
@@ -268,6 +268,10 @@ TEST(GroupedConvolutions, HalfPrecisionNchwGroupsRunWithoutTensorCores) {
   PredictOptions nhwc = half;
   nhwc.channels_last = true;
   EXPECT_LT(conv_on(volta, 3, 32, nhwc).time_s, conv_on(no_tensor, 3, 32, nhwc).time_s);
+  // From sm_80 cuDNN runs them on the tensor cores between its reorders (cuDNN 9.14 on perfpred's H200: 8 groups
+  // of 16 channels at batch 32 ran nchwToNhwc, an sm90 tensor-core kernel and nhwcToNchw).
+  EXPECT_GT(conv_on(gpu("h100-sxm5-80gb"), 3, 32, half).reorder_kernels, 0);
+  EXPECT_GT(conv_on(gpu("a100-sxm4-80gb"), 3, 32, half).reorder_kernels, 0);
 }
 
 TEST(TrainingPlan, ResNetTrainingStepIsAboutThreeAndAHalfInferences) {
