@@ -47,9 +47,11 @@ bool winograd_eligible(const KernelEstimate& k) {
          attr_or(k, "dilation_h", 1) == 1;
 }
 
+// One input channel per group, as the analytical model counts it (ATen's ConvParams::is_depthwise): two or more
+// are cuDNN's grouped convolution, a GEMM per group (docs/model.md, "Grouped convolutions").
 bool depthwise(const KernelEstimate& k) {
   const double groups = attr_or(k, "groups", 1), cin = attr_or(k, "in_channels", 0);
-  return groups > 1 && cin > 0 && cin / groups <= 4;
+  return groups > 1 && cin > 0 && cin / groups == 1;
 }
 
 int phase_code(const std::string& phase) {
