@@ -253,8 +253,7 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& op
   // channels per group are cuDNN's grouped convolution, a GEMM per group, ResNeXt's 4-channel groups included
   // (docs/model.md, "Grouped convolutions").
   d.depthwise = s.groups > 1 && cin_g == 1;
-  // PyTorch's own kernel runs only true depthwise convolutions (one input channel per group); a few channels
-  // per group go to cuDNN's grouped convolution. FP32 always takes it; FP16/BF16 take cuDNN's depthwise path
+  // PyTorch's own kernel runs these in FP32; FP16/BF16 take cuDNN's depthwise path
   // only on sm_70 and later (CUDAHooks::supportsDepthwiseConvolutionWithCuDNN), so on the Maxwell/Pascal SMs
   // where the taps matter (GpuRates::l1_caches_global false) half precision runs PyTorch's kernel too, at
   // half the bytes per load. Volta and later keep the loads in L1 whichever kernel runs.
