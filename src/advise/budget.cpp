@@ -40,7 +40,7 @@ std::string human_bytes(double b) {
 }
 
 const std::set<std::string> k_entry_keys = {"name",       "model",       "gpu",  "batch",   "precision",
-                                            "allow_tf32", "cuda_graphs", "channels_last", "attention", "mode", "runtime", "optimizer",
+                                            "allow_tf32", "cuda_graphs", "channels_last", "attention", "param_updates", "mode", "runtime", "optimizer",
                                             "input_shapes", "branches",  "dims", "loop_trips", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj"};
@@ -101,6 +101,7 @@ void read_flag(const nlohmann::json& e, const char* key, const std::string& wher
 // `cuda_graphs`: true when the deployed model is replayed as a captured CUDA graph (predict's --cuda-graphs).
 // `channels_last`: true when the deployed model runs in torch.channels_last (predict's --channels-last).
 // `attention`: "sdpa" (the default) or "math", as predict's --attention.
+// `param_updates`: "foreach" (the default) or "loop", as predict's --param-updates.
 void parse_flags(const nlohmann::json& e, const std::string& where, PredictOptions& o) {
   read_flag(e, "allow_tf32", where, o.allow_tf32);
   if (!o.allow_tf32 && o.precision != Precision::fp32)
@@ -112,6 +113,12 @@ void parse_flags(const nlohmann::json& e, const std::string& where, PredictOptio
     const auto& v = e["attention"];
     if (!v.is_string()) throw InputError(where + ": field 'attention' must be \"sdpa\" or \"math\" (got " + json_excerpt(v) + ")");
     o.fused_attention = fused_attention_from_string(v.get<std::string>(), where + ": field 'attention'");
+  }
+  if (e.contains("param_updates")) {
+    const auto& v = e["param_updates"];
+    if (!v.is_string())
+      throw InputError(where + ": field 'param_updates' must be \"foreach\" or \"loop\" (got " + json_excerpt(v) + ")");
+    o.foreach_updates = foreach_updates_from_string(v.get<std::string>(), where + ": field 'param_updates'");
   }
 }
 
@@ -342,6 +349,7 @@ nlohmann::json budget_verdict_json(const BudgetReport& rep) {
     if (e.options.cuda_graphs) entry["cuda_graphs"] = true;   // and --cuda-graphs
     if (e.options.channels_last) entry["channels_last"] = true;  // and --channels-last
     if (!e.options.fused_attention) entry["attention"] = attention_name(false);  // and --attention math
+    if (!e.options.foreach_updates) entry["param_updates"] = param_updates_name(false);  // and --param-updates loop
     entries.push_back(std::move(entry));
     passed += r.passed() ? 1 : 0;
   }

@@ -93,6 +93,7 @@ inline PredictOptions predict_options(const PredictChoices& c) {
   o.cuda_graphs = c.cuda_graphs;
   o.channels_last = c.channels_last;
   o.fused_attention = fused_attention_from_string(c.attention, "--attention");
+  o.foreach_updates = foreach_updates_from_string(c.param_updates, "--param-updates");
   return o;
 }
 

@@ -45,7 +45,7 @@ void print_text(const Prediction& p, const PredictCmdOptions& o, const std::stri
               gpu.name.c_str(), static_cast<long long>(o.batch), o.precision.c_str(), o.mode.c_str(),
               o.runtime.c_str(), o.mode == "training" ? (", optimizer " + o.optimizer).c_str() : "",
               cuda_graphs_text(o.cuda_graphs).c_str(), channels_last_text(o.channels_last).c_str(),
-              attention_text(o.attention != "math").c_str());
+              (attention_text(o.attention != "math") + param_updates_text(o.param_updates != "loop")).c_str());
   std::printf("latency     %s ms per %s\n", fixed(p.latency_ms, 3).c_str(),
               o.mode == "training" ? "training step" : "batch");
   std::printf("throughput  %s samples/s", fixed(p.throughput_samples_per_s, 1).c_str());
@@ -92,6 +92,7 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
   echo_cuda_graphs(j, o.cuda_graphs);
   echo_channels_last(j, o.channels_last);
   echo_attention(j, o.attention != "math");
+  echo_param_updates(j, o.param_updates != "loop");
   j["latency_ms"] = r6(p.latency_ms);
   j["throughput_samples_per_s"] = r6(p.throughput_samples_per_s);
   j["pipelined_throughput_samples_per_s"] = r6(p.pipelined_throughput_samples_per_s);
@@ -160,6 +161,7 @@ PredictOptions predict_options(const PredictCmdOptions& o) {
   po.cuda_graphs = o.cuda_graphs;
   po.channels_last = o.channels_last;
   po.fused_attention = fused_attention_from_string(o.attention, "--attention");
+  po.foreach_updates = foreach_updates_from_string(o.param_updates, "--param-updates");
   return po;
 }
 

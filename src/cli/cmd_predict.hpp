@@ -42,6 +42,8 @@ struct PredictCmdOptions {
   bool cuda_graphs = false;  ///< --cuda-graphs: the iteration replayed as a captured CUDA graph
   bool channels_last = false;  ///< --channels-last: NHWC tensors (PredictOptions::channels_last)
   std::string attention = "sdpa";  ///< --attention sdpa|math: PyTorch eager's attention (PredictOptions::fused_attention)
+  /// --param-updates foreach|loop: PyTorch eager training's parameter updates (PredictOptions::foreach_updates)
+  std::string param_updates = "foreach";
 };
 
 /// Applied to the prediction before it is printed (energy and memory bundles); gets what predict() got.

@@ -141,6 +141,14 @@ std::string attention_text(bool fused_attention) {
   return fused_attention ? std::string() : ", attention as written";
 }
 
+void echo_param_updates(nlohmann::json& j, bool foreach_updates) {
+  if (!foreach_updates) j["param_updates"] = param_updates_name(false);
+}
+
+std::string param_updates_text(bool foreach_updates) {
+  return foreach_updates ? std::string() : ", per-tensor parameter updates (PyTorch 1.x)";
+}
+
 namespace {
 std::vector<std::string>& partial_list() {
   static std::vector<std::string> list;

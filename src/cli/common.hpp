@@ -74,6 +74,11 @@ std::string channels_last_text(bool channels_last);
 void echo_attention(nlohmann::json& j, bool fused_attention);
 /// ", attention as written" for a text header with --attention math, else "".
 std::string attention_text(bool fused_attention);
+/// Echo --param-updates loop in a command's JSON document (`"param_updates": "loop"`); foreach, the default, is
+/// not echoed.
+void echo_param_updates(nlohmann::json& j, bool foreach_updates);
+/// ", per-tensor parameter updates (PyTorch 1.x)" for a text header under --param-updates loop, else "".
+std::string param_updates_text(bool foreach_updates);
 
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order. An
 /// object gains `"complete": false` and `unshaped_nodes` when a partial model was analysed.

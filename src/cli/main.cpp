@@ -61,6 +61,16 @@ void add_attention(CLI::App* sub, std::string& attention) {
       ->default_val("sdpa");
 }
 
+/// --param-updates on every command that predicts.
+void add_param_updates(CLI::App* sub, std::string& param_updates) {
+  sub->add_option("--param-updates", param_updates,
+                  "PyTorch eager training's parameter updates: foreach (PyTorch >= 2.0's defaults: zero_grad() sets "
+                  ".grad to None and torch.optim updates every tensor in a few multi-tensor kernels) or loop "
+                  "(PyTorch 1.x: zero_grad() zeroes each .grad, AccumulateGrad adds into it, the optimizer loops over "
+                  "tensors, a few kernels each)")
+      ->default_val("foreach");
+}
+
 /// --cuda-graphs on every command that predicts.
 void add_cuda_graphs(CLI::App* sub, bool& cuda_graphs) {
   sub->add_flag("--cuda-graphs", cuda_graphs,
@@ -91,6 +101,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   add_cuda_graphs(sub, p.cuda_graphs);
   add_channels_last(sub, p.channels_last);
   add_attention(sub, p.attention);
+  add_param_updates(sub, p.param_updates);
 }
 
 /// `fit-host`: predict's model and settings, and the measured latency to match.
@@ -244,6 +255,7 @@ int main(int argc, char** argv) {
     add_cuda_graphs(sub, p.cuda_graphs);
     add_channels_last(sub, p.channels_last);
     add_attention(sub, p.attention);
+    add_param_updates(sub, p.param_updates);
   };
 
   perfpred::cli::MigCliOptions mig_opts;

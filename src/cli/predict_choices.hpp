@@ -25,6 +25,7 @@ struct PredictChoices {
   bool cuda_graphs = false;               ///< --cuda-graphs: the iteration replayed as a captured CUDA graph
   bool channels_last = false;             ///< --channels-last: NHWC tensors (PredictOptions::channels_last)
   std::string attention = "sdpa";         ///< --attention sdpa|math (PredictOptions::fused_attention)
+  std::string param_updates = "foreach";  ///< --param-updates foreach|loop (PredictOptions::foreach_updates)
 };
 
 }  // namespace perfpred::cli

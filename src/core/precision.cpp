@@ -72,6 +72,14 @@ bool fused_attention_from_string(std::string_view s, std::string_view what) {
 
 std::string attention_name(bool fused_attention) { return fused_attention ? "sdpa" : "math"; }
 
+bool foreach_updates_from_string(std::string_view s, std::string_view what) {
+  if (s == "foreach") return true;
+  if (s == "loop") return false;
+  throw InputError(std::string(what) + ": '" + std::string(s) + "' is not one of foreach|loop");
+}
+
+std::string param_updates_name(bool foreach_updates) { return foreach_updates ? "foreach" : "loop"; }
+
 int element_bytes(Precision p) {
   switch (p) {
     case Precision::fp32: case Precision::tf32: return 4;

@@ -179,6 +179,9 @@ PredictOptions network_options(const NetworkRow& r, const std::string& where) {
   // And how the source's PyTorch ran attention (NeuSight's HF models of PyTorch 2.1's era: as written).
   if (auto it = r.extra.find("attention"); it != r.extra.end() && !it->second.empty())
     o.fused_attention = fused_attention_from_string(it->second, where + ": attention");
+  // And how its PyTorch updated parameters in training (PyTorch 1.x's per-tensor loops: "loop").
+  if (auto it = r.extra.find("param_updates"); it != r.extra.end() && !it->second.empty())
+    o.foreach_updates = foreach_updates_from_string(it->second, where + ": param_updates");
   o.detail = false;
   return o;
 }

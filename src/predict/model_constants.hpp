@@ -291,6 +291,17 @@ inline constexpr double k_pytorch_backward_host_s = 60e-6;
 inline constexpr double k_pytorch_zero_grad_host_s = 10e-6;
 /// torch.optim (for-each-parameter Python loop in torch 1.x) CPU time per update kernel. Prior.
 inline constexpr double k_pytorch_optimizer_host_s = 9e-6;
+/// PyTorch >= 2.0 (PredictOptions::foreach_updates): CPU time of one parameter's gradient hand-over, the
+/// autograd engine's AccumulateGrad node that moves a new gradient into a None .grad without a kernel, and
+/// zero_grad()'s `p.grad = None`. Prior (an engine node without a kernel, a Python attribute store).
+inline constexpr double k_pytorch_grad_handover_host_s = 5e-6;
+/// PyTorch >= 2.0: torch.optim's Python walk over the parameters once per step (_init_group: p.grad, the state
+/// lookup, list appends), CPU time per parameter tensor. Prior.
+inline constexpr double k_pytorch_optimizer_tensor_host_s = 2e-6;
+/// PyTorch >= 2.0: one torch._foreach_* op of the foreach optimizer (Python call, ATen dispatch), and its
+/// CPU time per tensor in its lists (checks, multi_tensor_apply's kernel-argument packing). Priors.
+inline constexpr double k_pytorch_foreach_op_host_s = 15e-6;
+inline constexpr double k_pytorch_foreach_tensor_host_s = 0.5e-6;
 /// onnxruntime CUDA EP: CPU time per node. Prior (ORT per-node overhead ~5-10 us).
 inline constexpr double k_onnxruntime_node_host_s = 8e-6;
 /// TensorRT: one enqueue/executeV2 call, seconds. Prior (tens of microseconds).

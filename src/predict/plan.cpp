@@ -1015,11 +1015,17 @@ void plan_backward(PlanContext& c, int n_forward) {
   }
 }
 
-/// Element counts of the trainable parameter tensors: float initializers consumed by nodes in weight slots
-/// (BatchNorm: scale and bias only), each once.
-std::vector<double> parameter_elements(const PlanContext& c) {
+/// One trainable parameter tensor: the node that reads it (its first reader) and its element count.
+struct ParamTensor {
+  int node = -1;
+  double elems = 0;
+};
+
+/// The trainable parameter tensors: float initializers consumed by nodes in weight slots (BatchNorm: scale and
+/// bias only), each once.
+std::vector<ParamTensor> parameter_tensors(const PlanContext& c) {
   const Graph& g = c.g;
-  std::vector<double> out;
+  std::vector<ParamTensor> out;
   std::vector<char> seen(c.n_tensors, 0);
   for (int i = 0; i < c.n_nodes; ++i) {
     const Node& node = g.nodes[i];
@@ -1029,34 +1035,55 @@ std::vector<double> parameter_elements(const PlanContext& c) {
       if (t < 0 || seen[t] || !g.tensors[t].is_initializer || !is_float(g.tensors[t].dtype)) continue;
       seen[t] = 1;
       auto ne = g.tensors[t].numel();
-      if (ne && *ne > 0) out.push_back(static_cast<double>(*ne));
+      if (ne && *ne > 0) out.push_back({i, static_cast<double>(*ne)});
     }
   }
   return out;
 }
 
-/// Parameter gradients outside the layers' own kernels: autograd's AccumulateGrad adds each new gradient
-/// into .grad (zero_grad() zeroes it rather than freeing it: PyTorch 1.x's default, and what the measured
-/// sets ran), and zero_grad() clears every .grad for the next step, one kernel each. Costed after the
+/// PyTorch eager updates parameters with PyTorch >= 2.0's defaults (PredictOptions::foreach_updates).
+bool foreach_updates(const PlanContext& c) { return c.eager && c.opts.foreach_updates; }
+
+/// PyTorch >= 2.0 (foreach updates): zero_grad() left every .grad None, so AccumulateGrad hands each parameter's
+/// new gradient over without a kernel; its engine node (and zero_grad's `p.grad = None`) costs host time only,
+/// charged to the first backward record of the parameter's node, when autograd reaches it. A parameter whose node
+/// has no backward record (a constant operand of a pass-through Add) is charged after the last kernel.
+void hand_over_gradients(PlanContext& c, int first_backward, const std::vector<ParamTensor>& params) {
+  std::vector<int> count(c.n_nodes, 0);
+  for (const ParamTensor& p : params) ++count[p.node];
+  const double per = model::k_pytorch_grad_handover_host_s * c.embedded;
+  for (size_t i = first_backward; i < c.plan.kernels.size(); ++i) {
+    KernelDraft& k = c.plan.kernels[i];
+    if (k.node_index < 0 || k.node_index >= c.n_nodes || count[k.node_index] == 0) continue;
+    k.host_s += per * count[k.node_index];
+    count[k.node_index] = 0;
+  }
+  for (int n : count) c.plan.host_post_s += per * n;
+}
+
+/// Parameter gradients outside the layers' own kernels, PyTorch 1.x (--param-updates loop) and the other
+/// runtimes. Eager: autograd's AccumulateGrad adds each new gradient into .grad (zero_grad() zeroed it rather
+/// than freeing it), and zero_grad() clears every .grad for the next step, one kernel each; costed after the
 /// backward pass (zero_grad of the next step); gradients are fp32 master copies under mixed precision too.
-void plan_gradients(PlanContext& c, const std::vector<double>& params) {
-  if (params.empty()) return;
+/// Foreach updates launch nothing here (hand_over_gradients).
+void plan_gradients(PlanContext& c, const std::vector<ParamTensor>& params) {
+  if (params.empty() || foreach_updates(c)) return;
   const double bytes_per = c.opts.precision == Precision::fp32 ? 4.0 : element_bytes(c.opts.precision);
   if (c.eager) {
-    for (double elems : params) {
+    for (const ParamTensor& p : params) {
       KernelDraft k;
       k.family = OpFamily::elementwise;
       k.phase = Phase::gradients;
       k.launches = 2;  // grad += new; grad.zero_()
-      k.bytes = (3.0 + 1.0) * bytes_per * elems;
-      k.flops = elems;
+      k.bytes = (3.0 + 1.0) * bytes_per * p.elems;
+      k.flops = p.elems;
       k.host_s = c.host.backward + model::k_pytorch_zero_grad_host_s * c.embedded;
       c.plan.kernels.push_back(k);
     }
     return;
   }
   double total = 0;
-  for (double e : params) total += e;
+  for (const ParamTensor& p : params) total += p.elems;
   KernelDraft k;  // other runtimes: the gradient buffers are written by the weight-gradient kernels, one memset
   k.family = OpFamily::elementwise;
   k.phase = Phase::gradients;
@@ -1066,36 +1093,73 @@ void plan_gradients(PlanContext& c, const std::vector<double>& params) {
   c.plan.kernels.push_back(k);
 }
 
-/// The optimizer step: a few kernels per parameter tensor (torch.optim's for-each loop in eager PyTorch),
-/// or one multi-tensor kernel per pass elsewhere.
-void plan_optimizer(PlanContext& c, const std::vector<double>& params) {
-  Plan& plan = c.plan;
-  if (c.opts.optimizer == Optimizer::none) return;
-  int passes_rw = 0, kernels_per_tensor = 1;
-  switch (c.opts.optimizer) {
-    case Optimizer::sgd: passes_rw = 3; kernels_per_tensor = 1; break;        // read w, g; write w
-    case Optimizer::momentum: passes_rw = 5; kernels_per_tensor = 2; break;   // + read/write buffer
-    case Optimizer::adam: passes_rw = 7; kernels_per_tensor = 5; break;       // w, g, m, v read; w, m, v write
+/// What one optimizer step runs per parameter tensor, from torch.optim's per-tensor loop (PyTorch 1.x;
+/// torch/optim/_functional.py): SGD `p.add_(g, alpha=-lr)`; momentum `buf.mul_(m).add_(g)`, `p.add_(buf)`; Adam
+/// `m.mul_(b1).add_(g)`, `v.mul_(b2).addcmul_(g, g)`, `denom = (v.sqrt() / bc2).add_(eps)`, `p.addcdiv_(m, denom)`.
+/// The foreach implementation (PyTorch >= 2.0's default on CUDA; _multi_tensor_sgd / _multi_tensor_adam) runs the
+/// same passes as one torch._foreach_* op each (Adam's two first mul/add pairs become _foreach_lerp_ and
+/// _foreach_mul_ + _foreach_addcmul_). fp32 element passes (read or write) per step.
+struct OptimizerWork {
+  int kernels_per_tensor = 0;  ///< per-tensor loop: kernels per parameter tensor
+  int foreach_ops = 0;         ///< foreach: torch._foreach_* ops per step
+  int max_depth = 1;           ///< foreach: most tensor lists one op reads and writes
+  int passes = 0;              ///< fp32 passes over every parameter element, per step
+};
+
+OptimizerWork optimizer_work(Optimizer o, bool foreach) {
+  switch (o) {
+    case Optimizer::sgd: return {1, 1, 2, 3};
+    case Optimizer::momentum: return {3, 3, 2, 8};
+    case Optimizer::adam: return {8, 7, 3, foreach ? 18 : 20};
     case Optimizer::none: break;
   }
+  return {};
+}
+
+/// Launches of one foreach op over these tensors: multi_tensor_apply packs up to a depth-dependent number of
+/// tensors (110, 64, 48, 36, 30 for 1-5 lists) and 320 blocks of 65,536 elements into one kernel
+/// (ATen's MultiTensorApply.cuh), launching whenever either fills.
+int foreach_launches(const std::vector<ParamTensor>& params, int depth) {
+  static constexpr int max_tensors[] = {110, 64, 48, 36, 30};
+  const int per_launch = max_tensors[std::clamp(depth, 1, 5) - 1];
+  double chunks = 0;
+  for (const ParamTensor& p : params) chunks += std::ceil(p.elems / 65536.0);
+  const double by_tensors = std::ceil(static_cast<double>(params.size()) / per_launch);
+  return static_cast<int>(std::max(1.0, std::max(by_tensors, std::ceil(chunks / 320.0))));
+}
+
+/// The optimizer step: a few kernels per parameter tensor (torch.optim's per-tensor loop, PyTorch 1.x), a few
+/// multi-tensor kernels per foreach op (PyTorch >= 2.0), or one multi-tensor kernel per pass elsewhere.
+void plan_optimizer(PlanContext& c, const std::vector<ParamTensor>& params) {
+  Plan& plan = c.plan;
+  if (c.opts.optimizer == Optimizer::none || params.empty()) return;
+  const bool foreach = foreach_updates(c);
+  const OptimizerWork w = optimizer_work(c.opts.optimizer, foreach);
   plan.optimizer_first = static_cast<int>(plan.kernels.size());
-  auto update = [&](double elems, double host_per_kernel) {  // the update passes over `elems` parameters
+  auto update = [&](double elems, int launches, double host_s) {  // the update passes over `elems` parameters
     KernelDraft o;
     o.family = OpFamily::elementwise;
     o.phase = Phase::optimizer;
-    o.launches = kernels_per_tensor;
-    o.bytes = passes_rw * 4.0 * elems;
-    o.flops = 2.0 * kernels_per_tensor * elems;
-    o.host_s = host_per_kernel * kernels_per_tensor;
+    o.launches = launches;
+    o.bytes = w.passes * 4.0 * elems;
+    o.flops = 2.0 * w.kernels_per_tensor * elems;
+    o.host_s = host_s;
     plan.kernels.push_back(o);
   };
   double total_elems = 0;
-  for (double elems : params) {
-    total_elems += elems;
-    if (c.eager) update(elems, c.host.optimizer);
+  for (const ParamTensor& p : params) {
+    total_elems += p.elems;
+    if (c.eager && !foreach) update(p.elems, w.kernels_per_tensor, c.host.optimizer * w.kernels_per_tensor);
   }
-  if (!c.eager && total_elems > 0) update(total_elems, c.host.kernel);
-  if (plan.optimizer_first == static_cast<int>(plan.kernels.size())) plan.optimizer_first = -1;
+  if (foreach) {
+    const double n = static_cast<double>(params.size());
+    const double host = (n * model::k_pytorch_optimizer_tensor_host_s +
+                         w.foreach_ops * (model::k_pytorch_foreach_op_host_s + n * model::k_pytorch_foreach_tensor_host_s)) *
+                        c.embedded;
+    update(total_elems, w.foreach_ops * foreach_launches(params, w.max_depth), host);
+  } else if (!c.eager) {
+    update(total_elems, w.kernels_per_tensor, c.host.kernel * w.kernels_per_tensor);
+  }
 }
 
 /// A captured CUDA graph replays its kernels without the host: no dispatch, enqueue or launch per kernel, one
@@ -1121,9 +1185,11 @@ void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const
   plan_forward(c);
   if (c.training) {
     const int n_forward = static_cast<int>(plan.kernels.size());
+    const std::vector<ParamTensor> params = parameter_tensors(c);
     plan_loss(c);
+    const int first_backward = static_cast<int>(plan.kernels.size());
     plan_backward(c, n_forward);
-    const std::vector<double> params = parameter_elements(c);
+    if (foreach_updates(c)) hand_over_gradients(c, first_backward, params);
     plan_gradients(c, params);
     plan_optimizer(c, params);
   }

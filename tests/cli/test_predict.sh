@@ -192,4 +192,25 @@ assert s.get('attention') == 'math', s.keys()" "$BIN" "$VIT"
   check grep -q "attention as written" "$TMP/m.txt"
 fi
 
+# 11. --param-updates: a PyTorch eager training step updates parameters as PyTorch >= 2.0 does by default
+# (foreach: no gradient kernels, a few multi-tensor optimizer kernels); loop is PyTorch 1.x (zero_grad zeroes each
+# .grad, per-tensor optimizer kernels), slower where the host bounds the step. The JSON echoes only loop, the
+# text header says so, a bad value names the option, and the decision commands take it too.
+check $PY -c "
+import json,subprocess,sys
+run=lambda *a: json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','h100-sxm5-80gb','--json','--no-meta','--layers','--mode','training','--optimizer','momentum','--no-copies']+list(a)))
+f, l = run(), run('--param-updates', 'loop')
+assert 'param_updates' not in f and l.get('param_updates') == 'loop', (f.keys(), l.get('param_updates'))
+names = lambda p: [x['name'] for x in p['layers']]
+assert 'gradients' not in names(f) and 'gradients' in names(l), names(f)[-3:]
+kernels = lambda p, n: sum(x['kernels'] for x in p['layers'] if x['name'] == n)
+assert kernels(f, 'optimizer') < kernels(l, 'optimizer') / 10, (kernels(f, 'optimizer'), kernels(l, 'optimizer'))
+assert f['latency_ms'] < l['latency_ms'], (f['latency_ms'], l['latency_ms'])
+s=json.loads(subprocess.check_output([sys.argv[1],'sweep',sys.argv[2],'--base-gpu','h100-sxm5-80gb','--vary','sm_count=66:132:66','--json','--mode','training','--param-updates','loop']))
+assert s.get('param_updates') == 'loop', s.keys()" "$BIN" "$MODEL"
+expect_exit 2 predict "$MODEL" --gpu h100-sxm5-80gb --mode training --param-updates fused
+check grep -q -- "--param-updates" "$TMP/err"
+"$BIN" predict "$MODEL" --gpu h100-sxm5-80gb --mode training --param-updates loop >"$TMP/l.txt"
+check grep -q "per-tensor parameter updates" "$TMP/l.txt"
+
 exit $fail

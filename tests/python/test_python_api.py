@@ -44,7 +44,8 @@ class Predict(unittest.TestCase):
                           (["--cuda-graphs"], dict(cuda_graphs=True)),
                           (["--precision", "fp16", "--batch", "32", "--channels-last"],
                            dict(precision="fp16", batch=32, channels_last=True)),
-                          (["--attention", "math"], dict(attention="math"))]:
+                          (["--attention", "math"], dict(attention="math")),
+                          (["--mode", "training", "--param-updates", "loop"], dict(mode="training", param_updates="loop"))]:
             want = cli("predict", RESNET18, "--gpu", "a100-sxm4-40gb", "--json", "--layers", "--no-meta", *extra)
             got = perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", **kw)
             self.assertEqual(got.to_json(), want, extra)

@@ -27,6 +27,10 @@ Optimizer optimizer_from_string(std::string_view s, std::string_view what = "opt
 /// scaled_dot_product_attention, PyTorch >= 2.0) or "math" (false: MatMul, Softmax, MatMul as exported).
 bool fused_attention_from_string(std::string_view s, std::string_view what = "attention");
 std::string attention_name(bool fused_attention);
+/// How PyTorch eager updates parameters in a training step (PredictOptions::foreach_updates): "foreach" (true:
+/// PyTorch >= 2.0's defaults) or "loop" (false: PyTorch 1.x's per-tensor loops).
+bool foreach_updates_from_string(std::string_view s, std::string_view what = "param-updates");
+std::string param_updates_name(bool foreach_updates);
 /// Bytes of one activation/weight element stored at this precision (tf32 stores fp32).
 int element_bytes(Precision p);
 

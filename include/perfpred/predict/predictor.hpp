@@ -40,6 +40,12 @@ struct PredictOptions {
   /// a fused flash / memory-efficient kernel that never writes the [.., Sq, Sk] scores. False (--attention
   /// math): the exported MatMul -> Softmax -> MatMul run as written (PyTorch < 2.0, HF's "eager" attention).
   bool fused_attention = true;
+  /// PyTorch eager training updates its parameters as PyTorch >= 2.0 does by default: zero_grad() sets every
+  /// .grad to None, so autograd hands each parameter's first gradient over without a kernel, and torch.optim's
+  /// foreach implementation updates all parameter tensors in a few multi-tensor kernels per pass. False (--param-
+  /// updates loop, PyTorch 1.x's defaults): zero_grad() zeroes every .grad (one kernel each), AccumulateGrad adds
+  /// each new gradient into it (one kernel each), and the optimizer loops over the tensors, a few kernels each.
+  bool foreach_updates = true;
   /// The model's tensors are in PyTorch's channels_last memory format (NHWC; model.to(memory_format=
   /// torch.channels_last) and a channels_last input): cuDNN's FP16/BF16 tensor-core convolutions then read and
   /// write them as they are. False (PyTorch's default, ONNX's layout): each such convolution pays cuDNN's

@@ -309,17 +309,18 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
 
 
 def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-          cuda_graphs=False, channels_last=False, attention="sdpa"):
+          cuda_graphs=False, channels_last=False, attention="sdpa", param_updates="foreach"):
     """--branch, --loop-trips, --dim and --allow-partial (models with If/Loop, symbolic dims or shapes
     left unknown), --host-factor (this machine's host CPU time over the reference machine's; its range
     is checked in C++ with the CLI's message), --no-tf32 (tf32=False; fp32 only, checked in C++),
     --cuda-graphs (the iteration replayed as a captured CUDA graph), --channels-last (torch.channels_last
-    tensors) and --attention ("sdpa" or "math", checked in C++)."""
+    tensors), --attention ("sdpa" or "math") and --param-updates ("foreach" or "loop"), both checked in C++."""
     o.host_factor = _number("host_factor", host_factor)
     o.no_tf32 = not tf32
     o.cuda_graphs = bool(cuda_graphs)
     o.channels_last = bool(channels_last)
     o.attention = _str("attention", attention)
+    o.param_updates = _str("param_updates", param_updates)
     o.branches = _pairs("branches", branches)
     o.loop_trips = _pairs("loop_trips", loop_trips)
     o.dims = _pairs("dims", dims)
@@ -362,7 +363,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
             allow_partial=False, host_factor=1.0, dims=None, tf32=True, cuda_graphs=False, channels_last=False,
-            attention="sdpa"):
+            attention="sdpa", param_updates="foreach"):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
@@ -376,7 +377,8 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     cuda_graphs=True is --cuda-graphs (the iteration replayed as a captured CUDA graph: no host cost per op);
     channels_last=True is --channels-last (the model runs in torch.channels_last: no cuDNN NCHW<->NHWC reorders);
     attention="math" is --attention math (MatMul -> Softmax -> MatMul as exported, not one fused
-    scaled_dot_product_attention)."""
+    scaled_dot_product_attention); param_updates="loop" is --param-updates loop (a PyTorch 1.x training step:
+    zero_grad() zeroes every .grad, the optimizer loops over the tensors)."""
     with _Scratch() as scratch:
         o = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
                              input_names, input_shapes, allow_unknown, copies, name,
@@ -386,6 +388,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
         o.cuda_graphs = bool(cuda_graphs)
         o.channels_last = bool(channels_last)
         o.attention = _str("attention", attention)
+        o.param_updates = _str("param_updates", param_updates)
         o.layers, o.no_meta = bool(layers), not meta
         text = _perfpred.predict(o, _bundles(bundles), bool(analytical))
         return Prediction(scratch.clean_json(text))
@@ -394,7 +397,8 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
 def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
              optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
              copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
-             allow_partial=False, dims=None, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa"):
+             allow_partial=False, dims=None, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
+             param_updates="foreach"):
     """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
     `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s; a
     measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only floor ...)."""
@@ -407,6 +411,7 @@ def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="infere
         po.cuda_graphs = bool(cuda_graphs)
         po.channels_last = bool(channels_last)
         po.attention = _str("attention", attention)
+        po.param_updates = _str("param_updates", param_updates)
         o.predict = po
         if measured_ms is None:
             raise InputError("measured_ms=None: give the measured latency in ms")
@@ -433,7 +438,8 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
            objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
            example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa"):
+           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
+           param_updates="foreach"):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
     (docs/formats.md), needed for objective="cost". host_factor and tf32 are --host-factor and --no-tf32, as
@@ -455,7 +461,8 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
                       host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
-                      channels_last=channels_last, attention=attention))
+                      channels_last=channels_last, attention=attention,
+                      param_updates=param_updates))
         return Selection(scratch.clean_json(_perfpred.select(o)))
 
 
@@ -470,7 +477,8 @@ def _axis(field, spec):
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-          dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa"):
+          dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
+          param_updates="foreach"):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
     vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points.
     host_factor and tf32 are --host-factor and --no-tf32, as in predict(); cuda_graphs is --cuda-graphs,
@@ -487,7 +495,8 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
                       host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
-                      channels_last=channels_last, attention=attention))
+                      channels_last=channels_last, attention=attention,
+                      param_updates=param_updates))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
 
 
@@ -495,7 +504,7 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
         branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-        cuda_graphs=False, channels_last=False, attention="sdpa"):
+        cuda_graphs=False, channels_last=False, attention="sdpa", param_updates="foreach"):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
     `recommended` is None where no profile fits and meets slo_ms. host_factor and tf32 are --host-factor and
     --no-tf32, as in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last."""
@@ -510,5 +519,6 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
                       host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
-                      channels_last=channels_last, attention=attention))
+                      channels_last=channels_last, attention=attention,
+                      param_updates=param_updates))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))

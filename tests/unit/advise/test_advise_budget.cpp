@@ -148,6 +148,36 @@ TEST(BudgetParse, Attention) {
   }
 }
 
+TEST(BudgetParse, ParamUpdates) {
+  // "param_updates": "loop" is --param-updates loop (a PyTorch 1.x training step), echoed in the verdict;
+  // "foreach" or absent is the default; any other value or type is exit 2 naming the field.
+  json loop = entry("loop", {{"latency_ms", 30}});
+  loop["mode"] = "training";
+  loop["param_updates"] = "loop";
+  json fe = entry("foreach", {{"latency_ms", 30}});
+  fe["mode"] = "training";
+  fe["param_updates"] = "foreach";
+  auto f = parse_budget_json(file_with({entry("default", {{"latency_ms", 30}}), fe, loop}), "ci/budgets.json");
+  ASSERT_EQ(f.entries.size(), 3u);
+  EXPECT_TRUE(f.entries[0].options.foreach_updates);
+  EXPECT_TRUE(f.entries[1].options.foreach_updates);
+  EXPECT_FALSE(f.entries[2].options.foreach_updates);
+  const json v = budget_verdict_json(check_budgets(f, text_loader(), catalog_resolver()));
+  EXPECT_FALSE(v["entries"][0].contains("param_updates"));
+  EXPECT_FALSE(v["entries"][1].contains("param_updates"));
+  EXPECT_EQ(v["entries"][2]["param_updates"], "loop");
+  for (const json& bad : {json("fused"), json(false)}) {
+    loop["param_updates"] = bad;
+    try {
+      parse_budget_json(file_with({loop}), "ci/budgets.json");
+      ADD_FAILURE() << "param_updates " << bad.dump() << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("entries[0]"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("param_updates"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(BudgetParse, ErrorsNameTheEntryAndField) {
   struct Case {
     json doc;

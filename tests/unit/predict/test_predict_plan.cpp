@@ -46,7 +46,41 @@ TEST(TrainingPlan, BatchNormComputesStatisticsAndItsBackwardReadsTwice) {
   EXPECT_DOUBLE_EQ(bn_bwd, 2.5 * bn_inf);  // read dy and x twice, write dx
 }
 
+/// A PyTorch 1.x training step (--param-updates loop): zero_grad() zeroes each .grad, the optimizer loops over tensors.
+PredictOptions torch1_training(int64_t batch) {
+  PredictOptions o = training(batch);
+  o.foreach_updates = false;
+  return o;
+}
+
+/// Trainable parameter tensors of a graph and their elements (BatchNorm's running statistics are buffers).
+std::pair<int, double> parameters_of(const test::NetBuilder& net) {
+  int params = 0;
+  double elems = 0;
+  for (const auto& n : net.g.nodes)
+    for (size_t s = 1; s < n.inputs.size() && (n.op != "BatchNormalization" || s < 3); ++s)
+      if (net.g.tensors[n.inputs[s]].is_initializer) {
+        ++params;
+        elems += static_cast<double>(*net.g.tensors[n.inputs[s]].numel());
+      }
+  return {params, elems};
+}
+
+/// Launches of a prediction's layer row (loss, gradients, optimizer: the step's rows without a graph node).
+int layer_kernels(const Prediction& p, const std::string& name) {
+  for (const auto& l : p.layers)
+    if (l.name == name) return l.kernels;
+  return 0;
+}
+
+double host_total(const std::vector<KernelEstimate>& ks) {
+  double h = 0;
+  for (const auto& k : ks) h += k.host_s;
+  return h;
+}
+
 TEST(TrainingPlan, ParameterGradientsAreAccumulatedAndZeroed) {
+  // PyTorch 1.x (--param-updates loop), as the ryujaehun training rows ran (PyTorch 1.4).
   auto net = test::resnet_like(8);
   // Parameters: weights in weight slots; a BatchNorm's running mean and variance are buffers, not parameters.
   int params = 0;
@@ -59,7 +93,7 @@ TEST(TrainingPlan, ParameterGradientsAreAccumulatedAndZeroed) {
       }
   int launches = 0;
   double bytes = 0;
-  for (const auto& k : plan_kernels(net.g, net.c, gpu("rtx-2080ti"), training(8)))
+  for (const auto& k : plan_kernels(net.g, net.c, gpu("rtx-2080ti"), torch1_training(8)))
     if (k.phase == "gradients") {
       EXPECT_EQ(k.name, "gradients");
       bytes += k.bytes;
@@ -68,12 +102,56 @@ TEST(TrainingPlan, ParameterGradientsAreAccumulatedAndZeroed) {
   // One record per parameter tensor (AccumulateGrad's add, then zero_grad's memset): 4 passes of fp32.
   EXPECT_EQ(launches, params);
   EXPECT_DOUBLE_EQ(bytes, 4 * 4.0 * param_elems);
-  PredictOptions o = training(8);
+  PredictOptions o = torch1_training(8);
   o.detail = true;
   const Prediction p = predict(net.g, net.c, gpu("rtx-2080ti"), o);
-  bool layer = false;
-  for (const auto& l : p.layers) layer = layer || (l.name == "gradients" && l.kernels == 2 * params);
-  EXPECT_TRUE(layer);
+  EXPECT_EQ(layer_kernels(p, "gradients"), 2 * params);
+}
+
+TEST(TrainingPlan, PyTorch2HandsEachGradientOverWithoutAKernel) {
+  // PyTorch >= 2.0 (the default): zero_grad() sets .grad to None, so AccumulateGrad moves the new gradient in
+  // without a kernel and nothing is zeroed. What is left per parameter is host time (the engine node and the
+  // `p.grad = None`), 5 us against 1.x's 60 us engine node with its add kernel and 10 us zero_grad call.
+  auto net = test::resnet_like(8);
+  const int params = parameters_of(net).first;
+  ASSERT_GT(params, 10);
+  const auto foreach = plan_kernels(net.g, net.c, gpu("rtx-2080ti"), training(8));
+  const auto loop = plan_kernels(net.g, net.c, gpu("rtx-2080ti"), torch1_training(8));
+  int gradient_records = 0;
+  for (const auto& k : foreach) gradient_records += k.phase == "gradients";
+  EXPECT_EQ(gradient_records, 0);
+  EXPECT_EQ(foreach.size() + params, loop.size());
+  EXPECT_NEAR(host_total(loop) - host_total(foreach), params * (60e-6 + 10e-6 - 5e-6), 1e-9);
+  // And the host-bound step is faster for it.
+  PredictOptions one = training(1), one1 = torch1_training(1);
+  auto small = test::resnet_like(1, 16, 2, 32);
+  EXPECT_LT(predict(small.g, small.c, gpu("a100-sxm4-40gb"), one).latency_ms,
+            0.8 * predict(small.g, small.c, gpu("a100-sxm4-40gb"), one1).latency_ms);
+}
+
+TEST(TrainingPlan, ForeachOptimizerUpdatesAllTensorsInAFewKernelsPerPass) {
+  // SGD with momentum, PyTorch 1.x: buf.mul_(m).add_(g), p.add_(buf): 3 kernels per tensor. PyTorch >= 2.0's
+  // foreach implementation: _foreach_mul_, _foreach_add_, _foreach_add_, each packing up to 64 tensors of two
+  // lists (and 320 blocks of 65,536 elements) into one multi_tensor_apply launch. Same 8 fp32 passes either way.
+  auto net = test::resnet_like(8);
+  const auto [params, elems] = parameters_of(net);
+  PredictOptions fe = training(8), lp = torch1_training(8);
+  fe.optimizer = lp.optimizer = Optimizer::momentum;
+  fe.detail = lp.detail = true;
+  const Prediction pf = predict(net.g, net.c, gpu("rtx-2080ti"), fe);
+  const Prediction pl = predict(net.g, net.c, gpu("rtx-2080ti"), lp);
+  EXPECT_EQ(layer_kernels(pl, "optimizer"), 3 * params);
+  EXPECT_EQ(layer_kernels(pf, "optimizer"), 3 * ((params + 63) / 64));
+  double bf = 0, bl = 0;
+  for (const auto& k : pf.kernels) bf += k.phase == "optimizer" ? k.bytes : 0;
+  for (const auto& k : pl.kernels) bl += k.phase == "optimizer" ? k.bytes : 0;
+  EXPECT_DOUBLE_EQ(bf, 8 * 4.0 * elems);
+  EXPECT_DOUBLE_EQ(bl, 8 * 4.0 * elems);
+  // One 4096 x 8192 weight is 512 chunks of 65,536 elements: two launches per foreach op.
+  test::NetBuilder big;
+  big.output(big.gemm(big.input("x", {32, 8192}), 4096, false));
+  const Prediction pb = predict(big.g, big.c, gpu("rtx-2080ti"), fe);
+  EXPECT_EQ(layer_kernels(pb, "optimizer"), 3 * 2);
 }
 
 double per_flop(const std::vector<KernelEstimate>& ks, const std::string& op) {
@@ -284,13 +362,13 @@ TEST(TrainingPlan, ResNetTrainingStepIsAboutThreeAndAHalfInferences) {
 TEST(TrainingPlan, HostBoundTrainingStepPaysTheAutogradEnginePerNode) {
   // A small net at batch 1 on a big GPU is host-bound in eager PyTorch. Its backward pass costs the host
   // more than its forward: one autograd node per op plus AccumulateGrad and zero_grad per parameter,
-  // with the cuDNN calls of each conv gradient (the ryujaehun ResNet-18 rows train in 3.3-5x their
-  // inference time where the host bounds them).
+  // with the cuDNN calls of each conv gradient (the ryujaehun ResNet-18 rows, PyTorch 1.4, train in 3.3-5x
+  // their inference time where the host bounds them).
   auto net = test::resnet_like(1, 16, 2, 32);
   PredictOptions inf;
   inf.batch = 1;
   const Prediction a = predict(net.g, net.c, gpu("a100-sxm4-40gb"), inf);
-  const Prediction t = predict(net.g, net.c, gpu("a100-sxm4-40gb"), training(1));
+  const Prediction t = predict(net.g, net.c, gpu("a100-sxm4-40gb"), torch1_training(1));
   EXPECT_GT(a.host_overhead_ms, a.kernels_ms);  // host-bound
   EXPECT_GT(t.latency_ms / a.latency_ms, 2.5);  // 14 us per backward kernel and no AccumulateGrad: 1.8
 }
