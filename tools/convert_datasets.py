@@ -381,7 +381,7 @@ def convert_ryujaehun(ctx):
     src = os.path.join(ctx.shared, "pytorch-gpu-benchmark-ryujaehun")
     path = os.path.join(ctx.out, "datasets", "pytorch-gpu-benchmark-ryujaehun", "torchvision.csv")
     rows = read_csv(os.path.join(src, "summary_per_model.csv"))
-    w = Writer("network", path)
+    w = Writer("network", path, extra_columns=["param_updates"])
     skipped = {"fp64": 0, "multi-gpu": 0, "device": 0}
     keep = []
     for r in rows:
@@ -406,6 +406,7 @@ def convert_ryujaehun(ctx):
               runtime="pytorch", runtime_version="", precision=RYU_PREC[r["precision"]], model=rel(mp, path),
               model_family="torchvision", recipe=name, mode="training" if r["mode"] == "train" else "inference",
               batch=int(r["global_batch"]), includes_h2d=1, latency_ms=num(r["median_ms"]),
+              param_updates="loop" if r["mode"] == "train" else "",
               notes=f"median of {r['n_iter']} iterations (mean {r['mean_ms']}, min {r['min_ms']}, std {r['std_ms']}); "
                     f"machine {machine}; {r['format']}; training = zero_grad+forward+CrossEntropy+backward, "
                     f"no optimizer step; cudnn.benchmark=True" + ("; fp16 = model.half(), no AMP"
@@ -418,6 +419,8 @@ def convert_ryujaehun(ctx):
                            "the host-to-device copy of the batch",
                            "PyTorch 1.4 era, CUDA 10.0-10.2 (see each machine's system_info.txt); torch version per "
                            "row is not recorded, so runtime_version is empty",
+                           "param_updates = loop on training rows: PyTorch 1.x's zero_grad() zeroes every .grad and "
+                           "AccumulateGrad adds into it (predict --param-updates loop)",
                            f"skipped: {skipped['fp64']} fp64 rows (not a perfpred precision), {skipped['multi-gpu']} "
                            f"multi-GPU DataParallel rows, {skipped['device']} rows of unknown devices",
                            "models: torchvision.<name>(weights=None) at 224x224 exported by Debian's torchvision 0.14"]})
@@ -587,7 +590,7 @@ ZEUS_MODELS = {("imagenet", "resnet50"): "resnet50"}
 def convert_zeus(ctx):
     src = os.path.join(ctx.shared, "zeus-gpu-power-traces", "trace")
     path = os.path.join(ctx.out, "datasets", "zeus-gpu-power-traces", "zeus_power.csv")
-    w = Writer("network", path)
+    w = Writer("network", path, extra_columns=["param_updates"])
     recs = []
     for key in ("v100", "a40", "rtx6000", "p100"):
         for r in read_csv(os.path.join(src, f"summary_power_{key}.csv")):
@@ -617,7 +620,8 @@ def convert_zeus(ctx):
               precision="fp32", model=rel(mp, path), model_family="torchvision" if tv else "zeus-" + r["network"],
               recipe=f"{r['dataset']}/{r['network']}", mode="training", batch=batch, latency_ms=latency,
               energy_mj=power * latency if latency is not None and power is not None else None,
-              power_w=power, power_source="nvml-board", power_limit_w=num(r["power_limit"]), notes="; ".join(notes))
+              power_w=power, power_source="nvml-board", power_limit_w=num(r["power_limit"]), param_updates="loop",
+              notes="; ".join(notes))
     n = w.write({"sources": [{"name": "zeus-nsdi23", "repository": "https://github.com/ml-energy/zeus",
                               "commit": "75a8b9398034eb9baf74ca0a830c2c31bcce52cd", "licence": "Apache-2.0"}],
                  "licence": "Apache-2.0",
@@ -625,7 +629,9 @@ def convert_zeus(ctx):
                            "power_w = mean NVML board power over the epoch; energy_mj = power_w x latency_ms per step",
                            "per-step latency only where the training-set size is known (ImageNet 1,281,167; CIFAR-100 "
                            "50,000); it includes data loading and the optimizer step",
-                           "summary_train.csv (epochs to accuracy) and profile_data fixtures are not converted"]})
+                           "summary_train.csv (epochs to accuracy) and profile_data fixtures are not converted",
+                           "param_updates = loop: the NSDI'23 traces predate PyTorch 2.0 (March 2023), whose zero_grad() "
+                           "and foreach optimizers changed the per-parameter work (predict --param-updates loop)"]})
     return {path: n}
 
 

@@ -120,6 +120,23 @@ def optimizer_of(row):
     return "sgd"
 
 
+def run_settings(row):
+    """predict options for how a row's run was set up beyond GPU, model, batch, mode, runtime and precision: the
+    optimizer and PyTorch's parameter updates of a training step, host copies, CUDA graphs, attention."""
+    args = []
+    if row.get("mode") == "training":
+        args += ["--optimizer", optimizer_of(row)]
+        if row.get("param_updates"):
+            args += ["--param-updates", row["param_updates"]]
+    if row.get("includes_h2d") == "0":
+        args.append("--no-copies")
+    if row.get("cuda_graphs") == "1":
+        args.append("--cuda-graphs")
+    if row.get("attention"):
+        args += ["--attention", row["attention"]]
+    return args
+
+
 def power_limit(row):
     """The power limit a row ran under (its power_limit_w column), None at the TDP."""
     v = row.get("power_limit_w")
@@ -271,15 +288,7 @@ def main():
                 # power-capped runs (Zeus): predicted under the row's limit, every limit evaluated
                 args = [a.perfpred, "-q", "predict", model, "--gpu", with_limit(gpu, r), "--batch", r["batch"] or "1",
                         "--mode", r["mode"] or "inference", "--runtime", runtime_of(r["runtime"]),
-                        "--precision", r["precision"] or "fp32", "--json", "--no-meta"] + extra
-                if r["mode"] == "training":
-                    args += ["--optimizer", optimizer_of(r)]
-                if r.get("includes_h2d") == "0":
-                    args.append("--no-copies")
-                if r.get("cuda_graphs") == "1":
-                    args.append("--cuda-graphs")
-                if r.get("attention"):
-                    args += ["--attention", r["attention"]]
+                        "--precision", r["precision"] or "fp32", "--json", "--no-meta"] + extra + run_settings(r)
                 r["_set"] = set_name
                 jobs.append((r, args))
 

@@ -64,15 +64,7 @@ def predict_args(binary, r, factor):
     args = [binary, "-q", "predict", r["_model"], "--gpu", r["gpu_id"], "--batch", r["batch"] or "1",
             "--mode", r["mode"] or "inference", "--runtime", "pytorch", "--precision", r["precision"] or "fp32",
             "--json", "--no-meta", "--analytical", "--host-factor", f"{factor:.6g}"]
-    if r["mode"] == "training":
-        args += ["--optimizer", ea.optimizer_of(r)]
-    if r.get("includes_h2d") == "0":
-        args.append("--no-copies")
-    if r.get("cuda_graphs") == "1":
-        args.append("--cuda-graphs")
-    if r.get("attention"):
-        args += ["--attention", r["attention"]]
-    return args
+    return args + ea.run_settings(r)
 
 
 def predict_json(ex, binary, rows, factor):

@@ -41,11 +41,7 @@ def predict_args(perfpred, model, r):
     args = [perfpred, "-q", "predict", model, "--gpu", r["gpu_id"], "--batch", r.get("batch") or "1",
             "--mode", r.get("mode") or "inference", "--runtime", ea.runtime_of(r.get("runtime")),
             "--precision", r.get("precision") or "fp32", "--json", "--no-meta", "--analytical"]
-    if r.get("mode") == "training":
-        args += ["--optimizer", ea.optimizer_of(r)]
-    if r.get("includes_h2d") == "0":
-        args.append("--no-copies")
-    return args
+    return args + ea.run_settings(r)
 
 
 def main():
