@@ -40,7 +40,7 @@ std::string human_bytes(double b) {
 }
 
 const std::set<std::string> k_entry_keys = {"name",       "model",       "gpu",  "batch",   "precision",
-                                            "allow_tf32", "cuda_graphs", "channels_last", "attention", "param_updates", "mode", "runtime", "optimizer",
+                                            "allow_tf32", "cuda_graphs", "channels_last", "attention", "param_updates", "mixed_precision", "mode", "runtime", "optimizer",
                                             "input_shapes", "branches",  "dims", "loop_trips", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj"};
@@ -102,6 +102,7 @@ void read_flag(const nlohmann::json& e, const char* key, const std::string& wher
 // `channels_last`: true when the deployed model runs in torch.channels_last (predict's --channels-last).
 // `attention`: "sdpa" (the default) or "math", as predict's --attention.
 // `param_updates`: "foreach" (the default) or "loop", as predict's --param-updates.
+// `mixed_precision`: "amp" (the default) or "half", as predict's --mixed-precision.
 void parse_flags(const nlohmann::json& e, const std::string& where, PredictOptions& o) {
   read_flag(e, "allow_tf32", where, o.allow_tf32);
   if (!o.allow_tf32 && o.precision != Precision::fp32)
@@ -119,6 +120,12 @@ void parse_flags(const nlohmann::json& e, const std::string& where, PredictOptio
     if (!v.is_string())
       throw InputError(where + ": field 'param_updates' must be \"foreach\" or \"loop\" (got " + json_excerpt(v) + ")");
     o.foreach_updates = foreach_updates_from_string(v.get<std::string>(), where + ": field 'param_updates'");
+  }
+  if (e.contains("mixed_precision")) {
+    const auto& v = e["mixed_precision"];
+    if (!v.is_string())
+      throw InputError(where + ": field 'mixed_precision' must be \"amp\" or \"half\" (got " + json_excerpt(v) + ")");
+    o.autocast = autocast_from_string(v.get<std::string>(), where + ": field 'mixed_precision'");
   }
 }
 
@@ -350,6 +357,7 @@ nlohmann::json budget_verdict_json(const BudgetReport& rep) {
     if (e.options.channels_last) entry["channels_last"] = true;  // and --channels-last
     if (!e.options.fused_attention) entry["attention"] = attention_name(false);  // and --attention math
     if (!e.options.foreach_updates) entry["param_updates"] = param_updates_name(false);  // and --param-updates loop
+    if (!e.options.autocast) entry["mixed_precision"] = mixed_precision_name(false);  // and --mixed-precision half
     entries.push_back(std::move(entry));
     passed += r.passed() ? 1 : 0;
   }

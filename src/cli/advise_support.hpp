@@ -94,6 +94,7 @@ inline PredictOptions predict_options(const PredictChoices& c) {
   o.channels_last = c.channels_last;
   o.fused_attention = fused_attention_from_string(c.attention, "--attention");
   o.foreach_updates = foreach_updates_from_string(c.param_updates, "--param-updates");
+  o.autocast = autocast_from_string(c.mixed_precision, "--mixed-precision");
   return o;
 }
 

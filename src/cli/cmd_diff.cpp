@@ -91,11 +91,12 @@ int run_diff(const DiffCliOptions& o) {
   echo_channels_last(j, popts.channels_last);
   echo_attention(j, popts.fused_attention);
   echo_param_updates(j, popts.foreach_updates);
+  echo_mixed_precision(j, popts.autocast);
     print_json(j);
     return failed ? 1 : 0;
   }
   std::cout << "Diff on " << gpu.id << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << host_factor_text(popts.host_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates)
+            << to_string(popts.mode) << host_factor_text(popts.host_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast)
             << ", predictor " << corr.label() << ")\n\n";
   TextTable t({"", "old", "new", "change"}, {false, true, true, true});
   t.add_row({"latency", fmt_ms(pa.latency_ms), fmt_ms(pb.latency_ms), pct_text(d.latency_pct)});

@@ -45,7 +45,8 @@ void print_text(const Prediction& p, const PredictCmdOptions& o, const std::stri
               gpu.name.c_str(), static_cast<long long>(o.batch), o.precision.c_str(), o.mode.c_str(),
               o.runtime.c_str(), o.mode == "training" ? (", optimizer " + o.optimizer).c_str() : "",
               cuda_graphs_text(o.cuda_graphs).c_str(), channels_last_text(o.channels_last).c_str(),
-              (attention_text(o.attention != "math") + param_updates_text(o.param_updates != "loop")).c_str());
+              (attention_text(o.attention != "math") + param_updates_text(o.param_updates != "loop") +
+               mixed_precision_text(o.mixed_precision != "half")).c_str());
   std::printf("latency     %s ms per %s\n", fixed(p.latency_ms, 3).c_str(),
               o.mode == "training" ? "training step" : "batch");
   std::printf("throughput  %s samples/s", fixed(p.throughput_samples_per_s, 1).c_str());
@@ -93,6 +94,7 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
   echo_channels_last(j, o.channels_last);
   echo_attention(j, o.attention != "math");
   echo_param_updates(j, o.param_updates != "loop");
+  echo_mixed_precision(j, o.mixed_precision != "half");
   j["latency_ms"] = r6(p.latency_ms);
   j["throughput_samples_per_s"] = r6(p.throughput_samples_per_s);
   j["pipelined_throughput_samples_per_s"] = r6(p.pipelined_throughput_samples_per_s);
@@ -162,6 +164,7 @@ PredictOptions predict_options(const PredictCmdOptions& o) {
   po.channels_last = o.channels_last;
   po.fused_attention = fused_attention_from_string(o.attention, "--attention");
   po.foreach_updates = foreach_updates_from_string(o.param_updates, "--param-updates");
+  po.autocast = autocast_from_string(o.mixed_precision, "--mixed-precision");
   return po;
 }
 

@@ -44,6 +44,8 @@ struct PredictCmdOptions {
   std::string attention = "sdpa";  ///< --attention sdpa|math: PyTorch eager's attention (PredictOptions::fused_attention)
   /// --param-updates foreach|loop: PyTorch eager training's parameter updates (PredictOptions::foreach_updates)
   std::string param_updates = "foreach";
+  /// --mixed-precision amp|half: how PyTorch trains at fp16/bf16 (PredictOptions::autocast)
+  std::string mixed_precision = "amp";
 };
 
 /// Applied to the prediction before it is printed (energy and memory bundles); gets what predict() got.

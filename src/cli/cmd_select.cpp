@@ -120,6 +120,7 @@ nlohmann::json select_json(const SelectCliOptions& o, const SelectRun& r) {
   echo_channels_last(j, popts.channels_last);
   echo_attention(j, popts.fused_attention);
   echo_param_updates(j, popts.foreach_updates);
+  echo_mixed_precision(j, popts.autocast);
   return j;
 }
 
@@ -135,7 +136,7 @@ int run_select(const SelectCliOptions& o) {
     return res.ranked.empty() ? 1 : 0;
   }
   std::cout << "Devices for " << o.model << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << host_factor_text(popts.host_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates)
+            << to_string(popts.mode) << host_factor_text(popts.host_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast)
             << "), ranked by " << to_string(objective) << ", predictor " << label
             << "\n\n";
   TextTable t({"rank", "device", "latency", "samples/s", "energy", "power", "peak mem", "headroom", "price/h",

@@ -149,6 +149,12 @@ std::string param_updates_text(bool foreach_updates) {
   return foreach_updates ? std::string() : ", per-tensor parameter updates (PyTorch 1.x)";
 }
 
+void echo_mixed_precision(nlohmann::json& j, bool autocast) {
+  if (!autocast) j["mixed_precision"] = mixed_precision_name(false);
+}
+
+std::string mixed_precision_text(bool autocast) { return autocast ? std::string() : ", half model (no autocast)"; }
+
 namespace {
 std::vector<std::string>& partial_list() {
   static std::vector<std::string> list;

@@ -79,6 +79,10 @@ std::string attention_text(bool fused_attention);
 void echo_param_updates(nlohmann::json& j, bool foreach_updates);
 /// ", per-tensor parameter updates (PyTorch 1.x)" for a text header under --param-updates loop, else "".
 std::string param_updates_text(bool foreach_updates);
+/// Echo --mixed-precision half in a command's JSON document (`"mixed_precision": "half"`); amp is not echoed.
+void echo_mixed_precision(nlohmann::json& j, bool autocast);
+/// ", half model (no autocast)" for a text header under --mixed-precision half, else "".
+std::string mixed_precision_text(bool autocast);
 
 /// Print a JSON document to stdout, 2-space indented, newline-terminated. Deterministic key order. An
 /// object gains `"complete": false` and `unshaped_nodes` when a partial model was analysed.

@@ -71,6 +71,15 @@ void add_param_updates(CLI::App* sub, std::string& param_updates) {
       ->default_val("foreach");
 }
 
+/// --mixed-precision on every command that predicts.
+void add_mixed_precision(CLI::App* sub, std::string& mixed_precision) {
+  sub->add_option("--mixed-precision", mixed_precision,
+                  "How PyTorch eager trains at --precision fp16/bf16: amp (torch.autocast with a GradScaler: fp32 "
+                  "weights cast to half each step, gradients cast back, scaled and unscaled) or half (model.half(): "
+                  "weights, gradients and optimizer state in half, no casts)")
+      ->default_val("amp");
+}
+
 /// --cuda-graphs on every command that predicts.
 void add_cuda_graphs(CLI::App* sub, bool& cuda_graphs) {
   sub->add_flag("--cuda-graphs", cuda_graphs,
@@ -102,6 +111,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   add_channels_last(sub, p.channels_last);
   add_attention(sub, p.attention);
   add_param_updates(sub, p.param_updates);
+  add_mixed_precision(sub, p.mixed_precision);
 }
 
 /// `fit-host`: predict's model and settings, and the measured latency to match.
@@ -256,6 +266,7 @@ int main(int argc, char** argv) {
     add_channels_last(sub, p.channels_last);
     add_attention(sub, p.attention);
     add_param_updates(sub, p.param_updates);
+    add_mixed_precision(sub, p.mixed_precision);
   };
 
   perfpred::cli::MigCliOptions mig_opts;

@@ -26,6 +26,7 @@ struct PredictChoices {
   bool channels_last = false;             ///< --channels-last: NHWC tensors (PredictOptions::channels_last)
   std::string attention = "sdpa";         ///< --attention sdpa|math (PredictOptions::fused_attention)
   std::string param_updates = "foreach";  ///< --param-updates foreach|loop (PredictOptions::foreach_updates)
+  std::string mixed_precision = "amp";    ///< --mixed-precision amp|half (PredictOptions::autocast)
 };
 
 }  // namespace perfpred::cli

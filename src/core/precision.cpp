@@ -80,6 +80,14 @@ bool foreach_updates_from_string(std::string_view s, std::string_view what) {
 
 std::string param_updates_name(bool foreach_updates) { return foreach_updates ? "foreach" : "loop"; }
 
+bool autocast_from_string(std::string_view s, std::string_view what) {
+  if (s == "amp") return true;
+  if (s == "half") return false;
+  throw InputError(std::string(what) + ": '" + std::string(s) + "' is not one of amp|half");
+}
+
+std::string mixed_precision_name(bool autocast) { return autocast ? "amp" : "half"; }
+
 int element_bytes(Precision p) {
   switch (p) {
     case Precision::fp32: case Precision::tf32: return 4;

@@ -182,6 +182,9 @@ PredictOptions network_options(const NetworkRow& r, const std::string& where) {
   // And how its PyTorch updated parameters in training (PyTorch 1.x's per-tensor loops: "loop").
   if (auto it = r.extra.find("param_updates"); it != r.extra.end() && !it->second.empty())
     o.foreach_updates = foreach_updates_from_string(it->second, where + ": param_updates");
+  // And how it trained at fp16/bf16 ("half": model.half(), no autocast).
+  if (auto it = r.extra.find("mixed_precision"); it != r.extra.end() && !it->second.empty())
+    o.autocast = autocast_from_string(it->second, where + ": mixed_precision");
   o.detail = false;
   return o;
 }

@@ -34,6 +34,7 @@ const char* phase_name(Phase p) {
     case Phase::loss: return "loss";
     case Phase::optimizer: return "optimizer";
     case Phase::gradients: return "gradients";
+    case Phase::casts: return "casts";
   }
   return "forward";
 }
@@ -520,6 +521,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
   else if (k.phase == "loss") d.phase = Phase::loss;
   else if (k.phase == "optimizer") d.phase = Phase::optimizer;
   else if (k.phase == "gradients") d.phase = Phase::gradients;
+  else if (k.phase == "casts") d.phase = Phase::casts;
   const bool matrix_family = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose ||
                              k.family == OpFamily::gemm || k.family == OpFamily::rnn;
   if (matrix_family && k.gemm) {

@@ -58,11 +58,14 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
     else other_weight_bytes += static_cast<double>(*ne) * static_cast<double>(dtype_size(t.dtype));
   }
   if (training) {
-    // fp32 master weights; autocast keeps fp16/bf16 copies of the weights for the step.
-    m.weights_bytes = float_param_elems * (4.0 + (mixed ? 2.0 : 0.0)) + other_weight_bytes;
-    double state_per_elem = 4.0;  // gradients, fp32
-    if (opts.optimizer == Optimizer::momentum) state_per_elem += 4.0;
-    if (opts.optimizer == Optimizer::adam) state_per_elem += 8.0;
+    // fp32 master weights; autocast keeps fp16/bf16 copies of the weights for the step. A half model
+    // (model.half(), --mixed-precision half) keeps weights, gradients and optimizer state in half.
+    const bool half_model = mixed && opts.runtime == Runtime::pytorch && !opts.autocast;
+    const double state_bytes = half_model ? element_bytes(opts.precision) : 4.0;
+    m.weights_bytes = float_param_elems * (half_model ? state_bytes : 4.0 + (mixed ? 2.0 : 0.0)) + other_weight_bytes;
+    double state_per_elem = state_bytes;  // gradients
+    if (opts.optimizer == Optimizer::momentum) state_per_elem += state_bytes;
+    if (opts.optimizer == Optimizer::adam) state_per_elem += 2 * state_bytes;
     m.optimizer_state_bytes = float_param_elems * state_per_elem;
   } else {
     m.weights_bytes = float_param_elems * element_bytes(opts.precision) + other_weight_bytes;

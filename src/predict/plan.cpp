@@ -1044,6 +1044,38 @@ std::vector<ParamTensor> parameter_tensors(const PlanContext& c) {
 /// PyTorch eager updates parameters with PyTorch >= 2.0's defaults (PredictOptions::foreach_updates).
 bool foreach_updates(const PlanContext& c) { return c.eager && c.opts.foreach_updates; }
 
+/// PyTorch eager training at fp16/bf16 under torch.autocast with a GradScaler (PredictOptions::autocast).
+bool amp(const PlanContext& c) {
+  return c.training && c.eager && c.opts.autocast &&
+         (c.opts.precision == Precision::fp16 || c.opts.precision == Precision::bf16);
+}
+
+/// PyTorch eager training at fp16/bf16 with the model itself in half precision (model.half()).
+bool half_model(const PlanContext& c) {
+  return c.training && c.eager && !c.opts.autocast &&
+         (c.opts.precision == Precision::fp16 || c.opts.precision == Precision::bf16);
+}
+
+/// torch.autocast casts a weight to half each step where an op on its fp16 list reads it (convolutions, GEMMs,
+/// matmuls, RNNs: cached_cast, once per autocast region); BatchNorm and LayerNorm read their fp32 parameters.
+/// Forward (backward false): one cast kernel per weight (read fp32, write half) and an ATen call inside the
+/// module's op. Backward: autograd's ToCopyBackward node casts each weight gradient back to fp32, one engine node
+/// and one kernel each.
+void plan_autocast_casts(PlanContext& c, const std::vector<ParamTensor>& params, bool backward) {
+  for (const ParamTensor& p : params) {
+    const OpFamily f = c.cost.nodes[p.node].family;
+    if (f != OpFamily::conv && f != OpFamily::conv_transpose && f != OpFamily::gemm && f != OpFamily::rnn) continue;
+    KernelDraft k;
+    k.family = OpFamily::elementwise;
+    k.phase = Phase::casts;
+    k.backward_cast = backward;
+    k.bytes = (4.0 + element_bytes(c.opts.precision)) * p.elems;
+    k.flops = p.elems;
+    k.host_s = backward ? c.host.backward : c.host.inner;
+    c.plan.kernels.push_back(k);
+  }
+}
+
 /// PyTorch >= 2.0 (foreach updates): zero_grad() left every .grad None, so AccumulateGrad hands each parameter's
 /// new gradient over without a kernel; its engine node (and zero_grad's `p.grad = None`) costs host time only,
 /// charged to the first backward record of the parameter's node, when autograd reaches it. A parameter whose node
@@ -1068,7 +1100,7 @@ void hand_over_gradients(PlanContext& c, int first_backward, const std::vector<P
 /// Foreach updates launch nothing here (hand_over_gradients).
 void plan_gradients(PlanContext& c, const std::vector<ParamTensor>& params) {
   if (params.empty() || foreach_updates(c)) return;
-  const double bytes_per = c.opts.precision == Precision::fp32 ? 4.0 : element_bytes(c.opts.precision);
+  const double bytes_per = c.opts.precision == Precision::fp32 || amp(c) ? 4.0 : element_bytes(c.opts.precision);
   if (c.eager) {
     for (const ParamTensor& p : params) {
       KernelDraft k;
@@ -1135,13 +1167,14 @@ void plan_optimizer(PlanContext& c, const std::vector<ParamTensor>& params) {
   if (c.opts.optimizer == Optimizer::none || params.empty()) return;
   const bool foreach = foreach_updates(c);
   const OptimizerWork w = optimizer_work(c.opts.optimizer, foreach);
+  const double elem_bytes = half_model(c) ? element_bytes(c.opts.precision) : 4.0;  // model.half(): half state
   plan.optimizer_first = static_cast<int>(plan.kernels.size());
   auto update = [&](double elems, int launches, double host_s) {  // the update passes over `elems` parameters
     KernelDraft o;
     o.family = OpFamily::elementwise;
     o.phase = Phase::optimizer;
     o.launches = launches;
-    o.bytes = w.passes * 4.0 * elems;
+    o.bytes = w.passes * elem_bytes * elems;
     o.flops = 2.0 * w.kernels_per_tensor * elems;
     o.host_s = host_s;
     plan.kernels.push_back(o);
@@ -1159,6 +1192,17 @@ void plan_optimizer(PlanContext& c, const std::vector<ParamTensor>& params) {
     update(total_elems, w.foreach_ops * foreach_launches(params, w.max_depth), host);
   } else if (!c.eager) {
     update(total_elems, w.kernels_per_tensor, c.host.kernel * w.kernels_per_tensor);
+  }
+  if (amp(c)) {  // GradScaler: scale(loss), unscale_ (one foreach op over the fp32 gradients, in place), update()
+    KernelDraft s;
+    s.family = OpFamily::elementwise;
+    s.phase = Phase::optimizer;
+    s.launches = foreach_launches(params, 1) + 2;
+    s.bytes = 8.0 * total_elems;
+    s.flops = total_elems;
+    s.host_s = 2 * c.host.arith + (model::k_pytorch_foreach_op_host_s +
+                                   static_cast<double>(params.size()) * model::k_pytorch_foreach_tensor_host_s) * c.embedded;
+    plan.kernels.push_back(s);
   }
 }
 
@@ -1186,10 +1230,12 @@ void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const
   if (c.training) {
     const int n_forward = static_cast<int>(plan.kernels.size());
     const std::vector<ParamTensor> params = parameter_tensors(c);
+    if (amp(c)) plan_autocast_casts(c, params, false);
     plan_loss(c);
     const int first_backward = static_cast<int>(plan.kernels.size());
     plan_backward(c, n_forward);
     if (foreach_updates(c)) hand_over_gradients(c, first_backward, params);
+    if (amp(c)) plan_autocast_casts(c, params, true);
     plan_gradients(c, params);
     plan_optimizer(c, params);
   }

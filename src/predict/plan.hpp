@@ -12,7 +12,8 @@
 namespace perfpred::detail {
 
 /// gradients: parameter-gradient bookkeeping of a training step (AccumulateGrad, zero_grad), no graph node.
-enum class Phase : uint8_t { forward, backward_data, backward_weight, backward, loss, optimizer, gradients };
+/// casts: torch.autocast's per-step weight casts and their gradients' casts back (AMP training), no graph node.
+enum class Phase : uint8_t { forward, backward_data, backward_weight, backward, loss, optimizer, gradients, casts };
 const char* phase_name(Phase p);
 /// Suffix of KernelEstimate::op for a phase: "", ".bwd_data", ".bwd_weight", ".bwd".
 const char* phase_suffix(Phase p);
@@ -44,6 +45,7 @@ struct KernelDraft {
   /// on both paths and keeps the faster, as cuDNN's algorithm choice and TensorRT's tactics do.
   enum class MatrixPath { best, simt, tensor } path = MatrixPath::best;
   bool conv_bias = false;  ///< the per-channel bias/affine kernel of a conv (PyTorch eager)
+  bool backward_cast = false;  ///< Phase::casts: a gradient cast back to fp32 (ToCopyBackward), not a weight cast
   /// PyTorch's LayerNorm forward: bytes count its statistics pass (k_ln_forward_passes); the backward
   /// takes its traffic from the two-pass size.
   bool layer_norm_stats_pass = false;

@@ -21,11 +21,16 @@ using detail::Phase;
 
 /// Layer name and op of the kernels that belong to no graph node.
 const char* nodeless_name(Phase p) {
-  return p == Phase::loss ? "loss" : p == Phase::gradients ? "gradients" : "optimizer";
+  return p == Phase::loss ? "loss" : p == Phase::gradients ? "gradients" : p == Phase::casts ? "autocast" : "optimizer";
 }
 const char* nodeless_op(Phase p) {
-  return p == Phase::loss ? "CrossEntropyLoss" : p == Phase::gradients ? "AccumulateGrad+ZeroGrad" : "OptimizerStep";
+  return p == Phase::loss        ? "CrossEntropyLoss"
+         : p == Phase::gradients ? "AccumulateGrad+ZeroGrad"
+         : p == Phase::casts     ? "WeightCast"
+                                 : "OptimizerStep";
 }
+/// Index of a nodeless layer (loss, gradients, autocast, optimizer) in build_layers' slots.
+int nodeless_slot(Phase p) { return p == Phase::loss ? 0 : p == Phase::gradients ? 1 : p == Phase::casts ? 2 : 3; }
 
 /// Fill the descriptive fields of a KernelEstimate from a draft (strings: only when needed).
 void describe(const Graph& g, const GraphCost& cost, const detail::Plan& plan, const KernelDraft& d,
@@ -42,7 +47,7 @@ void describe(const Graph& g, const GraphCost& cost, const detail::Plan& plan, c
   if (d.node_index < 0) {
     k.name = nodeless_name(d.phase);
     k.op = nodeless_op(d.phase);
-    if (d.phase == Phase::loss && d.launches == 1) k.op += ".bwd";
+    if ((d.phase == Phase::loss && d.launches == 1) || (d.phase == Phase::casts && d.backward_cast)) k.op += ".bwd";
     return;
   }
   k.name = g.nodes[d.node_index].name;
@@ -233,14 +238,14 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
 /// bookkeeping and the optimizer; a layer's bound is its slowest kernel's.
 void build_layers(const Graph& g, const detail::Plan& plan, Prediction& p) {
   std::vector<int> layer_of_group(plan.group_nodes.size() + 1, -1);
-  int nodeless_layer[3] = {-1, -1, -1};  // loss, gradients, optimizer
+  int nodeless_layer[4] = {-1, -1, -1, -1};  // loss, gradients, autocast, optimizer
   std::vector<double> best_time;
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
     const KernelDraft& d = plan.kernels[i];
     const KernelEstimate& k = p.kernels[i];
     int* slot = &layer_of_group[d.group_begin];
     if (d.node_index < 0)
-      slot = &nodeless_layer[d.phase == Phase::loss ? 0 : d.phase == Phase::gradients ? 1 : 2];
+      slot = &nodeless_layer[nodeless_slot(d.phase)];
     if (*slot < 0) {
       *slot = static_cast<int>(p.layers.size());
       LayerPrediction l;

@@ -76,7 +76,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("cuda_graphs", &cli::PredictCmdOptions::cuda_graphs)
       .def_readwrite("channels_last", &cli::PredictCmdOptions::channels_last)
       .def_readwrite("attention", &cli::PredictCmdOptions::attention)
-      .def_readwrite("param_updates", &cli::PredictCmdOptions::param_updates);
+      .def_readwrite("param_updates", &cli::PredictCmdOptions::param_updates)
+      .def_readwrite("mixed_precision", &cli::PredictCmdOptions::mixed_precision);
 
   py::class_<cli::FitHostCmdOptions>(m, "FitHostOptions")
       .def(py::init<>())
@@ -105,7 +106,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("cuda_graphs", &cli::PredictChoices::cuda_graphs)
       .def_readwrite("channels_last", &cli::PredictChoices::channels_last)
       .def_readwrite("attention", &cli::PredictChoices::attention)
-      .def_readwrite("param_updates", &cli::PredictChoices::param_updates);
+      .def_readwrite("param_updates", &cli::PredictChoices::param_updates)
+      .def_readwrite("mixed_precision", &cli::PredictChoices::mixed_precision);
 
   py::class_<cli::SelectCliOptions, cli::PredictChoices> select(m, "SelectOptions");
   bind_choices(select);

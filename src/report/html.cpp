@@ -440,7 +440,8 @@ std::string render_html_report(const ReportInput& in) {
        (in.options.cuda_graphs ? " &middot; CUDA graphs (replayed, no host cost per kernel)" : "") +
        (in.options.channels_last ? " &middot; channels_last (NHWC: no cuDNN reorders)" : "") +
        (in.options.fused_attention ? "" : " &middot; attention as written (--attention math)") +
-       (in.options.foreach_updates ? "" : " &middot; per-tensor parameter updates (--param-updates loop)") + " &middot; predictor " +
+       (in.options.foreach_updates ? "" : " &middot; per-tensor parameter updates (--param-updates loop)") +
+       (in.options.autocast ? "" : " &middot; half model, no autocast (--mixed-precision half)") + " &middot; predictor " +
        xml_escape(in.devices.front().prediction.model_bundle.empty() ? "analytical" : in.devices.front().prediction.model_bundle) +
        "</p>\n";
 

@@ -213,4 +213,19 @@ check grep -q -- "--param-updates" "$TMP/err"
 "$BIN" predict "$MODEL" --gpu h100-sxm5-80gb --mode training --param-updates loop >"$TMP/l.txt"
 check grep -q "per-tensor parameter updates" "$TMP/l.txt"
 
+# 12. --mixed-precision: fp16 training is AMP by default (torch.autocast casts each conv/GEMM weight per step, a
+# GradScaler); half is model.half(). Only half is echoed; a bad value names the option.
+check $PY -c "
+import json,subprocess,sys
+run=lambda *a: json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','h100-sxm5-80gb','--json','--no-meta','--layers','--mode','training','--precision','fp16','--no-copies']+list(a)))
+a, h = run(), run('--mixed-precision', 'half')
+assert 'mixed_precision' not in a and h.get('mixed_precision') == 'half', (a.keys(), h.get('mixed_precision'))
+casts = lambda p: sum(x['kernels'] for x in p['layers'] if x['name'] == 'autocast')
+assert casts(a) == 2 * 22 and casts(h) == 0, (casts(a), casts(h))  # ResNet-18: 20 conv weights, the fc's and its bias
+assert a['latency_ms'] > h['latency_ms'] and a['peak_memory_bytes'] > h['peak_memory_bytes']" "$BIN" "$MODEL"
+expect_exit 2 predict "$MODEL" --gpu h100-sxm5-80gb --mode training --precision fp16 --mixed-precision O2
+check grep -q -- "--mixed-precision" "$TMP/err"
+"$BIN" select "$MODEL" --devices a100-sxm4-40gb,l4 --mode training --precision fp16 --mixed-precision half >"$TMP/s.txt"
+check grep -q "half model" "$TMP/s.txt"
+
 exit $fail

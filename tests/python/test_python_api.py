@@ -45,7 +45,9 @@ class Predict(unittest.TestCase):
                           (["--precision", "fp16", "--batch", "32", "--channels-last"],
                            dict(precision="fp16", batch=32, channels_last=True)),
                           (["--attention", "math"], dict(attention="math")),
-                          (["--mode", "training", "--param-updates", "loop"], dict(mode="training", param_updates="loop"))]:
+                          (["--mode", "training", "--param-updates", "loop"], dict(mode="training", param_updates="loop")),
+                          (["--mode", "training", "--precision", "fp16", "--mixed-precision", "half"],
+                           dict(mode="training", precision="fp16", mixed_precision="half"))]:
             want = cli("predict", RESNET18, "--gpu", "a100-sxm4-40gb", "--json", "--layers", "--no-meta", *extra)
             got = perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", **kw)
             self.assertEqual(got.to_json(), want, extra)

@@ -31,6 +31,10 @@ std::string attention_name(bool fused_attention);
 /// PyTorch >= 2.0's defaults) or "loop" (false: PyTorch 1.x's per-tensor loops).
 bool foreach_updates_from_string(std::string_view s, std::string_view what = "param-updates");
 std::string param_updates_name(bool foreach_updates);
+/// How PyTorch trains at fp16/bf16 (PredictOptions::autocast): "amp" (true: torch.autocast + GradScaler, fp32
+/// weights) or "half" (false: model.half()).
+bool autocast_from_string(std::string_view s, std::string_view what = "mixed-precision");
+std::string mixed_precision_name(bool autocast);
 /// Bytes of one activation/weight element stored at this precision (tf32 stores fp32).
 int element_bytes(Precision p);
 

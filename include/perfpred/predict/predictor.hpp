@@ -46,6 +46,11 @@ struct PredictOptions {
   /// updates loop, PyTorch 1.x's defaults): zero_grad() zeroes every .grad (one kernel each), AccumulateGrad adds
   /// each new gradient into it (one kernel each), and the optimizer loops over the tensors, a few kernels each.
   bool foreach_updates = true;
+  /// FP16/BF16 PyTorch eager training runs under torch.autocast with a GradScaler (AMP): the weights stay fp32,
+  /// each step casts every weight a conv/GEMM reads to half (one kernel each, and autograd casts its gradient
+  /// back), and the scaler unscales the gradients before the optimizer. False (--mixed-precision half,
+  /// model.half()): weights, gradients and optimizer state are half, with no casts and no scaler.
+  bool autocast = true;
   /// The model's tensors are in PyTorch's channels_last memory format (NHWC; model.to(memory_format=
   /// torch.channels_last) and a channels_last input): cuDNN's FP16/BF16 tensor-core convolutions then read and
   /// write them as they are. False (PyTorch's default, ONNX's layout): each such convolution pays cuDNN's

@@ -309,18 +309,20 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
 
 
 def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-          cuda_graphs=False, channels_last=False, attention="sdpa", param_updates="foreach"):
+          cuda_graphs=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """--branch, --loop-trips, --dim and --allow-partial (models with If/Loop, symbolic dims or shapes
     left unknown), --host-factor (this machine's host CPU time over the reference machine's; its range
     is checked in C++ with the CLI's message), --no-tf32 (tf32=False; fp32 only, checked in C++),
     --cuda-graphs (the iteration replayed as a captured CUDA graph), --channels-last (torch.channels_last
-    tensors), --attention ("sdpa" or "math") and --param-updates ("foreach" or "loop"), both checked in C++."""
+    tensors), --attention ("sdpa" or "math"), --param-updates ("foreach" or "loop") and --mixed-precision ("amp"
+    or "half"), all checked in C++."""
     o.host_factor = _number("host_factor", host_factor)
     o.no_tf32 = not tf32
     o.cuda_graphs = bool(cuda_graphs)
     o.channels_last = bool(channels_last)
     o.attention = _str("attention", attention)
     o.param_updates = _str("param_updates", param_updates)
+    o.mixed_precision = _str("mixed_precision", mixed_precision)
     o.branches = _pairs("branches", branches)
     o.loop_trips = _pairs("loop_trips", loop_trips)
     o.dims = _pairs("dims", dims)
@@ -363,7 +365,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
             allow_partial=False, host_factor=1.0, dims=None, tf32=True, cuda_graphs=False, channels_last=False,
-            attention="sdpa", param_updates="foreach"):
+            attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
@@ -378,7 +380,8 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     channels_last=True is --channels-last (the model runs in torch.channels_last: no cuDNN NCHW<->NHWC reorders);
     attention="math" is --attention math (MatMul -> Softmax -> MatMul as exported, not one fused
     scaled_dot_product_attention); param_updates="loop" is --param-updates loop (a PyTorch 1.x training step:
-    zero_grad() zeroes every .grad, the optimizer loops over the tensors)."""
+    zero_grad() zeroes every .grad, the optimizer loops over the tensors); mixed_precision="half" is
+    --mixed-precision half (fp16/bf16 training of a model.half() model: no autocast casts, no GradScaler)."""
     with _Scratch() as scratch:
         o = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
                              input_names, input_shapes, allow_unknown, copies, name,
@@ -389,6 +392,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
         o.channels_last = bool(channels_last)
         o.attention = _str("attention", attention)
         o.param_updates = _str("param_updates", param_updates)
+        o.mixed_precision = _str("mixed_precision", mixed_precision)
         o.layers, o.no_meta = bool(layers), not meta
         text = _perfpred.predict(o, _bundles(bundles), bool(analytical))
         return Prediction(scratch.clean_json(text))
@@ -398,7 +402,7 @@ def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="infere
              optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
              copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
              allow_partial=False, dims=None, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
-             param_updates="foreach"):
+             param_updates="foreach", mixed_precision="amp"):
     """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
     `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s; a
     measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only floor ...)."""
@@ -412,6 +416,7 @@ def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="infere
         po.channels_last = bool(channels_last)
         po.attention = _str("attention", attention)
         po.param_updates = _str("param_updates", param_updates)
+        po.mixed_precision = _str("mixed_precision", mixed_precision)
         o.predict = po
         if measured_ms is None:
             raise InputError("measured_ms=None: give the measured latency in ms")
@@ -439,7 +444,7 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
            example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
            dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
-           param_updates="foreach"):
+           param_updates="foreach", mixed_precision="amp"):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
     (docs/formats.md), needed for objective="cost". host_factor and tf32 are --host-factor and --no-tf32, as
@@ -462,7 +467,7 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
                       host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
                       channels_last=channels_last, attention=attention,
-                      param_updates=param_updates))
+                      param_updates=param_updates, mixed_precision=mixed_precision))
         return Selection(scratch.clean_json(_perfpred.select(o)))
 
 
@@ -478,7 +483,7 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
-          param_updates="foreach"):
+          param_updates="foreach", mixed_precision="amp"):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
     vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points.
     host_factor and tf32 are --host-factor and --no-tf32, as in predict(); cuda_graphs is --cuda-graphs,
@@ -496,7 +501,7 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
                       host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
                       channels_last=channels_last, attention=attention,
-                      param_updates=param_updates))
+                      param_updates=param_updates, mixed_precision=mixed_precision))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
 
 
@@ -504,7 +509,7 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
         branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-        cuda_graphs=False, channels_last=False, attention="sdpa", param_updates="foreach"):
+        cuda_graphs=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
     `recommended` is None where no profile fits and meets slo_ms. host_factor and tf32 are --host-factor and
     --no-tf32, as in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last."""
@@ -520,5 +525,5 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
                       host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
                       channels_last=channels_last, attention=attention,
-                      param_updates=param_updates))
+                      param_updates=param_updates, mixed_precision=mixed_precision))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))

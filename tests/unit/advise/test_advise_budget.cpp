@@ -178,6 +178,32 @@ TEST(BudgetParse, ParamUpdates) {
   }
 }
 
+TEST(BudgetParse, MixedPrecision) {
+  // "mixed_precision": "half" is --mixed-precision half (fp16 training of a model.half() model), echoed in the
+  // verdict; "amp" or absent is the default; any other value or type is exit 2 naming the field.
+  json half = entry("half", {{"latency_ms", 30}});
+  half["mode"] = "training";
+  half["precision"] = "fp16";
+  half["mixed_precision"] = "half";
+  auto f = parse_budget_json(file_with({entry("default", {{"latency_ms", 30}}), half}), "ci/budgets.json");
+  ASSERT_EQ(f.entries.size(), 2u);
+  EXPECT_TRUE(f.entries[0].options.autocast);
+  EXPECT_FALSE(f.entries[1].options.autocast);
+  const json v = budget_verdict_json(check_budgets(f, text_loader(), catalog_resolver()));
+  EXPECT_FALSE(v["entries"][0].contains("mixed_precision"));
+  EXPECT_EQ(v["entries"][1]["mixed_precision"], "half");
+  for (const json& bad : {json("O2"), json(1)}) {
+    half["mixed_precision"] = bad;
+    try {
+      parse_budget_json(file_with({half}), "ci/budgets.json");
+      ADD_FAILURE() << "mixed_precision " << bad.dump() << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("entries[0]"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("mixed_precision"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(BudgetParse, ErrorsNameTheEntryAndField) {
   struct Case {
     json doc;

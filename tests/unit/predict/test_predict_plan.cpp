@@ -129,6 +129,48 @@ TEST(TrainingPlan, PyTorch2HandsEachGradientOverWithoutAKernel) {
             0.8 * predict(small.g, small.c, gpu("a100-sxm4-40gb"), one1).latency_ms);
 }
 
+TEST(TrainingPlan, AutocastCastsEachMatrixWeightAndItsGradientEveryStep) {
+  // FP16 training under torch.autocast (AMP, the default): every conv/GEMM weight and bias is cast to half once
+  // per step (a kernel and an ATen call) and autograd's ToCopyBackward casts its gradient back (an engine node and
+  // a kernel); BatchNorm's affine parameters are read as they are. A model.half() model (--mixed-precision half)
+  // has no casts, no GradScaler, and half gradients and optimizer state.
+  auto net = test::resnet_like(8);
+  int matrix_weights = 0;
+  double matrix_elems = 0;
+  for (const auto& n : net.g.nodes)  // weights and biases: cached_cast casts every floating argument
+    for (size_t s = 1; (n.op == "Conv" || n.op == "Gemm") && s < n.inputs.size(); ++s) {
+      ++matrix_weights;
+      matrix_elems += static_cast<double>(*net.g.tensors[n.inputs[s]].numel());
+    }
+  ASSERT_GT(matrix_weights, 5);
+  PredictOptions amp = training(8), half = training(8);
+  amp.precision = half.precision = Precision::fp16;
+  amp.optimizer = half.optimizer = Optimizer::momentum;
+  half.autocast = false;
+  const Prediction pa = predict(net.g, net.c, gpu("a100-sxm4-40gb"), amp);
+  const Prediction ph = predict(net.g, net.c, gpu("a100-sxm4-40gb"), half);
+  EXPECT_EQ(layer_kernels(pa, "autocast"), 2 * matrix_weights);
+  EXPECT_EQ(layer_kernels(ph, "autocast"), 0);
+  double cast_bytes = 0, cast_host = 0, fwd = 0;
+  for (const auto& k : pa.kernels)
+    if (k.phase == "casts") {
+      cast_bytes += k.bytes;
+      cast_host += k.host_s;
+      fwd += k.op == "WeightCast";
+    }
+  EXPECT_EQ(fwd, matrix_weights);
+  EXPECT_DOUBLE_EQ(cast_bytes, 2 * (4.0 + 2.0) * matrix_elems);  // read fp32 and write fp16, and back
+  EXPECT_NEAR(cast_host, matrix_weights * (6e-6 + 60e-6), 1e-9);
+  EXPECT_GT(layer_kernels(pa, "optimizer"), layer_kernels(ph, "optimizer"));  // the GradScaler's kernels
+  EXPECT_GT(pa.latency_ms, ph.latency_ms);
+  double elems = 0;  // the memory model counts every float initializer (BatchNorm's running statistics too)
+  for (const auto& t : net.g.tensors)
+    if (t.is_initializer) elems += static_cast<double>(*t.numel());
+  // fp32 weights + half copies + fp32 gradients and momentum (AMP) against all-half (model.half()).
+  EXPECT_DOUBLE_EQ(pa.memory.weights_bytes - ph.memory.weights_bytes, (6.0 - 2.0) * elems);
+  EXPECT_DOUBLE_EQ(pa.memory.optimizer_state_bytes - ph.memory.optimizer_state_bytes, (8.0 - 4.0) * elems);
+}
+
 TEST(TrainingPlan, ForeachOptimizerUpdatesAllTensorsInAFewKernelsPerPass) {
   // SGD with momentum, PyTorch 1.x: buf.mul_(m).add_(g), p.add_(buf): 3 kernels per tensor. PyTorch >= 2.0's
   // foreach implementation: _foreach_mul_, _foreach_add_, _foreach_add_, each packing up to 64 tensors of two
