@@ -381,7 +381,7 @@ def convert_ryujaehun(ctx):
     src = os.path.join(ctx.shared, "pytorch-gpu-benchmark-ryujaehun")
     path = os.path.join(ctx.out, "datasets", "pytorch-gpu-benchmark-ryujaehun", "torchvision.csv")
     rows = read_csv(os.path.join(src, "summary_per_model.csv"))
-    w = Writer("network", path, extra_columns=["param_updates"])
+    w = Writer("network", path, extra_columns=["param_updates", "mixed_precision"])
     skipped = {"fp64": 0, "multi-gpu": 0, "device": 0}
     keep = []
     for r in rows:
@@ -407,6 +407,7 @@ def convert_ryujaehun(ctx):
               model_family="torchvision", recipe=name, mode="training" if r["mode"] == "train" else "inference",
               batch=int(r["global_batch"]), includes_h2d=1, latency_ms=num(r["median_ms"]),
               param_updates="loop" if r["mode"] == "train" else "",
+              mixed_precision="half" if r["mode"] == "train" and r["precision"] == "half" else "",
               notes=f"median of {r['n_iter']} iterations (mean {r['mean_ms']}, min {r['min_ms']}, std {r['std_ms']}); "
                     f"machine {machine}; {r['format']}; training = zero_grad+forward+CrossEntropy+backward, "
                     f"no optimizer step; cudnn.benchmark=True" + ("; fp16 = model.half(), no AMP"
@@ -421,6 +422,8 @@ def convert_ryujaehun(ctx):
                            "row is not recorded, so runtime_version is empty",
                            "param_updates = loop on training rows: PyTorch 1.x's zero_grad() zeroes every .grad and "
                            "AccumulateGrad adds into it (predict --param-updates loop)",
+                           "mixed_precision = half on fp16 training rows: model.half(), no autocast or GradScaler "
+                           "(predict --mixed-precision half)",
                            f"skipped: {skipped['fp64']} fp64 rows (not a perfpred precision), {skipped['multi-gpu']} "
                            f"multi-GPU DataParallel rows, {skipped['device']} rows of unknown devices",
                            "models: torchvision.<name>(weights=None) at 224x224 exported by Debian's torchvision 0.14"]})

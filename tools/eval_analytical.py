@@ -121,13 +121,16 @@ def optimizer_of(row):
 
 
 def run_settings(row):
-    """predict options for how a row's run was set up beyond GPU, model, batch, mode, runtime and precision: the
-    optimizer and PyTorch's parameter updates of a training step, host copies, CUDA graphs, attention."""
+    """predict options for how a row's run was set up beyond GPU, model, batch, mode, runtime and precision: a
+    training step's optimizer, PyTorch's parameter updates and fp16 mode (autocast or a half model), host copies,
+    CUDA graphs, attention."""
     args = []
     if row.get("mode") == "training":
         args += ["--optimizer", optimizer_of(row)]
         if row.get("param_updates"):
             args += ["--param-updates", row["param_updates"]]
+        if row.get("mixed_precision"):
+            args += ["--mixed-precision", row["mixed_precision"]]
     if row.get("includes_h2d") == "0":
         args.append("--no-copies")
     if row.get("cuda_graphs") == "1":
