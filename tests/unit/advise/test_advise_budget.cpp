@@ -120,88 +120,58 @@ TEST(BudgetParse, CudaGraphs) {
   }
 }
 
-TEST(BudgetParse, Attention) {
-  // "attention": "math" is --attention math (PyTorch eager attention as the exported nodes), echoed in the
-  // verdict; "sdpa" or absent is the fused default; any other value or type is exit 2 naming the field.
-  json math = entry("math", {{"latency_ms", 30}});
-  math["attention"] = "math";
-  json sdpa = entry("sdpa", {{"latency_ms", 30}});
-  sdpa["attention"] = "sdpa";
-  auto f = parse_budget_json(file_with({entry("default", {{"latency_ms", 30}}), sdpa, math}), "ci/budgets.json");
+/// A string field of a budget entry that turns one PredictOptions flag (true by default) off: absent and
+/// `standard` keep it, `other` clears it and is echoed in the verdict (the default is not), any other value or a
+/// non-string is exit 2 naming the entry and the field. `settings` are fields every entry gets (mode, precision).
+void expect_string_flag(const std::string& field, const std::string& standard, const std::string& other,
+                        bool PredictOptions::*flag, const json& settings, const std::vector<json>& bad) {
+  SCOPED_TRACE(field);
+  auto with = [&](json e, const json& value) {
+    for (const auto& [k, v] : settings.items()) e[k] = v;
+    if (!value.is_null()) e[field] = value;
+    return e;
+  };
+  const json off = with(entry(other, {{"latency_ms", 30}}), other);
+  auto f = parse_budget_json(file_with({with(entry("default", {{"latency_ms", 30}}), nullptr),
+                                        with(entry(standard, {{"latency_ms", 30}}), standard), off}),
+                             "ci/budgets.json");
   ASSERT_EQ(f.entries.size(), 3u);
-  EXPECT_TRUE(f.entries[0].options.fused_attention);
-  EXPECT_TRUE(f.entries[1].options.fused_attention);
-  EXPECT_FALSE(f.entries[2].options.fused_attention);
+  EXPECT_TRUE(f.entries[0].options.*flag);
+  EXPECT_TRUE(f.entries[1].options.*flag);
+  EXPECT_FALSE(f.entries[2].options.*flag);
   const json v = budget_verdict_json(check_budgets(f, text_loader(), catalog_resolver()));
-  EXPECT_FALSE(v["entries"][0].contains("attention"));
-  EXPECT_FALSE(v["entries"][1].contains("attention"));
-  EXPECT_EQ(v["entries"][2]["attention"], "math");
-  for (const json& bad : {json("flash"), json(true)}) {
-    math["attention"] = bad;
+  EXPECT_FALSE(v["entries"][0].contains(field));
+  EXPECT_FALSE(v["entries"][1].contains(field));
+  EXPECT_EQ(v["entries"][2][field], other);
+  for (const json& value : bad) {
     try {
-      parse_budget_json(file_with({math}), "ci/budgets.json");
-      ADD_FAILURE() << "attention " << bad.dump() << " was accepted";
+      parse_budget_json(file_with({with(entry("bad", {{"latency_ms", 30}}), value)}), "ci/budgets.json");
+      ADD_FAILURE() << field << " " << value.dump() << " was accepted";
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("entries[0]"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("attention"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(BudgetParse, Attention) {
+  // "attention": "math" is --attention math (PyTorch eager attention as the exported nodes); "sdpa" or absent is
+  // the fused default.
+  expect_string_flag("attention", "sdpa", "math", &PredictOptions::fused_attention, json::object(),
+                     {json("flash"), json(true)});
 }
 
 TEST(BudgetParse, ParamUpdates) {
-  // "param_updates": "loop" is --param-updates loop (a PyTorch 1.x training step), echoed in the verdict;
-  // "foreach" or absent is the default; any other value or type is exit 2 naming the field.
-  json loop = entry("loop", {{"latency_ms", 30}});
-  loop["mode"] = "training";
-  loop["param_updates"] = "loop";
-  json fe = entry("foreach", {{"latency_ms", 30}});
-  fe["mode"] = "training";
-  fe["param_updates"] = "foreach";
-  auto f = parse_budget_json(file_with({entry("default", {{"latency_ms", 30}}), fe, loop}), "ci/budgets.json");
-  ASSERT_EQ(f.entries.size(), 3u);
-  EXPECT_TRUE(f.entries[0].options.foreach_updates);
-  EXPECT_TRUE(f.entries[1].options.foreach_updates);
-  EXPECT_FALSE(f.entries[2].options.foreach_updates);
-  const json v = budget_verdict_json(check_budgets(f, text_loader(), catalog_resolver()));
-  EXPECT_FALSE(v["entries"][0].contains("param_updates"));
-  EXPECT_FALSE(v["entries"][1].contains("param_updates"));
-  EXPECT_EQ(v["entries"][2]["param_updates"], "loop");
-  for (const json& bad : {json("fused"), json(false)}) {
-    loop["param_updates"] = bad;
-    try {
-      parse_budget_json(file_with({loop}), "ci/budgets.json");
-      ADD_FAILURE() << "param_updates " << bad.dump() << " was accepted";
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("entries[0]"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("param_updates"), std::string::npos) << e.what();
-    }
-  }
+  // "param_updates": "loop" is --param-updates loop (a PyTorch 1.x training step); "foreach" or absent the default.
+  expect_string_flag("param_updates", "foreach", "loop", &PredictOptions::foreach_updates, {{"mode", "training"}},
+                     {json("fused"), json(false)});
 }
 
 TEST(BudgetParse, MixedPrecision) {
-  // "mixed_precision": "half" is --mixed-precision half (fp16 training of a model.half() model), echoed in the
-  // verdict; "amp" or absent is the default; any other value or type is exit 2 naming the field.
-  json half = entry("half", {{"latency_ms", 30}});
-  half["mode"] = "training";
-  half["precision"] = "fp16";
-  half["mixed_precision"] = "half";
-  auto f = parse_budget_json(file_with({entry("default", {{"latency_ms", 30}}), half}), "ci/budgets.json");
-  ASSERT_EQ(f.entries.size(), 2u);
-  EXPECT_TRUE(f.entries[0].options.autocast);
-  EXPECT_FALSE(f.entries[1].options.autocast);
-  const json v = budget_verdict_json(check_budgets(f, text_loader(), catalog_resolver()));
-  EXPECT_FALSE(v["entries"][0].contains("mixed_precision"));
-  EXPECT_EQ(v["entries"][1]["mixed_precision"], "half");
-  for (const json& bad : {json("O2"), json(1)}) {
-    half["mixed_precision"] = bad;
-    try {
-      parse_budget_json(file_with({half}), "ci/budgets.json");
-      ADD_FAILURE() << "mixed_precision " << bad.dump() << " was accepted";
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("entries[0]"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("mixed_precision"), std::string::npos) << e.what();
-    }
-  }
+  // "mixed_precision": "half" is --mixed-precision half (fp16 training of a model.half() model); "amp" or absent
+  // the default.
+  expect_string_flag("mixed_precision", "amp", "half", &PredictOptions::autocast,
+                     {{"mode", "training"}, {"precision", "fp16"}}, {json("O2"), json(1)});
 }
 
 TEST(BudgetParse, ErrorsNameTheEntryAndField) {

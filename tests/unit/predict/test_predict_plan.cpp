@@ -82,15 +82,7 @@ double host_total(const std::vector<KernelEstimate>& ks) {
 TEST(TrainingPlan, ParameterGradientsAreAccumulatedAndZeroed) {
   // PyTorch 1.x (--param-updates loop), as the ryujaehun training rows ran (PyTorch 1.4).
   auto net = test::resnet_like(8);
-  // Parameters: weights in weight slots; a BatchNorm's running mean and variance are buffers, not parameters.
-  int params = 0;
-  double param_elems = 0;
-  for (const auto& n : net.g.nodes)
-    for (size_t s = 1; s < n.inputs.size() && (n.op != "BatchNormalization" || s < 3); ++s)
-      if (net.g.tensors[n.inputs[s]].is_initializer) {
-        ++params;
-        param_elems += static_cast<double>(*net.g.tensors[n.inputs[s]].numel());
-      }
+  const auto [params, param_elems] = parameters_of(net);
   int launches = 0;
   double bytes = 0;
   for (const auto& k : plan_kernels(net.g, net.c, gpu("rtx-2080ti"), torch1_training(8)))
