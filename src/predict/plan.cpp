@@ -1044,17 +1044,13 @@ std::vector<ParamTensor> parameter_tensors(const PlanContext& c) {
 /// PyTorch eager updates parameters with PyTorch >= 2.0's defaults (PredictOptions::foreach_updates).
 bool foreach_updates(const PlanContext& c) { return c.eager && c.opts.foreach_updates; }
 
-/// PyTorch eager training at fp16/bf16 under torch.autocast with a GradScaler (PredictOptions::autocast).
-bool amp(const PlanContext& c) {
-  return c.training && c.eager && c.opts.autocast &&
-         (c.opts.precision == Precision::fp16 || c.opts.precision == Precision::bf16);
+/// PyTorch eager training at fp16/bf16: under torch.autocast with a GradScaler (amp, PredictOptions::autocast) or
+/// with the model itself in half precision (half_model, model.half()).
+bool half_training(const PlanContext& c) {
+  return c.training && c.eager && (c.opts.precision == Precision::fp16 || c.opts.precision == Precision::bf16);
 }
-
-/// PyTorch eager training at fp16/bf16 with the model itself in half precision (model.half()).
-bool half_model(const PlanContext& c) {
-  return c.training && c.eager && !c.opts.autocast &&
-         (c.opts.precision == Precision::fp16 || c.opts.precision == Precision::bf16);
-}
+bool amp(const PlanContext& c) { return half_training(c) && c.opts.autocast; }
+bool half_model(const PlanContext& c) { return half_training(c) && !c.opts.autocast; }
 
 /// torch.autocast casts a weight to half each step where an op on its fp16 list reads it (convolutions, GEMMs,
 /// matmuls, RNNs: cached_cast, once per autocast region); BatchNorm and LayerNorm read their fp32 parameters.
@@ -1168,7 +1164,6 @@ void plan_optimizer(PlanContext& c, const std::vector<ParamTensor>& params) {
   const bool foreach = foreach_updates(c);
   const OptimizerWork w = optimizer_work(c.opts.optimizer, foreach);
   const double elem_bytes = half_model(c) ? element_bytes(c.opts.precision) : 4.0;  // model.half(): half state
-  plan.optimizer_first = static_cast<int>(plan.kernels.size());
   auto update = [&](double elems, int launches, double host_s) {  // the update passes over `elems` parameters
     KernelDraft o;
     o.family = OpFamily::elementwise;
@@ -1220,7 +1215,6 @@ void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const
   plan.group_nodes.clear();
   plan.notes.clear();
   plan.host_pre_s = plan.host_post_s = 0;
-  plan.optimizer_first = -1;
   if (cost.nodes.size() != g.nodes.size())
     throw InternalError("predict: the cost analysis has " + std::to_string(cost.nodes.size()) + " nodes, the graph " +
                         std::to_string(g.nodes.size()));

@@ -81,7 +81,6 @@ struct Plan {
   double host_pre_s = 0;         ///< CPU time before the first kernel (TensorRT enqueue, view ops)
   double host_post_s = 0;        ///< CPU time after the last kernel (sync)
   double activation_scale = 1;   ///< bytes at run precision / bytes at the graph's float dtype
-  int optimizer_first = -1;      ///< index of the first optimizer kernel, -1 when none
   std::vector<std::string> notes;
 };
 
