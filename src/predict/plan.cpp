@@ -61,18 +61,26 @@ int first_output(const Node& n) { return n.outputs.empty() ? -1 : n.outputs[0]; 
 
 bool is_constant_operand(const Graph& g, int t);
 
-/// A weight, or a layout change of one (torch.onnx writes F.linear's weight.t() as Transpose(W) when W is a
-/// graph input, as with export_params=False).
-bool is_weight_derived(const Graph& g, int t, const std::vector<int>& producer) {
+/// An op that only relabels a weight's layout or type when it reads one.
+bool relabels(std::string_view op) { return op == "Transpose" || op == "Reshape" || op == "Cast" || op == "Identity"; }
+
+/// The constant behind `t`: `t` itself when it is a constant operand, or the one a layout change of which it is
+/// (torch.onnx writes F.linear's weight.t() as Transpose(W) when W is a graph input, as with
+/// export_params=False); -1 when `t` is computed from data.
+int weight_root(const Graph& g, int t, const std::vector<int>& producer) {
   for (int depth = 0; depth < 4; ++depth) {
-    if (is_constant_operand(g, t)) return true;
-    if (t < 0 || t >= static_cast<int>(producer.size()) || producer[t] < 0) return false;
+    if (is_constant_operand(g, t)) return t;
+    if (t < 0 || t >= static_cast<int>(producer.size()) || producer[t] < 0) return -1;
     const Node& n = g.nodes[producer[t]];
-    if (n.inputs.empty() || !(n.op == "Transpose" || n.op == "Reshape" || n.op == "Cast" || n.op == "Identity"))
-      return false;
+    if (n.inputs.empty() || !relabels(n.op)) return -1;
     t = n.inputs[0];
   }
-  return false;
+  return -1;
+}
+
+/// A weight, or a layout change of one.
+bool is_weight_derived(const Graph& g, int t, const std::vector<int>& producer) {
+  return weight_root(g, t, producer) >= 0;
 }
 
 /// The bias Add of an nn.Linear on an N-D input, which torch.onnx writes as MatMul(x, W) -> Add(b): an Add of
@@ -222,6 +230,12 @@ struct PlanContext {
   /// index into attention_members, -1 when in none; each core's nodes in graph order, its last MatMul last.
   std::vector<int> attention_of;
   std::vector<std::vector<int>> attention_members;
+  /// PyTorch eager training under torch.autocast (PredictOptions::autocast at fp16/bf16): amp_fp32 marks the
+  /// tensors autocast leaves in fp32 (find_amp_dtypes), grad_tracked those autograd tracks (computed from a
+  /// parameter). Empty otherwise.
+  bool amp = false;
+  std::vector<char> amp_fp32;
+  std::vector<char> grad_tracked;
   double pending_host = 0;  ///< host time of view ops, charged to the next kernel
   bool noted_tf32 = false, noted_bias = false, noted_depthwise_l2 = false, noted_reorders = false;
 
@@ -239,6 +253,7 @@ struct PlanContext {
 void find_activation_patterns(PlanContext& c);
 void find_layer_norm_patterns(PlanContext& c);
 void find_attention_patterns(PlanContext& c);
+void find_amp_dtypes(PlanContext& c);
 
 /// Ops that read a strided (transposed) tensor without a copy in eager PyTorch: matmul/bmm take the strides
 /// (cuBLAS transposes), TensorIterator's binary arithmetic any layout; transposes and reshapes are views (a
@@ -310,6 +325,9 @@ void init_context(PlanContext& c) {
   find_activation_patterns(c);
   find_layer_norm_patterns(c);
   find_attention_patterns(c);
+  c.amp = c.training && c.eager && (c.opts.precision == Precision::fp16 || c.opts.precision == Precision::bf16) &&
+          c.opts.autocast;
+  if (c.amp) find_amp_dtypes(c);
   if (c.opts.runtime == Runtime::tensorrt) c.plan.host_pre_s = model::k_tensorrt_enqueue_s * c.embedded;
   c.plan.host_post_s = model::k_sync_s * c.embedded;
 }
@@ -537,6 +555,128 @@ void find_attention_patterns(PlanContext& c) {
 /// One scaled_dot_product_attention kernel for attention core `id` (at its last node): the two products'
 /// FLOPs as one GEMM view [batch x heads, Sq, Dv, 2 Sk] on the matrix path, Q, K, V, the mask and the output
 /// as its only DRAM traffic (the scores stay on chip), one operator's dispatch.
+/// How torch.autocast (CUDA, fp16/bf16) sets an op's output dtype.
+enum class AmpRule {
+  half,        ///< its lower-precision list: convolutions, GEMMs and matmuls, RNNs, PReLU, attention; fp32 inputs cast
+  fp32,        ///< its fp32 list (layer_norm, group_norm, pow, exp, log, reciprocal, softplus, norms); half inputs cast
+  fp32_dtype,  ///< softmax, log_softmax, sum, cumsum, prod: called with dtype=float, they upcast as they read
+  input,       ///< BatchNorm and InstanceNorm: cuDNN's kernel takes half data with fp32 statistics, writes half
+  promote,     ///< everything else: PyTorch's type promotion, fp32 if any float operand is
+};
+
+AmpRule amp_rule(const PlanContext& c, int j) {
+  const Node& n = c.g.nodes[j];
+  const OpFamily f = c.cost.nodes[j].family;
+  // The bias Add of an exported nn.Linear is part of its aten::linear (addmm, or matmul and add_ in half).
+  if (c.attention_of[j] >= 0 || f == OpFamily::conv || f == OpFamily::conv_transpose || f == OpFamily::gemm ||
+      f == OpFamily::rnn || n.op == "PRelu" || is_linear_bias_add(c.g, n, c.producer, c.consumer_count))
+    return AmpRule::half;
+  static constexpr std::string_view k_fp32[] = {"LayerNormalization", "GroupNormalization", "Pow", "Exp", "Log",
+                                                "Reciprocal", "Softplus", "ReduceLogSumExp", "ReduceL1", "ReduceL2"};
+  static constexpr std::string_view k_fp32_dtype[] = {"Softmax", "LogSoftmax", "ReduceSum", "CumSum", "ReduceProd"};
+  if (std::find(std::begin(k_fp32), std::end(k_fp32), n.op) != std::end(k_fp32)) return AmpRule::fp32;
+  if (std::find(std::begin(k_fp32_dtype), std::end(k_fp32_dtype), n.op) != std::end(k_fp32_dtype))
+    return AmpRule::fp32_dtype;
+  if (n.op == "BatchNormalization" || n.op == "InstanceNormalization") return AmpRule::input;
+  return AmpRule::promote;
+}
+
+/// A float tensor whose dtype autocast can change: an activation, or a parameter or buffer of more than one
+/// element (a scalar operand does not promote a tensor).
+bool amp_float(const Graph& g, int t) {
+  if (t < 0 || t >= static_cast<int>(g.tensors.size()) || !is_float(g.tensors[t].dtype)) return false;
+  if (!is_constant_operand(g, t)) return true;
+  const auto n = g.tensors[t].numel();
+  return n && *n > 1;
+}
+
+/// The dtype of every tensor of an AMP training step, in graph order. The batch arrives in fp32 and parameters
+/// and buffers stay fp32 (autocast casts weights for the ops on its half list, plan_autocast_casts); an
+/// activation pattern (GELU, SiLU written as nodes) is one op keeping its input's dtype, a LayerNorm pattern one
+/// layer_norm (fp32). So a transformer's residual stream runs in fp32 from the first fp32 position embedding
+/// on (half + fp32 = fp32), its LayerNorms in fp32, and each Linear casts its fp32 input to half; a CNN's
+/// activations stay half from its first convolution.
+void find_amp_dtypes(PlanContext& c) {
+  const Graph& g = c.g;
+  c.amp_fp32.assign(c.n_tensors, 0);
+  c.grad_tracked.assign(c.n_tensors, 0);
+  for (int t = 0; t < c.n_tensors; ++t) {
+    if (!amp_float(g, t) || (!g.tensors[t].is_graph_input && !is_constant_operand(g, t))) continue;
+    c.amp_fp32[t] = 1;
+    c.grad_tracked[t] = g.tensors[t].is_initializer;  // a trainable parameter; the batch and buffers are not
+  }
+  for (int j = 0; j < c.n_nodes; ++j) {
+    const Node& n = g.nodes[j];
+    bool fp32 = false, tracked = false;
+    for (int t : n.inputs)
+      if (t >= 0 && t < c.n_tensors) tracked = tracked || c.grad_tracked[t];
+    if (const int p = c.pattern_of[j]; p >= 0) {
+      fp32 = c.pattern_norm[p] || c.amp_fp32[c.pattern_input[p]];
+    } else {
+      switch (amp_rule(c, j)) {
+        case AmpRule::half: fp32 = false; break;
+        case AmpRule::fp32:
+        case AmpRule::fp32_dtype: fp32 = true; break;
+        case AmpRule::input: fp32 = !n.inputs.empty() && n.inputs[0] >= 0 && c.amp_fp32[n.inputs[0]]; break;
+        case AmpRule::promote:
+          for (int t : n.inputs) fp32 = fp32 || (amp_float(g, t) && c.amp_fp32[t]);
+          break;
+      }
+    }
+    for (int t : n.outputs)
+      if (t >= 0 && t < c.n_tensors) {
+        c.amp_fp32[t] = fp32 && is_float(g.tensors[t].dtype);
+        c.grad_tracked[t] = tracked;
+      }
+  }
+}
+
+/// AMP: the casts autocast issues inside node `i`'s op before its kernel (draft `d`): each float activation
+/// among `inputs` in the wrong dtype for the op's list (fp32 for a half op, half for an fp32 op; softmax-like
+/// ops upcast as they read). One kernel each, reading one dtype and writing the other, and an ATen call inside
+/// the op; a tracked tensor's gradient is cast back in the backward.
+void plan_amp_casts(PlanContext& c, int i, const KernelDraft& d, const std::vector<int>& inputs) {
+  if (!c.amp) return;
+  const int p = c.pattern_of[i];
+  const AmpRule rule = p >= 0 ? (c.pattern_norm[p] ? AmpRule::fp32 : AmpRule::promote) : amp_rule(c, i);
+  if (rule != AmpRule::half && rule != AmpRule::fp32) return;
+  const double up = 4.0 / element_bytes(c.opts.precision);  // fp32 bytes over half bytes
+  for (int t : inputs) {
+    if (!amp_float(c.g, t) || is_weight_derived(c.g, t, c.producer) || (c.amp_fp32[t] != 0) != (rule == AmpRule::half))
+      continue;  // weights are cast once per step (plan_autocast_casts)
+    KernelDraft k;
+    k.node_index = i;
+    k.group_begin = d.group_begin;
+    k.group_end = d.group_end;
+    k.family = OpFamily::elementwise;
+    k.amp_cast = true;
+    k.amp_cast_grad = c.grad_tracked[t] != 0;
+    const double half_bytes = tensor_bytes(c.g, t) * c.scale;
+    k.bytes = half_bytes * (1 + up);
+    k.flops = half_bytes / element_bytes(c.opts.precision);
+    k.host_s = c.host.inner;
+    c.plan.kernels.push_back(k);
+  }
+}
+
+/// AMP: a kernel's bytes with its fp32 tensors at 4 bytes an element, over the same at half (the plan's
+/// scale). `inputs` and `outputs` are the tensors it reads and writes; a half-list op reads the half copies
+/// its casts made. 1 outside AMP.
+double amp_bytes_ratio(const PlanContext& c, int i, const std::vector<int>& inputs, const std::vector<int>& outputs) {
+  if (!c.amp || (c.pattern_of[i] < 0 && amp_rule(c, i) == AmpRule::half)) return 1;
+  const double up = 4.0 / element_bytes(c.opts.precision);
+  double half = 0, amp = 0;
+  const auto add = [&](int t) {
+    if (!amp_float(c.g, t)) return;
+    const double b = tensor_bytes(c.g, t);
+    half += b;
+    amp += c.amp_fp32[t] ? up * b : b;
+  };
+  for (int t : inputs) add(t);
+  for (int t : outputs) add(t);
+  return half > 0 ? amp / half : 1;
+}
+
 void plan_attention(PlanContext& c, int id) {
   const Graph& g = c.g;
   const auto& members = c.attention_members[id];
@@ -582,6 +722,7 @@ void plan_attention(PlanContext& c, int id) {
   d.gemm = GemmShape{dim(heads), dim(sq), dim(dv), dim(2 * sk)};
   d.host_s = c.host.op + c.host.matrix_extra + c.pending_host;
   c.pending_host = 0;
+  plan_amp_casts(c, qk_index, d, {source(qk.inputs[0]), source(qk.inputs[1]), pv.inputs[1]});
   c.plan.kernels.push_back(d);
 }
 
@@ -762,6 +903,17 @@ void add_pool_indices(const Graph& g, const Node& node, KernelDraft& d) {
   d.bytes += d.pool_index_bytes;
 }
 
+/// The tensors pattern `id` reads from outside itself: its input and any other operand no member wrote.
+std::vector<int> pattern_reads(const PlanContext& c, int id) {
+  std::vector<int> out{c.pattern_input[id]};
+  for (int m : c.pattern_members[id])
+    for (int t : c.g.nodes[m].inputs)
+      if (t >= 0 && (c.producer[t] < 0 || c.pattern_of[c.producer[t]] != id) &&
+          std::find(out.begin(), out.end(), t) == out.end())
+        out.push_back(t);
+  return out;
+}
+
 /// The forward pass: one draft per kernel the runtime launches, in execution order.
 void plan_forward(PlanContext& c) {
   const Graph& g = c.g;
@@ -815,8 +967,11 @@ void plan_forward(PlanContext& c) {
       bytes *= model::k_ln_forward_passes / 2.0;
       d.layer_norm_stats_pass = true;
     }
-    d.bytes = std::max(0.0, bytes) * c.scale;
     d.group_end = static_cast<int>(plan.group_nodes.size());
+    std::vector<int> pattern_in;  // AMP only: what a pattern reads from outside itself
+    if (c.amp && pattern) pattern_in = pattern_reads(c, c.pattern_of[i]);
+    const std::vector<int>& reads = c.amp && pattern ? pattern_in : node.inputs;
+    d.bytes = std::max(0.0, bytes) * c.scale * amp_bytes_ratio(c, i, reads, g.nodes[last].outputs);
 
     if (fam == OpFamily::pool && (node.op == "MaxPool" || node.op == "AveragePool")) {
       int64_t window = 1;
@@ -825,6 +980,7 @@ void plan_forward(PlanContext& c) {
       if (c.eager && node.op == "MaxPool") add_pool_indices(g, node, d);
     }
     if (matrix_family) set_matrix_facts(c, node, nc, d);
+    plan_amp_casts(c, i, d, reads);
     if (fam == OpFamily::rnn) {
       plan_rnn(c, node, nc, d);
       continue;
@@ -949,6 +1105,14 @@ void plan_backward(PlanContext& c, int n_forward) {
   const double bwd_host = c.eager ? c.host.backward : c.host.kernel;
   for (int idx = n_forward - 1; idx >= 0; --idx) {
     const KernelDraft f = c.plan.kernels[idx];  // copy: push_back may reallocate
+    if (f.amp_cast) {  // ToCopyBackward: the gradient cast back to the tensor's dtype, an engine node
+      if (!f.amp_cast_grad) continue;
+      KernelDraft b = f;
+      b.phase = Phase::backward;
+      b.host_s = bwd_host;
+      c.plan.kernels.push_back(b);
+      continue;
+    }
     const Node& node = g.nodes[f.node_index];
     const int out_t = first_output(node);
     // Gradient accumulation where the forward output fans out (residual branches).
@@ -959,7 +1123,8 @@ void plan_backward(PlanContext& c, int n_forward) {
       acc.group_end = f.group_end;
       acc.family = OpFamily::elementwise;
       acc.phase = Phase::backward;
-      acc.bytes = 3.0 * tensor_bytes(g, out_t) * c.scale * (c.consumer_count[out_t] - 1);
+      acc.bytes = 3.0 * tensor_bytes(g, out_t) * c.scale * (c.consumer_count[out_t] - 1) *
+                  (c.amp && c.amp_fp32[out_t] ? 4.0 / element_bytes(c.opts.precision) : 1.0);
       acc.flops = acc.bytes / (3.0 * element_bytes(c.opts.precision));
       acc.launches = c.consumer_count[out_t] - 1;
       acc.host_s = (c.eager ? c.host.inner : c.host.kernel) * acc.launches;
@@ -1029,9 +1194,12 @@ std::vector<ParamTensor> parameter_tensors(const PlanContext& c) {
   std::vector<char> seen(c.n_tensors, 0);
   for (int i = 0; i < c.n_nodes; ++i) {
     const Node& node = g.nodes[i];
+    // A transposed weight (Transpose(W) -> MatMul) belongs to the node reading the transpose.
+    if (relabels(node.op) && !node.inputs.empty() && is_weight_derived(g, node.inputs[0], c.producer)) continue;
     const size_t last = node.op == "BatchNormalization" ? 3 : node.inputs.size();
-    for (size_t s = 1; s < std::min(last, node.inputs.size()); ++s) {
-      const int t = node.inputs[s];
+    const size_t first = node.op == "Gather" ? 0 : 1;  // an embedding's table is Gather's data operand
+    for (size_t s = first; s < std::min(last, node.inputs.size()); ++s) {
+      const int t = weight_root(g, node.inputs[s], c.producer);
       if (t < 0 || seen[t] || !g.tensors[t].is_initializer || !is_float(g.tensors[t].dtype)) continue;
       seen[t] = 1;
       auto ne = g.tensors[t].numel();

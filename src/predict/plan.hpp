@@ -46,6 +46,11 @@ struct KernelDraft {
   enum class MatrixPath { best, simt, tensor } path = MatrixPath::best;
   bool conv_bias = false;  ///< the per-channel bias/affine kernel of a conv (PyTorch eager)
   bool backward_cast = false;  ///< Phase::casts: a gradient cast back to fp32 (ToCopyBackward), not a weight cast
+  /// torch.autocast's cast of an activation into the dtype its op runs in (fp32 to half for a convolution or GEMM,
+  /// half to fp32 for a LayerNorm): a kernel issued inside that node's op. `amp_cast_grad`: the tensor is tracked
+  /// by autograd, so the backward casts its gradient back (ToCopyBackward).
+  bool amp_cast = false;
+  bool amp_cast_grad = false;
   /// PyTorch's LayerNorm forward: bytes count its statistics pass (k_ln_forward_passes); the backward
   /// takes its traffic from the two-pass size.
   bool layer_norm_stats_pass = false;

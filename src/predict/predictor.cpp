@@ -52,9 +52,9 @@ void describe(const Graph& g, const GraphCost& cost, const detail::Plan& plan, c
   }
   k.name = g.nodes[d.node_index].name;
   k.op.clear();
-  if (d.conv_bias) {
+  if (d.conv_bias || d.amp_cast) {
     k.op = g.nodes[d.node_index].op;
-    k.op += ".bias";
+    k.op += d.conv_bias ? ".bias" : ".cast";
   } else {
     for (int p = d.group_begin; p < d.group_end; ++p) {
       if (p > d.group_begin) k.op += '+';

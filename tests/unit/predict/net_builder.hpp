@@ -183,6 +183,53 @@ class NetBuilder {
     nc.bytes_written = numel(y) * 4;
     return y;
   }
+  /// nn.LayerNorm over the last dim as one LayerNormalization node (opset 17), with its scale and bias.
+  int layer_norm(int x) {
+    const int64_t d = shape(x).back();
+    int y = tensor(shape(x));
+    node("LayerNormalization", {x, weight({d}), weight({d})}, y);
+    NodeCost& nc = cost(OpFamily::norm);
+    nc.flops = 5.0 * numel(x);
+    nc.params = 2 * d;
+    nc.weight_bytes = 8 * d;
+    nc.bytes_read = numel(x) * 4 + nc.weight_bytes;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
+  /// nn.Linear without bias as export_params=False writes it: MatMul(x, Transpose(W)) with W [n_out, k].
+  int transposed_linear(int x, int64_t n_out) {
+    const int64_t k = shape(x).back();
+    int w = weight({n_out, k});
+    int wt = tensor({k, n_out});
+    node("Transpose", {w}, wt).attrs["perm"] = std::vector<int64_t>{1, 0};
+    cost(OpFamily::data_movement);
+    auto s = shape(x);
+    int64_t m = 1;
+    for (size_t i = 0; i + 1 < s.size(); ++i) m *= s[i];
+    s.back() = n_out;
+    int y = tensor(s);
+    node("MatMul", {x, wt}, y);
+    NodeCost& nc = cost(OpFamily::gemm);
+    nc.gemm = GemmShape{1, m, n_out, k};
+    nc.flops = 2.0 * m * n_out * k;
+    nc.params = k * n_out;
+    nc.weight_bytes = nc.params * 4;
+    nc.bytes_read = numel(x) * 4 + nc.weight_bytes;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
+  /// nn.Embedding: Gather(table [vocab, dim], ids) with int64 ids [batch, seq].
+  int embedding(int ids, int64_t vocab, int64_t dim) {
+    int table = weight({vocab, dim});
+    auto s = shape(ids);
+    s.push_back(dim);
+    int y = tensor(s);
+    node("Gather", {table, ids}, y);
+    NodeCost& nc = cost(OpFamily::data_movement);
+    nc.bytes_read = numel(y) * 4 + numel(ids) * 8;
+    nc.bytes_written = numel(y) * 4;
+    return y;
+  }
   /// MatMul of two activations [..., m, k] x [..., k, n] (attention's Q K^T and P V).
   int bmm(int a, int b) {
     auto sa = shape(a), sb = shape(b);

@@ -163,6 +163,82 @@ TEST(TrainingPlan, AutocastCastsEachMatrixWeightAndItsGradientEveryStep) {
   EXPECT_DOUBLE_EQ(pa.memory.optimizer_state_bytes - ph.memory.optimizer_state_bytes, (8.0 - 4.0) * elems);
 }
 
+TEST(TrainingPlan, AutocastKeepsLayerNormAndTheResidualStreamInFp32) {
+  // Under torch.autocast a transformer's residual stream is fp32 from its fp32 position embedding on (half +
+  // fp32 = fp32), layer_norm is on autocast's fp32 list, and each Linear casts its fp32 input to half (a kernel
+  // inside the op; ToCopyBackward casts the gradient back). A model.half() model runs all of it in half.
+  test::NetBuilder b;
+  const int64_t tokens = 8 * 197 * 768;
+  int x = b.input("x", {8, 197, 768});
+  x = b.add(x, b.weight({1, 197, 768}));   // position embedding
+  int ln = b.layer_norm(x);
+  int h = b.matmul(ln, 3072);             // fp32 input: cast to half
+  h = b.matmul(b.relu(h), 768);           // half input: no cast
+  b.output(b.add(h, x));                  // half + fp32 residual
+  b.finish();
+  PredictOptions amp = training(8), half = training(8);
+  amp.precision = half.precision = Precision::fp16;
+  half.autocast = false;
+  const auto ka = plan_kernels(b.g, b.c, gpu("h200-sxm-141gb"), amp);
+  const auto kh = plan_kernels(b.g, b.c, gpu("h200-sxm-141gb"), half);
+  const auto bytes = [](const std::vector<KernelEstimate>& ks, const std::string& op) {
+    std::vector<double> out;
+    for (const auto& k : ks)
+      if (k.op == op) out.push_back(k.bytes);
+    return out;
+  };
+  ASSERT_EQ(bytes(ka, "MatMul.cast").size(), 1u);
+  EXPECT_DOUBLE_EQ(bytes(ka, "MatMul.cast")[0], (4.0 + 2.0) * tokens);  // read fp32, write half
+  ASSERT_EQ(bytes(ka, "MatMul.cast.bwd").size(), 1u);                   // the LayerNorm output is tracked
+  EXPECT_DOUBLE_EQ(bytes(ka, "MatMul.cast.bwd")[0], (4.0 + 2.0) * tokens);
+  EXPECT_TRUE(bytes(kh, "MatMul.cast").empty());
+  // The LayerNorm reads and writes fp32: twice its half traffic, forward and backward.
+  EXPECT_DOUBLE_EQ(bytes(ka, "LayerNormalization")[0], 2 * bytes(kh, "LayerNormalization")[0]);
+  EXPECT_DOUBLE_EQ(bytes(ka, "LayerNormalization.bwd")[0], 2 * bytes(kh, "LayerNormalization.bwd")[0]);
+  // Position-embedding Add: all fp32; residual Add: half + fp32 -> fp32, 10 bytes an element where half has 6.
+  const auto adds_a = bytes(ka, "Add"), adds_h = bytes(kh, "Add");
+  ASSERT_EQ(adds_a.size(), 2u);
+  EXPECT_DOUBLE_EQ(adds_a[0], 2 * adds_h[0]);
+  EXPECT_DOUBLE_EQ(adds_a[1], adds_h[1] * 10.0 / 6.0);
+  // The GEMMs read half copies and write half.
+  EXPECT_EQ(bytes(ka, "MatMul"), bytes(kh, "MatMul"));
+  EXPECT_EQ(bytes(ka, "Relu"), bytes(kh, "Relu"));
+}
+
+TEST(TrainingPlan, AutocastCastsOnlyTheBatchOfAConvNet) {
+  // A CNN under autocast: the fp32 batch is cast for the first convolution (no gradient: the batch is not
+  // tracked), and every activation after it is half (BatchNorm keeps its input's dtype, residual adds are half).
+  auto net = test::resnet_like(8);
+  PredictOptions amp = training(8);
+  amp.precision = Precision::fp16;
+  int fwd = 0, bwd = 0;
+  double cast_bytes = 0;
+  for (const auto& k : plan_kernels(net.g, net.c, gpu("a100-sxm4-40gb"), amp)) {
+    if (k.op == "Conv.cast") ++fwd, cast_bytes += k.bytes;
+    if (k.op == "Conv.cast.bwd") ++bwd;
+  }
+  EXPECT_EQ(fwd, 1);
+  EXPECT_EQ(bwd, 0);
+  EXPECT_DOUBLE_EQ(cast_bytes, (4.0 + 2.0) * 8 * 3 * 224 * 224);
+}
+
+TEST(TrainingPlan, TransposedWeightsAndEmbeddingTablesAreParameters) {
+  // export_params=False writes nn.Linear's weight as Transpose(W) -> MatMul, and nn.Embedding's table is Gather's
+  // data operand: both are trained, so each gets a gradient and an optimizer update.
+  test::NetBuilder b;
+  int ids = b.input("ids", {4, 64});
+  b.g.tensors[ids].dtype = DType::i64;
+  int x = b.embedding(ids, 1000, 256);
+  b.output(b.transposed_linear(x, 512));
+  b.finish();
+  PredictOptions o = training(4);
+  o.optimizer = Optimizer::momentum;
+  double opt_bytes = 0;
+  for (const auto& k : plan_kernels(b.g, b.c, gpu("a100-sxm4-40gb"), o))
+    if (k.phase == "optimizer") opt_bytes += k.bytes;
+  EXPECT_DOUBLE_EQ(opt_bytes, 8 * 4.0 * (1000 * 256 + 512 * 256));  // 8 fp32 passes per momentum update
+}
+
 TEST(TrainingPlan, ForeachOptimizerUpdatesAllTensorsInAFewKernelsPerPass) {
   // SGD with momentum, PyTorch 1.x: buf.mul_(m).add_(g), p.add_(buf): 3 kernels per tensor. PyTorch >= 2.0's
   // foreach implementation: _foreach_mul_, _foreach_add_, _foreach_add_, each packing up to 64 tensors of two
