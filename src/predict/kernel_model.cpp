@@ -273,6 +273,14 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& op
   const bool nchw_runtime = (rt == Runtime::pytorch || rt == Runtime::onnxruntime) && !opts.channels_last;
   const bool half = p == Precision::fp16 || p == Precision::bf16;
   d.grouped_nchw_half = nchw_runtime && half && s.groups > 1 && !d.depthwise;
+  // cuDNN's tensor-core convolutions load 16 bytes of input channels at a time: a dense convolution with a channel
+  // count off that multiple (an RGB stem, a one-channel spectrogram) runs its FP32-math kernels, in half precision
+  // too. DeepBench's FP16 convolutions with 1 or 3 input channels (cuDNN 7, NHWC) took 2.5-29x the model's
+  // tensor-core time on the V100 and T4, and longer than the FP32 rows of the same shapes. TensorRT pads its inputs
+  // to its own formats; INT8's dp4a and IMMA paths have rules of their own.
+  const bool cudnn_kernels = rt == Runtime::pytorch || rt == Runtime::onnxruntime || rt == Runtime::cudnn;
+  const double align = half ? 8 : (p == Precision::fp32 || p == Precision::tf32) ? 4 : 0;
+  d.unaligned_channels = cudnn_kernels && align > 0 && s.groups == 1 && cin_g > 0 && std::fmod(cin_g, align) != 0;
   if (nchw_runtime && half && !d.depthwise && s.inputs > 0 && s.outputs > 0)
     d.layout_reorder_bytes =
         2.0 * (s.inputs + s.outputs + s.cout * cin_g * s.kh * s.kw) * static_cast<double>(element_bytes(p));
@@ -322,15 +330,17 @@ struct MatrixMath {
 /// for a grouped convolution of NCHW tensors, so PyTorch's and onnxruntime's FP16/BF16 groups run FP16 storage
 /// with FP32 math there (pytorch/pytorch#10290 on the Titan V; NVIDIA/apex#196 and ryujaehun's RTX 2080 Ti
 /// machines: docs/model.md, "Grouped convolutions"). From sm_80 they take the tensor path with its reorders
-/// (cuDNN 9.14 on perfpred's H200; cuDNN 8.1's transposes on GA102, pytorch/pytorch#54324).
+/// (cuDNN 9.14 on perfpred's H200; cuDNN 8.1's transposes on GA102, pytorch/pytorch#54324). A dense convolution
+/// whose input channels are off the tensor kernels' 16-byte loads (KernelDraft::unaligned_channels) takes the FP32-math
+/// kernels where tensor cores exist; a GPU without them keeps its non-tensor half rate.
 bool tensor_allowed(const KernelDraft& k, const GpuRates& r) {
-  return k.tensor_ok && !(k.grouped_nchw_half && !r.sm80_tensor_cores);
+  return k.tensor_ok && !(k.grouped_nchw_half && !r.sm80_tensor_cores) && !(k.unaligned_channels && r.tensor);
 }
 
 MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
   const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
   const bool simt_path = k.path == KernelDraft::MatrixPath::simt;
-  const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32;
+  const bool tf32 = !simt_path && k.conv_tf32 && r.tensor_tf32 && !k.unaligned_channels;
   // Bare cuBLAS INT8 GEMMs on Turing: dp4a on the SIMT path (GpuRates::int8_gemm_dp4a).
   const bool dp4a_gemm = k.family == OpFamily::gemm && r.int8_gemm_dp4a;
   const bool tensor = !simt_path && !dp4a_gemm && (tf32 || (r.tensor && tensor_allowed(k, r)));
@@ -418,7 +428,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   const bool conv = k.family == OpFamily::conv || k.family == OpFamily::conv_transpose;
   const bool half_tensor_conv = conv && r.tensor && r.half_precision && tensor_allowed(k, r);
   if (k.path == KernelDraft::MatrixPath::best && k.matrix && !k.depthwise &&
-      ((k.conv_tf32 && r.tensor_tf32) || half_tensor_conv)) {
+      ((k.conv_tf32 && r.tensor_tf32 && !k.unaligned_channels) || half_tensor_conv)) {
     // TF32 or FP16/BF16 tensor cores allowed: cuDNN picks the faster of its tensor-core kernel and the FP32
     // SIMT one (FP16 storage, FP32 math for half precision), by cudnn.benchmark or its heuristics' ranking.
     // On GA100/GH100 the tensor path has 8-16x the FP32 rate and always wins; on GA10x/AD10x GeForce cards

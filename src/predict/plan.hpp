@@ -30,6 +30,10 @@ struct KernelDraft {
   /// An FP16/BF16 grouped convolution of NCHW tensors under PyTorch or onnxruntime (set_conv_facts): no tensor-core
   /// kernel before sm_80 (kernel_model.cpp, tensor_allowed).
   bool grouped_nchw_half = false;
+  /// A dense convolution whose input channels cuDNN's tensor-core kernels cannot load whole (set_conv_facts): FP16/BF16
+  /// needs a multiple of 8 (16-byte vectors of halves), TF32 a multiple of 4, so a 3-channel image stem runs cuDNN's
+  /// FP32-math kernels instead (kernel_model.cpp, tensor_allowed).
+  bool unaligned_channels = false;
   bool depthwise = false;  ///< depthwise conv (one input channel per group): SIMT, memory/latency bound
   /// Bytes PyTorch's own depthwise kernel (FP32; FP16 before sm_70; no cuDNN) loads per run, one load per filter tap and
   /// output element at 32-byte-sector granularity (depthwise_tap_bytes). Only GPUs whose SMs do not keep

@@ -766,5 +766,40 @@ TEST(Tf32OrSimt, HalfPrecisionConvolutionsTakeTheFasterOfTensorAndFp32Kernels) {
             0.5 * conv3x3(a100_no_tensor, Precision::fp16, 512, 14, 256).time_s);
 }
 
+/// A 7x7 stride-2 stem convolution of a `c`-channel 224x224 batch of 64 into 64 channels.
+KernelEstimate stem(const GpuSpec& g, Precision p, double c, bool allow_tf32 = true) {
+  const double n = 64, out = 112;
+  KernelEstimate k;
+  k.family = OpFamily::conv;
+  k.gemm = GemmShape{1, static_cast<int64_t>(n * out * out), 64, static_cast<int64_t>(c * 49)};
+  k.flops = 2.0 * n * out * out * 64 * c * 49;
+  k.bytes = element_bytes(p) * (n * c * 224 * 224 + n * 64 * out * out + 64 * c * 49);
+  k.attrs = {{"groups", 1}, {"in_channels", c}, {"out_channels", 64}, {"kernel_h", 7}, {"kernel_w", 7},
+             {"stride_h", 2}, {"stride_w", 2}, {"out_h", out}, {"out_w", out}, {"batch", n},
+             {"in_h", 224}, {"in_w", 224}};
+  PredictOptions o;
+  o.precision = p;
+  o.allow_tf32 = allow_tf32;
+  estimate_kernel(k, g, o);
+  return k;
+}
+
+TEST(UnalignedChannels, RgbStemsRunCudnnsFp32MathKernelsWhereTensorCoresNeedWholeVectors) {
+  // cuDNN's tensor-core convolutions load input channels 16 bytes at a time: 8 halves, 4 TF32 floats. A 3-channel
+  // stem is off both, so it runs the FP32-math kernels (DeepBench's FP16 stems on the V100 and T4 took longer than
+  // their FP32 rows); 8 channels take the tensor cores.
+  const GpuSpec a100 = gpu("a100-sxm4-80gb");
+  GpuSpec no_tensor = a100;
+  no_tensor.tensor_fp16_tflops = 0;
+  no_tensor.fp16_tflops = 0;
+  EXPECT_DOUBLE_EQ(stem(a100, Precision::fp16, 3).time_s, stem(no_tensor, Precision::fp16, 3).time_s);
+  EXPECT_LT(stem(a100, Precision::fp16, 8).time_s, 0.5 * stem(no_tensor, Precision::fp16, 8).time_s);
+  EXPECT_DOUBLE_EQ(stem(a100, Precision::fp32, 3).time_s, stem(a100, Precision::fp32, 3, false).time_s);
+  EXPECT_LT(stem(a100, Precision::fp32, 4).time_s, 0.6 * stem(a100, Precision::fp32, 4, false).time_s);
+  // A GPU without tensor cores keeps its packed half rate (the P100's FP16 stem against its FP32 one).
+  const GpuSpec p100 = gpu("p100-pcie-16gb");
+  EXPECT_LT(stem(p100, Precision::fp16, 3).time_s, 0.8 * stem(p100, Precision::fp32, 3).time_s);
+}
+
 }  // namespace
 }  // namespace perfpred
