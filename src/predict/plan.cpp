@@ -552,9 +552,6 @@ void find_attention_patterns(PlanContext& c) {
                            "math runs them as written (PyTorch < 2.0, HF's eager attention)");
 }
 
-/// One scaled_dot_product_attention kernel for attention core `id` (at its last node): the two products'
-/// FLOPs as one GEMM view [batch x heads, Sq, Dv, 2 Sk] on the matrix path, Q, K, V, the mask and the output
-/// as its only DRAM traffic (the scores stay on chip), one operator's dispatch.
 /// How torch.autocast (CUDA, fp16/bf16) sets an op's output dtype.
 enum class AmpRule {
   half,        ///< its lower-precision list: convolutions, GEMMs and matmuls, RNNs, PReLU, attention; fp32 inputs cast
@@ -677,6 +674,9 @@ double amp_bytes_ratio(const PlanContext& c, int i, const std::vector<int>& inpu
   return half > 0 ? amp / half : 1;
 }
 
+/// One scaled_dot_product_attention kernel for attention core `id` (at its last node): the two products'
+/// FLOPs as one GEMM view [batch x heads, Sq, Dv, 2 Sk] on the matrix path, Q, K, V, the mask and the output
+/// as its only DRAM traffic (the scores stay on chip), one operator's dispatch.
 void plan_attention(PlanContext& c, int id) {
   const Graph& g = c.g;
   const auto& members = c.attention_members[id];

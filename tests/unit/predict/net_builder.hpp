@@ -165,12 +165,13 @@ class NetBuilder {
   }
   /// MatMul of an N-D activation [..., k] by a [k, n_out] weight, as torch.onnx writes nn.Linear on N-D input
   /// (its bias is a following add(y, weight({n_out}))).
-  int matmul(int x, int64_t n_out) {
+  int matmul(int x, int64_t n_out) { return matmul_by(x, weight({shape(x).back(), n_out}), n_out); }
+  /// MatMul of an N-D activation [..., k] by the [k, n_out] tensor `wt` (a weight, or a layout change of one).
+  int matmul_by(int x, int wt, int64_t n_out) {
     auto s = shape(x);
     const int64_t k = s.back();
     int64_t m = 1;
     for (size_t i = 0; i + 1 < s.size(); ++i) m *= s[i];
-    int wt = weight({k, n_out});
     s.back() = n_out;
     int y = tensor(s);
     node("MatMul", {x, wt}, y);
@@ -203,20 +204,7 @@ class NetBuilder {
     int wt = tensor({k, n_out});
     node("Transpose", {w}, wt).attrs["perm"] = std::vector<int64_t>{1, 0};
     cost(OpFamily::data_movement);
-    auto s = shape(x);
-    int64_t m = 1;
-    for (size_t i = 0; i + 1 < s.size(); ++i) m *= s[i];
-    s.back() = n_out;
-    int y = tensor(s);
-    node("MatMul", {x, wt}, y);
-    NodeCost& nc = cost(OpFamily::gemm);
-    nc.gemm = GemmShape{1, m, n_out, k};
-    nc.flops = 2.0 * m * n_out * k;
-    nc.params = k * n_out;
-    nc.weight_bytes = nc.params * 4;
-    nc.bytes_read = numel(x) * 4 + nc.weight_bytes;
-    nc.bytes_written = numel(y) * 4;
-    return y;
+    return matmul_by(x, wt, n_out);
   }
   /// nn.Embedding: Gather(table [vocab, dim], ids) with int64 ids [batch, seq].
   int embedding(int ids, int64_t vocab, int64_t dim) {
