@@ -379,20 +379,29 @@ TEST(TensorGemm, LargeHalfGemmsRunAtEightyPercentOfTensorPeakAndInt8Lower) {
 }
 
 /// c -> c channels, 3x3 stride 1 at hw x hw, batch n (Winograd-eligible); default: a ResNet stage-1 layer.
-KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw = 56, double n = 32,
-                       bool allow_tf32 = true) {
-  KernelEstimate k;
-  k.family = OpFamily::conv;
-  k.gemm = GemmShape{1, static_cast<int64_t>(n * hw * hw), static_cast<int64_t>(c), static_cast<int64_t>(c * 9)};
-  k.flops = 2.0 * n * hw * hw * c * c * 9;
-  k.bytes = element_bytes(p) * (2 * n * c * hw * hw + c * c * 9);
-  k.attrs = {{"groups", 1}, {"in_channels", c}, {"out_channels", c}, {"kernel_h", 3}, {"kernel_w", 3},
-             {"stride_h", 1}, {"stride_w", 1}, {"out_h", hw}, {"out_w", hw}};
+/// A dense k x k convolution row, `cin` -> `cout` channels, `stride`, `out` x `out` outputs, batch `n`;
+/// `sized` adds the batch and input size (which the NCHW reorders are costed from).
+KernelEstimate conv_row(const GpuSpec& g, Precision p, double cin, double cout, double k, double stride, double out,
+                        double n, bool allow_tf32, bool sized) {
+  const double in = out * stride;
+  KernelEstimate e;
+  e.family = OpFamily::conv;
+  e.gemm = GemmShape{1, static_cast<int64_t>(n * out * out), static_cast<int64_t>(cout), static_cast<int64_t>(cin * k * k)};
+  e.flops = 2.0 * n * out * out * cout * cin * k * k;
+  e.bytes = element_bytes(p) * (n * cin * in * in + n * cout * out * out + cout * cin * k * k);
+  e.attrs = {{"groups", 1}, {"in_channels", cin}, {"out_channels", cout}, {"kernel_h", k}, {"kernel_w", k},
+             {"stride_h", stride}, {"stride_w", stride}, {"out_h", out}, {"out_w", out}};
+  if (sized) e.attrs.insert(e.attrs.end(), {{"batch", n}, {"in_h", in}, {"in_w", in}});
   PredictOptions o;
   o.precision = p;
   o.allow_tf32 = allow_tf32;
-  estimate_kernel(k, g, o);
-  return k;
+  estimate_kernel(e, g, o);
+  return e;
+}
+
+KernelEstimate conv3x3(const GpuSpec& g, Precision p, double c = 64, double hw = 56, double n = 32,
+                       bool allow_tf32 = true) {
+  return conv_row(g, p, c, c, 3, 1, hw, n, allow_tf32, false);
 }
 
 TEST(Tf32OrSimt, AllowTf32FalseKeepsFp32ConvolutionsOnFp32Math) {
@@ -768,20 +777,7 @@ TEST(Tf32OrSimt, HalfPrecisionConvolutionsTakeTheFasterOfTensorAndFp32Kernels) {
 
 /// A 7x7 stride-2 stem convolution of a `c`-channel 224x224 batch of 64 into 64 channels.
 KernelEstimate stem(const GpuSpec& g, Precision p, double c, bool allow_tf32 = true) {
-  const double n = 64, out = 112;
-  KernelEstimate k;
-  k.family = OpFamily::conv;
-  k.gemm = GemmShape{1, static_cast<int64_t>(n * out * out), 64, static_cast<int64_t>(c * 49)};
-  k.flops = 2.0 * n * out * out * 64 * c * 49;
-  k.bytes = element_bytes(p) * (n * c * 224 * 224 + n * 64 * out * out + 64 * c * 49);
-  k.attrs = {{"groups", 1}, {"in_channels", c}, {"out_channels", 64}, {"kernel_h", 7}, {"kernel_w", 7},
-             {"stride_h", 2}, {"stride_w", 2}, {"out_h", out}, {"out_w", out}, {"batch", n},
-             {"in_h", 224}, {"in_w", 224}};
-  PredictOptions o;
-  o.precision = p;
-  o.allow_tf32 = allow_tf32;
-  estimate_kernel(k, g, o);
-  return k;
+  return conv_row(g, p, c, 64, 7, 2, 112, 64, allow_tf32, true);
 }
 
 TEST(UnalignedChannels, RgbStemsRunCudnnsFp32MathKernelsWhereTensorCoresNeedWholeVectors) {
