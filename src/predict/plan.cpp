@@ -230,7 +230,7 @@ struct PlanContext {
   /// index into attention_members, -1 when in none; each core's nodes in graph order, its last MatMul last.
   std::vector<int> attention_of;
   std::vector<std::vector<int>> attention_members;
-  /// PyTorch eager training under torch.autocast (PredictOptions::autocast at fp16/bf16): amp_fp32 marks the
+  /// PyTorch eager training under torch.autocast (PredictOptions::autocast at fp16/bf16; amp(c)): amp_fp32 marks the
   /// tensors autocast leaves in fp32 (find_amp_dtypes), grad_tracked those autograd tracks (computed from a
   /// parameter). Empty otherwise.
   bool amp = false;
@@ -289,6 +289,12 @@ bool contiguous_copy(const PlanContext& c, const Node& n) {
   return t.op == "Transpose" && eager_transpose_is_view(c, t) && !is_weight_derived(c.g, x, c.producer);
 }
 
+/// PyTorch eager training at fp16/bf16: under torch.autocast with a GradScaler (PlanContext::amp,
+/// PredictOptions::autocast) or with the model itself in half precision (half_model, model.half()).
+bool half_training(const PlanContext& c) {
+  return c.training && c.eager && (c.opts.precision == Precision::fp16 || c.opts.precision == Precision::bf16);
+}
+
 void init_context(PlanContext& c) {
   const Graph& g = c.g;
   c.training = c.opts.mode == Mode::training;
@@ -325,8 +331,7 @@ void init_context(PlanContext& c) {
   find_activation_patterns(c);
   find_layer_norm_patterns(c);
   find_attention_patterns(c);
-  c.amp = c.training && c.eager && (c.opts.precision == Precision::fp16 || c.opts.precision == Precision::bf16) &&
-          c.opts.autocast;
+  c.amp = half_training(c) && c.opts.autocast;
   if (c.amp) find_amp_dtypes(c);
   if (c.opts.runtime == Runtime::tensorrt) c.plan.host_pre_s = model::k_tensorrt_enqueue_s * c.embedded;
   c.plan.host_post_s = model::k_sync_s * c.embedded;
@@ -600,7 +605,7 @@ void find_amp_dtypes(PlanContext& c) {
   for (int t = 0; t < c.n_tensors; ++t) {
     if (!amp_float(g, t) || (!g.tensors[t].is_graph_input && !is_constant_operand(g, t))) continue;
     c.amp_fp32[t] = 1;
-    c.grad_tracked[t] = g.tensors[t].is_initializer;  // a trainable parameter; the batch and buffers are not
+    c.grad_tracked[t] = g.tensors[t].is_initializer;  // a parameter (a graph holds no requires_grad); not the batch
   }
   for (int j = 0; j < c.n_nodes; ++j) {
     const Node& n = g.nodes[j];
@@ -1212,12 +1217,7 @@ std::vector<ParamTensor> parameter_tensors(const PlanContext& c) {
 /// PyTorch eager updates parameters with PyTorch >= 2.0's defaults (PredictOptions::foreach_updates).
 bool foreach_updates(const PlanContext& c) { return c.eager && c.opts.foreach_updates; }
 
-/// PyTorch eager training at fp16/bf16: under torch.autocast with a GradScaler (amp, PredictOptions::autocast) or
-/// with the model itself in half precision (half_model, model.half()).
-bool half_training(const PlanContext& c) {
-  return c.training && c.eager && (c.opts.precision == Precision::fp16 || c.opts.precision == Precision::bf16);
-}
-bool amp(const PlanContext& c) { return half_training(c) && c.opts.autocast; }
+bool amp(const PlanContext& c) { return c.amp; }
 bool half_model(const PlanContext& c) { return half_training(c) && !c.opts.autocast; }
 
 /// torch.autocast casts a weight to half each step where an op on its fp16 list reads it (convolutions, GEMMs,
