@@ -3,7 +3,9 @@
 #   scripts/eval_analytical.sh [--per-group N]
 # 1. converts ../shared/datasets into cache/datasets (skipped when unchanged), 2. builds perfpred if
 # needed, 3. runs tools/eval_analytical.py (perfpred predict --json per sampled row, analytical model
-# only) and prints the markdown table; rows and table are also written to cache/eval/analytical.{json,md}.
+# only) and prints the markdown table; rows and table are also written to cache/eval/analytical.{json,md};
+# 4. refits predict's latency ranges on those rows (tools/fit_intervals.py: models/latency-intervals.json and
+# the "Latency ranges" table of docs/accuracy.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PERFPRED_BUILD_DIR:-$root/build}
@@ -11,5 +13,8 @@ bin=$build/src/cli/perfpred
 [ -d "$root/../shared/datasets" ] || { echo "eval_analytical: ../shared/datasets not found" >&2; exit 77; }
 /usr/bin/python3 "$root/tools/convert_datasets.py" --all --out "$root/cache" >&2
 [ -x "$bin" ] || "$root/scripts/build.sh" >&2
-exec /usr/bin/python3 "$root/tools/eval_analytical.py" --perfpred "$bin" --per-group 20 \
+/usr/bin/python3 "$root/tools/eval_analytical.py" --perfpred "$bin" --per-group 20 \
   --out "$root/cache/eval/analytical" --doc "$root/docs/accuracy.md" --markdown "$@"
+# predict's latency ranges follow the model: refitted on the held-out rows just written (models/latency-intervals.json).
+exec /usr/bin/python3 "$root/tools/fit_intervals.py" --rows "$root/cache/eval/analytical.json" \
+  --out "$root/models/latency-intervals.json" --doc "$root/docs/accuracy.md"

@@ -327,7 +327,8 @@ def main():
         batch = r["batch"] if len(batches[r["_set"]]) <= 5 else "var"
         key = (r["_set"], r["gpu_id"], r["model_family"], r["mode"], r["precision"], batch, split)
         rec = {"id": r["id"], "set": r["_set"], "gpu": r["gpu_id"], "family": r["model_family"], "recipe": r.get("recipe"),
-               "mode": r["mode"], "batch": r["batch"], "precision": r["precision"], "split": split}
+               "mode": r["mode"], "batch": r["batch"], "precision": r["precision"], "split": split,
+               "runtime": runtime_of(r["runtime"]), "cuda_graphs": r.get("cuda_graphs") == "1"}
         # OOM / no-OOM agreement: a measured peak memory means it fit, status oom means it did not
         if r.get("status") == "oom" or r.get("peak_memory_bytes") not in (None, ""):
             measured_fits = r.get("status") != "oom"

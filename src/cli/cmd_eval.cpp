@@ -1,6 +1,7 @@
 #include "cmd_eval.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common.hpp"
+#include "perfpred/learn/interval.hpp"
 #include "perfpred/learn/pipeline.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/paths.hpp"
@@ -143,6 +145,29 @@ void record_predictor(const PredictBundles& b, PredictRun& r, const PredictOptio
   }
 }
 
+/// The latency range of `r` from the shipped table (models/latency-intervals.json), which tools/fit_intervals.py
+/// fits on the analytical model's held-out errors: only where the analytical model predicted the latency.
+void attach_latency_range(PredictRun& r, const PredictOptions& po) {
+  for (const auto& part : r.predictor.parts)
+    if (part.learned) {
+      r.latency_range_note = "no latency range: the ranges were fitted on the analytical model's held-out errors, "
+                             "and a learned bundle predicted part of this latency";
+      return;
+    }
+  const auto path = model_dir() / learn::k_interval_file;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    r.latency_range_note = "no latency range: " + path.string() + " is missing (tools/fit_intervals.py writes it)";
+    return;
+  }
+  // Read once per path (a sweep of predictions, the Python module, PERFPRED_MODEL_DIR changed between calls).
+  static std::map<std::string, learn::IntervalTable> tables;
+  auto it = tables.find(path.string());
+  if (it == tables.end()) it = tables.emplace(path.string(), learn::load_interval_table(path)).first;
+  r.latency_range = learn::latency_range(it->second, r.prediction, po);
+  if (!r.latency_range) r.latency_range_note = "no latency range: " + path.string() + " has no regime for this prediction";
+}
+
 PredictRun compute_with_bundles(const PredictCmdOptions& opts, const PredictBundles& b) {
   PredictOptions po;
   auto hook = [&](Prediction& p, const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& o) {
@@ -151,6 +176,7 @@ PredictRun compute_with_bundles(const PredictCmdOptions& opts, const PredictBund
   };
   PredictRun r = compute_predict(opts, b.corrector.get(), hook);
   record_predictor(b, r, po);
+  attach_latency_range(r, po);
   return r;
 }
 

@@ -244,7 +244,7 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
   p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
   for (const auto& w : g.warnings) spdlog::warn("{}", w);
 
-  PredictRun run{std::move(p), gpu, o, std::filesystem::path(o.model).stem().string(), {}};
+  PredictRun run{std::move(p), gpu, o, std::filesystem::path(o.model).stem().string(), {}, std::nullopt, {}};
   run.shown.model_bytes.clear();
   run.shown.batch = po.batch;  // the batch the model ran at, which --input-shape or a fixed export decide
   return run;
@@ -264,6 +264,17 @@ nlohmann::json predictor_json(const PredictorChoice& c) {
 
 nlohmann::json predict_document(const PredictRun& r) {
   nlohmann::json j = prediction_json(r.prediction, r.shown, r.model_name, r.gpu.id);
+  if (r.latency_range) {
+    const learn::LatencyRange& l = *r.latency_range;
+    j["latency_range_ms"] = {{"low", r6(l.low_ms)},
+                             {"high", r6(l.high_ms)},
+                             {"regime", l.regime},
+                             {"held_out_rows", l.rows},
+                             {"nominal_coverage", r6(l.nominal_coverage)},
+                             {"held_out_coverage", r6(l.held_out_coverage)}};
+  } else if (!r.latency_range_note.empty()) {
+    j["notes"].push_back(r.latency_range_note);
+  }
   if (!r.predictor.parts.empty()) j["predictor"] = predictor_json(r.predictor);
   if (!r.shown.no_meta)
     j["meta"] = {{"perfpred_version", "0.1.0"}, {"created_utc", utc_now()}, {"model_path", r.shown.model}};
@@ -276,6 +287,15 @@ int print_predict(const PredictRun& r) {
     return 0;
   }
   print_text(r.prediction, r.shown, r.model_name, r.gpu);
+  if (r.latency_range) {
+    const learn::LatencyRange& l = *r.latency_range;
+    std::printf("range       %s-%s ms: %s of held-out measurements on machines left out of the fit fell in such "
+                "ranges (%s, %d rows)\n",
+                fixed(l.low_ms, 3).c_str(), fixed(l.high_ms, 3).c_str(),
+                (fixed(100 * l.held_out_coverage, 0) + "%").c_str(), l.regime.c_str(), l.rows);
+  } else if (!r.latency_range_note.empty()) {
+    std::printf("note: %s\n", r.latency_range_note.c_str());
+  }
   for (const auto& part : r.predictor.parts)
     std::printf("%-11s %s (%s)\n", part.part.c_str(), part.learned ? "learned" : "analytical", part.evidence.c_str());
   return 0;

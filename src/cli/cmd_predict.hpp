@@ -2,12 +2,14 @@
 // `perfpred predict MODEL.onnx --gpu ID|SPEC.json [...]`: latency, throughput, energy and memory.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "perfpred/hw/gpu_spec.hpp"
+#include "perfpred/learn/interval.hpp"
 #include "perfpred/predict/predictor.hpp"
 
 namespace perfpred {
@@ -71,6 +73,9 @@ struct PredictRun {
   PredictCmdOptions shown;
   std::string model_name;  ///< the model file's stem
   PredictorChoice predictor;
+  /// The latency's range from the shipped table (learn::latency_range), where the analytical model predicted it.
+  std::optional<learn::LatencyRange> latency_range;
+  std::string latency_range_note;  ///< why there is no range, where predict reports one and there is none
 };
 
 /// Validate the options, import and cost the model, predict. Throws InputError on bad input.

@@ -1,0 +1,60 @@
+#pragma once
+/// The range a latency prediction carries: how far measurements on machines the model never saw fell from
+/// the analytical model's prediction in the same regime. tools/fit_intervals.py fits it on the held-out rows
+/// of scripts/eval_analytical.sh (quantiles of measured / predicted per regime, the tail mass chosen so that
+/// machines left out of the fit fall inside at the nominal rate) and writes models/latency-intervals.json.
+/// A regime is the engine (PyTorch eager issues one host call per op; a captured CUDA graph or a TensorRT
+/// engine does not), the exposed host share of the predicted latency, and the mode.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "perfpred/predict/predictor.hpp"
+
+namespace perfpred::learn {
+
+/// The shipped table's file name under model_dir().
+inline constexpr const char* k_interval_file = "latency-intervals.json";
+
+/// measured / predicted bounds of one regime and the held-out rows they were fitted on.
+struct IntervalRegime {
+  int rows = 0;
+  double low = 1;
+  double high = 1;
+};
+
+struct IntervalTable {
+  double nominal_coverage = 0;   ///< the share of held-out measurements the ranges aim to hold (0.8)
+  double held_out_coverage = 0;  ///< the share they held, each machine scored with ranges fitted without it
+  double tail_mass = 0;          ///< quantile level of the low bound (the high bound at 1 - tail_mass)
+  std::vector<double> host_share_bins;  ///< ascending edges of the exposed host share: gpu-bound | mixed | host-bound
+  std::map<std::string, IntervalRegime> regimes;  ///< "eager/host-bound/inference", "eager/host-bound", "eager", ...
+};
+
+/// A prediction's range.
+struct LatencyRange {
+  double low_ms = 0;
+  double high_ms = 0;
+  std::string regime;  ///< the table's regime it came from (the most specific one the table has)
+  int rows = 0;        ///< held-out rows behind that regime
+  double nominal_coverage = 0;
+  double held_out_coverage = 0;
+};
+
+/// Parse a table; `label` names the file in errors (with the field at fault).
+IntervalTable interval_table_from_json(const nlohmann::json& j, const std::string& label);
+/// Read and parse the table at `path` (InputError naming the file and the field).
+IntervalTable load_interval_table(const std::filesystem::path& path);
+
+/// The regime names a prediction falls in, most specific first: engine/bin/mode, engine/bin, engine.
+std::vector<std::string> interval_regimes(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
+
+/// The range of `p` (predicted with `o`) from the most specific regime `t` has; none where `t` has no regime
+/// for it or the prediction has no positive latency.
+std::optional<LatencyRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
+
+}  // namespace perfpred::learn

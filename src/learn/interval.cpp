@@ -1,0 +1,104 @@
+// The range a latency prediction carries (perfpred/learn/interval.hpp).
+#include "perfpred/learn/interval.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
+
+namespace perfpred::learn {
+namespace {
+
+constexpr int k_schema_version = 1;
+const char* const k_bin_names[] = {"gpu-bound", "mixed", "host-bound"};
+
+double number(const nlohmann::json& j, const char* name, const std::string& where) {
+  if (!j.contains(name)) throw InputError(where + ": missing field " + name);
+  if (!j[name].is_number()) throw InputError(where + "." + name + ": must be a number");
+  const double v = j[name].get<double>();
+  if (!std::isfinite(v)) throw InputError(where + "." + name + ": must be finite");
+  return v;
+}
+
+double share(const nlohmann::json& j, const char* name, const std::string& where) {
+  const double v = number(j, name, where);
+  if (!(v > 0 && v < 1)) throw InputError(where + "." + name + ": " + std::to_string(v) + " is not a share in (0, 1)");
+  return v;
+}
+
+IntervalRegime regime_from_json(const nlohmann::json& r, const std::string& where) {
+  if (!r.is_object()) throw InputError(where + ": must be an object with rows, low and high");
+  IntervalRegime g;
+  const double rows = number(r, "rows", where);
+  if (!(rows >= 1) || rows != std::floor(rows)) throw InputError(where + ".rows: must be a positive whole number");
+  g.rows = static_cast<int>(rows);
+  g.low = number(r, "low", where);
+  g.high = number(r, "high", where);
+  if (!(g.low > 0) || !(g.high >= g.low))
+    throw InputError(where + ": low " + std::to_string(g.low) + " and high " + std::to_string(g.high) +
+                     " must be positive ratios with low <= high");
+  return g;
+}
+
+}  // namespace
+
+IntervalTable interval_table_from_json(const nlohmann::json& j, const std::string& label) {
+  if (!j.is_object()) throw InputError(label + ": must be a JSON object (tools/fit_intervals.py writes it)");
+  const double version = number(j, "schema_version", label);
+  if (version != k_schema_version)
+    throw InputError(label + ": schema_version " + std::to_string(static_cast<long long>(version)) +
+                     " is not " + std::to_string(k_schema_version) + "; regenerate it with tools/fit_intervals.py");
+  IntervalTable t;
+  t.nominal_coverage = share(j, "nominal_coverage", label);
+  t.held_out_coverage = share(j, "held_out_coverage", label);
+  t.tail_mass = share(j, "tail_mass", label);
+  if (!j.contains("host_share_bins") || !j["host_share_bins"].is_array() || j["host_share_bins"].size() != 2)
+    throw InputError(label + ".host_share_bins: must be an array of two ascending shares");
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& e = j["host_share_bins"][i];
+    if (!e.is_number() || !(e.get<double>() > 0 && e.get<double>() < 1))
+      throw InputError(label + ".host_share_bins[" + std::to_string(i) + "]: must be a share in (0, 1)");
+    t.host_share_bins.push_back(e.get<double>());
+  }
+  if (!(t.host_share_bins[0] < t.host_share_bins[1]))
+    throw InputError(label + ".host_share_bins: the two edges must ascend");
+  if (!j.contains("regimes") || !j["regimes"].is_object() || j["regimes"].empty())
+    throw InputError(label + ".regimes: must be a non-empty object of regime name -> {rows, low, high}");
+  for (const auto& [name, r] : j["regimes"].items())
+    t.regimes[name] = regime_from_json(r, label + ".regimes." + name);
+  return t;
+}
+
+IntervalTable load_interval_table(const std::filesystem::path& path) {
+  return interval_table_from_json(read_json_file(path, "latency range table"), path.string());
+}
+
+std::vector<std::string> interval_regimes(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
+  // A TensorRT engine or a captured CUDA graph has no host call per op; eager PyTorch and ONNX Runtime do.
+  const std::string engine = (o.runtime == Runtime::tensorrt || o.cuda_graphs) ? "graph" : "eager";
+  const double host_share = p.latency_ms > 0 ? p.host_overhead_ms / p.latency_ms : 0;
+  size_t bin = 0;
+  for (double edge : t.host_share_bins) bin += host_share >= edge;
+  const std::string b = engine + "/" + k_bin_names[std::min<size_t>(bin, 2)];
+  return {b + "/" + to_string(o.mode), b, engine};
+}
+
+std::optional<LatencyRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
+  if (!(p.latency_ms > 0) || !std::isfinite(p.latency_ms)) return std::nullopt;
+  for (const std::string& name : interval_regimes(t, p, o)) {
+    const auto it = t.regimes.find(name);
+    if (it == t.regimes.end()) continue;
+    LatencyRange r;
+    r.low_ms = p.latency_ms * it->second.low;
+    r.high_ms = p.latency_ms * it->second.high;
+    r.regime = name;
+    r.rows = it->second.rows;
+    r.nominal_coverage = t.nominal_coverage;
+    r.held_out_coverage = t.held_out_coverage;
+    return r;
+  }
+  return std::nullopt;
+}
+
+}  // namespace perfpred::learn

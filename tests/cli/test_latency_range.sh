@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# predict's latency range (models/latency-intervals.json, tools/fit_intervals.py): the JSON and text carry it
+# with its regime; a model directory without the table gives a note, a malformed table exit 2 naming the file
+# and the field; tools/fit_intervals.py fits a table on a synthetic eval dump whose machines it scores left out,
+# and refuses a dump without runtimes. No ../shared needed.
+# Usage: bash test_latency_range.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
+set -u
+BIN=${1:?perfpred binary}
+ROOT=$(cd "${2:?repository root}" && pwd)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+MODEL="$ROOT/models/zoo/resnet50.onnx"
+[ -f "$MODEL" ] || { echo "skip: no $MODEL"; exit 77; }
+TMP=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. The shipped table: batch 1 ResNet-50 under PyTorch eager is host-bound; TensorRT is a graph engine.
+"$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --json --no-meta >"$TMP/eager.json" || fail "predict exited $?"
+"$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --runtime tensorrt --json --no-meta >"$TMP/trt.json" ||
+  fail "predict --runtime tensorrt exited $?"
+$PY - "$TMP/eager.json" "$TMP/trt.json" <<'PYEOF' || exit 1
+import json, sys
+for path, prefix in ((sys.argv[1], "eager/host-bound"), (sys.argv[2], "graph")):
+    d = json.load(open(path))
+    r = d.get("latency_range_ms")
+    assert r, f"{path}: no latency_range_ms"
+    assert r["regime"].startswith(prefix), r
+    assert 0 < r["low"] < d["latency_ms"] < r["high"], (r, d["latency_ms"])
+    assert r["nominal_coverage"] == 0.8 and r["held_out_coverage"] >= 0.8 and r["held_out_rows"] > 0, r
+PYEOF
+"$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb >"$TMP/text" || fail "predict (text) exited $?"
+grep -q "^range .* ms: .* of held-out measurements on machines left out" "$TMP/text" || { cat "$TMP/text"; fail "no range line"; }
+
+# 2. No table in the model directory: a note, no range.
+mkdir -p "$TMP/no-table"
+PERFPRED_MODEL_DIR="$TMP/no-table" "$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --json --no-meta >"$TMP/n.json" ||
+  fail "predict without a table exited $?"
+$PY - "$TMP/n.json" <<'PYEOF' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "latency_range_ms" not in d, d
+assert any(n.startswith("no latency range:") and "latency-intervals.json is missing" in n for n in d["notes"]), d["notes"]
+PYEOF
+
+# 3. A malformed table: exit 2, the file and the field named.
+mkdir -p "$TMP/bad"
+sed 's/"low": 0\.[0-9]*/"low": -1/' "$ROOT/models/latency-intervals.json" >"$TMP/bad/latency-intervals.json"
+PERFPRED_MODEL_DIR="$TMP/bad" "$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --json >"$TMP/b.out" 2>"$TMP/b.err"
+rc=$?
+[ $rc -eq 2 ] || fail "a malformed table exited $rc, want 2"
+grep -q "latency-intervals.json.regimes.*low -1" "$TMP/b.err" || { cat "$TMP/b.err"; fail "unclear error"; }
+
+# 4. tools/fit_intervals.py on a synthetic dump: three machines, host-bound rows spread 0.7-1.4x, GPU-bound
+# rows 0.9-1.1x; the leave-one-machine-out coverage must reach the nominal one and the table hold both regimes.
+$PY - "$TMP/rows.json" <<'PYEOF'
+import json, sys
+rows = []
+for m, gpu in enumerate(("gpu-a", "gpu-b", "gpu-c")):
+    for i in range(40):
+        spread = 0.7 + 0.7 * ((i * 7 + m * 3) % 40) / 39  # host-bound: 0.7-1.4 measured / predicted
+        rows.append({"id": f"h{m}-{i}", "set": "synthetic", "gpu": gpu, "mode": "inference", "split": "held-out",
+                     "runtime": "pytorch", "cuda_graphs": False, "latency_ms": 10 * spread, "pred_latency_ms": 10,
+                     "pred_host_overhead_ms": 8})
+        spread = 0.9 + 0.2 * ((i * 11 + m) % 40) / 39
+        rows.append({"id": f"g{m}-{i}", "set": "synthetic", "gpu": gpu, "mode": "inference", "split": "held-out",
+                     "runtime": "pytorch", "cuda_graphs": False, "latency_ms": 10 * spread, "pred_latency_ms": 10,
+                     "pred_host_overhead_ms": 0.05})
+    rows.append({"id": f"c{m}", "set": "synthetic", "gpu": gpu, "mode": "inference", "split": "calibration",
+                 "runtime": "pytorch", "latency_ms": 100, "pred_latency_ms": 1, "pred_host_overhead_ms": 0})
+json.dump(rows, open(sys.argv[1], "w"))
+PYEOF
+$PY "$ROOT/tools/fit_intervals.py" --rows "$TMP/rows.json" --datasets "$TMP/none" --measured "" \
+  --out "$TMP/table.json" --markdown >"$TMP/fit.md" 2>"$TMP/fit.err" || { cat "$TMP/fit.err"; fail "fit_intervals exited $?"; }
+$PY - "$TMP/table.json" <<'PYEOF' || exit 1
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert t["held_out_coverage"] >= t["nominal_coverage"] == 0.8, t
+r = t["regimes"]
+host, gpu = r["eager/host-bound/inference"], r["eager/gpu-bound/inference"]
+assert host["rows"] == gpu["rows"] == 120, r  # the calibration rows stay out
+assert 0.69 <= host["low"] < 0.9 and 1.2 < host["high"] <= 1.41, host
+assert 0.89 <= gpu["low"] < 1 < gpu["high"] <= 1.11, gpu
+assert "graph" not in r, r
+PYEOF
+grep -q "| all | 240 |" "$TMP/fit.md" || { cat "$TMP/fit.md"; fail "no pooled coverage row"; }
+$PY - "$TMP/rows.json" "$TMP/old.json" <<'PYEOF'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+for r in rows:
+    r.pop("runtime", None)
+json.dump(rows, open(sys.argv[2], "w"))
+PYEOF
+if $PY "$ROOT/tools/fit_intervals.py" --rows "$TMP/old.json" --datasets "$TMP/none" --measured "" --out "$TMP/t2.json" \
+  2>"$TMP/old.err"; then
+  fail "a dump without runtimes was accepted"
+fi
+grep -q "no runtime per row; rerun scripts/eval_analytical.sh" "$TMP/old.err" || { cat "$TMP/old.err"; fail "unclear error"; }
+echo ok

@@ -1,0 +1,131 @@
+// Latency ranges: the table tools/fit_intervals.py writes, its regimes, and the range of a prediction.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "perfpred/learn/interval.hpp"
+#include "perfpred/util/error.hpp"
+
+using namespace perfpred;
+using namespace perfpred::learn;
+
+namespace {
+
+nlohmann::json table_json() {
+  return {{"schema_version", 1},
+          {"nominal_coverage", 0.8},
+          {"held_out_coverage", 0.81},
+          {"tail_mass", 0.05},
+          {"host_share_bins", {0.05, 0.4}},
+          {"regimes",
+           {{"eager", {{"rows", 900}, {"low", 0.7}, {"high", 1.6}}},
+            {"eager/host-bound", {{"rows", 350}, {"low", 0.6}, {"high", 1.5}}},
+            {"eager/host-bound/inference", {{"rows", 300}, {"low", 0.58}, {"high", 1.47}}},
+            {"eager/gpu-bound/training", {{"rows", 110}, {"low", 0.8}, {"high", 1.6}}},
+            {"graph", {{"rows", 140}, {"low", 0.8}, {"high", 1.5}}}}}};
+}
+
+Prediction predicted(double latency_ms, double host_ms) {
+  Prediction p;
+  p.latency_ms = latency_ms;
+  p.host_overhead_ms = host_ms;
+  return p;
+}
+
+// The message of the InputError `f` throws ("" when it throws none).
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(LatencyRange, HostBoundEagerInferenceTakesItsOwnRegime) {
+  const IntervalTable t = interval_table_from_json(table_json(), "t.json");
+  PredictOptions o;
+  const auto r = latency_range(t, predicted(10, 6), o);  // 60% of the latency is exposed host time
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->regime, "eager/host-bound/inference");
+  EXPECT_DOUBLE_EQ(r->low_ms, 5.8);
+  EXPECT_DOUBLE_EQ(r->high_ms, 14.7);
+  EXPECT_EQ(r->rows, 300);
+  EXPECT_DOUBLE_EQ(r->nominal_coverage, 0.8);
+  EXPECT_DOUBLE_EQ(r->held_out_coverage, 0.81);
+}
+
+TEST(LatencyRange, AMissingRegimeFallsBackToTheHostShareBinThenTheEngine) {
+  const IntervalTable t = interval_table_from_json(table_json(), "t.json");
+  PredictOptions o;
+  o.mode = Mode::training;
+  // Host-bound training: no regime of its own, so the host-bound bin over both modes.
+  EXPECT_EQ(latency_range(t, predicted(10, 5), o)->regime, "eager/host-bound");
+  // 4% exposed host: GPU-bound training has a regime.
+  EXPECT_EQ(latency_range(t, predicted(10, 0.4), o)->regime, "eager/gpu-bound/training");
+  // 20%: mixed, with neither a mode regime nor a bin regime: the engine's.
+  EXPECT_EQ(latency_range(t, predicted(10, 2), o)->regime, "eager");
+}
+
+TEST(LatencyRange, TensorRtAndCudaGraphsHaveNoHostPerOp) {
+  const IntervalTable t = interval_table_from_json(table_json(), "t.json");
+  PredictOptions o;
+  o.runtime = Runtime::tensorrt;
+  EXPECT_EQ(latency_range(t, predicted(4, 0.01), o)->regime, "graph");
+  o.runtime = Runtime::pytorch;
+  o.cuda_graphs = true;
+  EXPECT_EQ(interval_regimes(t, predicted(4, 3), o).front(), "graph/host-bound/inference");
+  EXPECT_EQ(latency_range(t, predicted(4, 3), o)->regime, "graph");
+}
+
+TEST(LatencyRange, NoRangeWithoutALatencyOrARegime) {
+  IntervalTable t = interval_table_from_json(table_json(), "t.json");
+  PredictOptions o;
+  EXPECT_FALSE(latency_range(t, predicted(0, 0), o).has_value());
+  t.regimes.erase("graph");
+  o.runtime = Runtime::tensorrt;
+  EXPECT_FALSE(latency_range(t, predicted(4, 0), o).has_value());
+}
+
+TEST(LatencyRange, AMalformedTableNamesTheFileAndTheField) {
+  auto j = table_json();
+  j["regimes"]["eager"]["low"] = 2.0;  // above high
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.regimes.eager: low 2"),
+            std::string::npos);
+  j = table_json();
+  j["host_share_bins"] = {0.4, 0.05};
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.host_share_bins: the two edges"),
+            std::string::npos);
+  j = table_json();
+  j.erase("tail_mass");
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json: missing field tail_mass"),
+            std::string::npos);
+  j = table_json();
+  j["schema_version"] = 2;
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("tools/fit_intervals.py"), std::string::npos);
+  j = table_json();
+  j["regimes"] = nlohmann::json::object();
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.regimes: must be a non-empty"),
+            std::string::npos);
+  j = table_json();
+  j["regimes"]["eager"]["rows"] = 2.5;
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.regimes.eager.rows"),
+            std::string::npos);
+}
+
+TEST(LatencyRange, TheShippedTableParsesAndCoversEveryEngine) {
+  const std::string path = std::string(PERFPRED_SOURCE_ROOT) + "/models/" + k_interval_file;
+  const IntervalTable t = load_interval_table(path);
+  EXPECT_DOUBLE_EQ(t.nominal_coverage, 0.8);
+  EXPECT_GE(t.held_out_coverage, t.nominal_coverage);
+  EXPECT_TRUE(t.regimes.count("eager"));
+  EXPECT_TRUE(t.regimes.count("graph"));
+  for (const auto& [name, r] : t.regimes) {
+    EXPECT_LT(r.low, 1) << name;  // every regime's range holds its own prediction
+    EXPECT_GT(r.high, 1) << name;
+  }
+}
