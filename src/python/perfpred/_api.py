@@ -78,7 +78,8 @@ class Result:
 
 
 class Prediction(Result):
-    """`perfpred predict --json`: latency_ms, throughput_samples_per_s, pipelined_throughput_samples_per_s,
+    """`perfpred predict --json`: latency_ms, latency_range_ms (low, high, regime: where held-out measurements
+    on machines left out of the fit fell), throughput_samples_per_s, pipelined_throughput_samples_per_s,
     energy_mj, avg_power_w, peak_memory_bytes, fits, breakdown, memory, notes, and `layers` (rows) unless
     layers=False."""
 
