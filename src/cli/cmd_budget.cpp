@@ -2,13 +2,17 @@
 
 #include <chrono>
 #include <ctime>
+#include <filesystem>
+#include <optional>
 #include <iostream>
 
 #include "advise_support.hpp"
 #include "perfpred/advise/budget.hpp"
 #include "perfpred/hw/catalog.hpp"
+#include "perfpred/predict/interval.hpp"
 #include "perfpred/report/junit.hpp"
 #include "perfpred/report/text.hpp"
+#include "perfpred/util/paths.hpp"
 
 namespace perfpred::cli {
 
@@ -85,7 +89,15 @@ int run_budget_check(const BudgetCliOptions& o) {
     if (is_path && std::filesystem::path(id).is_relative()) return resolve_gpu((dir / id).string());
     return resolve_gpu(id);
   };
-  advise::BudgetReport rep = advise::check_budgets(file, loader, resolver, corr.get());
+  // The latency range table, where an entry checks the range's high end (limits.latency_range_high_ms).
+  std::optional<IntervalTable> ranges;
+  const auto table = model_dir() / k_interval_file;
+  std::error_code ec;
+  for (const auto& e : file.entries)
+    if (e.limits.latency_range_high_ms && !ranges && std::filesystem::exists(table, ec))
+      ranges = load_interval_table(table);
+  advise::BudgetReport rep =
+      advise::check_budgets(file, loader, resolver, corr.get(), ranges ? &*ranges : nullptr);
 
   if (!o.junit.empty()) write_junit(o.junit, file, rep, host_factor);
   if (o.json) {

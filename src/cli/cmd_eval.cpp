@@ -10,8 +10,8 @@
 #include <spdlog/spdlog.h>
 
 #include "common.hpp"
-#include "perfpred/learn/interval.hpp"
 #include "perfpred/learn/pipeline.hpp"
+#include "perfpred/predict/interval.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/paths.hpp"
 
@@ -154,17 +154,17 @@ void attach_latency_range(PredictRun& r, const PredictOptions& po) {
                              "and a learned bundle predicted part of this latency";
       return;
     }
-  const auto path = model_dir() / learn::k_interval_file;
+  const auto path = model_dir() / k_interval_file;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     r.latency_range_note = "no latency range: " + path.string() + " is missing (tools/fit_intervals.py writes it)";
     return;
   }
   // Read once per path (a sweep of predictions, the Python module, PERFPRED_MODEL_DIR changed between calls).
-  static std::map<std::string, learn::IntervalTable> tables;
+  static std::map<std::string, IntervalTable> tables;
   auto it = tables.find(path.string());
-  if (it == tables.end()) it = tables.emplace(path.string(), learn::load_interval_table(path)).first;
-  r.latency_range = learn::latency_range(it->second, r.prediction, po);
+  if (it == tables.end()) it = tables.emplace(path.string(), load_interval_table(path)).first;
+  r.latency_range = latency_range(it->second, r.prediction, po);
   if (!r.latency_range) r.latency_range_note = "no latency range: " + path.string() + " has no regime for this prediction";
 }
 

@@ -265,7 +265,7 @@ nlohmann::json predictor_json(const PredictorChoice& c) {
 nlohmann::json predict_document(const PredictRun& r) {
   nlohmann::json j = prediction_json(r.prediction, r.shown, r.model_name, r.gpu.id);
   if (r.latency_range) {
-    const learn::LatencyRange& l = *r.latency_range;
+    const LatencyRange& l = *r.latency_range;
     j["latency_range_ms"] = {{"low", r6(l.low_ms)},
                              {"high", r6(l.high_ms)},
                              {"regime", l.regime},
@@ -288,7 +288,7 @@ int print_predict(const PredictRun& r) {
   }
   print_text(r.prediction, r.shown, r.model_name, r.gpu);
   if (r.latency_range) {
-    const learn::LatencyRange& l = *r.latency_range;
+    const LatencyRange& l = *r.latency_range;
     std::printf("range       %s-%s ms: %s of held-out measurements on machines left out of the fit fell in such "
                 "ranges (%s, %d rows)\n",
                 fixed(l.low_ms, 3).c_str(), fixed(l.high_ms, 3).c_str(),

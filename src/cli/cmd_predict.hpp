@@ -9,7 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "perfpred/hw/gpu_spec.hpp"
-#include "perfpred/learn/interval.hpp"
+#include "perfpred/predict/interval.hpp"
 #include "perfpred/predict/predictor.hpp"
 
 namespace perfpred {
@@ -73,8 +73,8 @@ struct PredictRun {
   PredictCmdOptions shown;
   std::string model_name;  ///< the model file's stem
   PredictorChoice predictor;
-  /// The latency's range from the shipped table (learn::latency_range), where the analytical model predicted it.
-  std::optional<learn::LatencyRange> latency_range;
+  /// The latency's range from the shipped table (latency_range), where the analytical model predicted it.
+  std::optional<LatencyRange> latency_range;
   std::string latency_range_note;  ///< why there is no range, where predict reports one and there is none
 };
 

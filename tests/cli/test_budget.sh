@@ -81,6 +81,28 @@ check2 "entries[1]" '{"schema_version":1,"entries":[{"name":"a","model":"models/
 check2 "entries[0] (\"a\"): field 'model'" '{"schema_version":1,"entries":[{"name":"a","model":"models/none.onnx","gpu":"t4","limits":{"latency_ms":1}}]}'
 check2 "entries[0] (\"a\"): field 'gpu'" '{"schema_version":1,"entries":[{"name":"a","model":"models/lenet5.onnx","gpu":"t5","limits":{"latency_ms":1}}]}'
 check2 "unknown field 'gpus'" '{"schema_version":1,"entries":[{"name":"a","model":"models/lenet5.onnx","gpus":"t4","limits":{"latency_ms":1}}]}'
+# The range's high end (models/latency-intervals.json): ResNet-18 on a T4 at batch 8 passes a latency limit
+# 1.1x its prediction and fails the same limit on latency_range_high_ms (every shipped range's high end is above 1.1x).
+pred=$("$bin" -q predict "$zoo/resnet18.onnx" --gpu t4 --batch 8 --json --no-meta | /usr/bin/python3 -c \
+  'import json,sys; d=json.load(sys.stdin); print(d["latency_ms"] * 1.1, d["latency_range_ms"]["high"])')
+read -r lim high <<<"$pred"
+cat >"$tmp/ci/range.json" <<J
+{"schema_version": 1, "entries": [{"name": "r", "model": "models/resnet18.onnx", "gpu": "t4", "batch": 8,
+  "limits": {"latency_ms": $lim, "latency_range_high_ms": $lim}}]}
+J
+"$bin" budget check "$tmp/ci/range.json" --json --no-meta >"$tmp/r.json"; rc=$?
+[ $rc -eq 1 ] || fail "latency_range_high_ms above the limit exited $rc"
+/usr/bin/python3 - "$tmp/r.json" "$high" <<'PY' || fail "latency_range_high_ms verdict: $(cat "$tmp/r.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["entries"][0]["checks"]
+assert [x["limit"] for x in c] == ["latency_ms", "latency_range_high_ms"], c
+assert c[0]["passed"] and not c[1]["passed"], c
+assert abs(c[1]["value"] - float(sys.argv[2])) <= 1e-4 * c[1]["value"], (c[1], sys.argv[2])  # predict rounds to 6 digits
+PY
+"$bin" budget check "$tmp/ci/range.json" --bundle default >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] || fail "latency_range_high_ms with --bundle exited $rc"
+grep -qF 'entries[0] ("r"): limits.latency_range_high_ms: the latency ranges describe' "$tmp/err" ||
+  fail "unclear --bundle error: $(cat "$tmp/err")"
 "$bin" budget check "$tmp/none.json" >/dev/null 2>&1; [ $? -eq 2 ] || fail "missing budget file"
 "$bin" budget >/dev/null 2>&1; [ $? -eq 2 ] || fail "budget without check"
 echo "ok"

@@ -15,6 +15,7 @@
 
 #include "perfpred/advise/model.hpp"
 #include "perfpred/hw/gpu_spec.hpp"
+#include "perfpred/predict/interval.hpp"
 #include "perfpred/predict/predictor.hpp"
 
 namespace perfpred::advise {
@@ -26,6 +27,9 @@ struct BudgetLimits {
   std::optional<double> peak_memory_bytes;
   std::optional<double> peak_memory_fraction;  ///< of the device's memory, in (0, 1]
   std::optional<double> energy_mj;
+  /// The high end of the latency's range (predict's latency_range_ms.high): where the prediction must hold on
+  /// a machine nobody measured, not only on the model's reference one.
+  std::optional<double> latency_range_high_ms;
 };
 
 /// One entry as written in the file (paths as given, resolved against the file's directory).
@@ -59,7 +63,7 @@ BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::pat
 
 /// One limit of one entry.
 struct BudgetCheck {
-  std::string limit;        ///< "latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes", "peak_memory_fraction", "energy_mj"
+  std::string limit;        ///< "latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes", "peak_memory_fraction", "energy_mj", "latency_range_high_ms"
   double value = 0;         ///< predicted (peak_memory_fraction: bytes)
   double limit_value = 0;   ///< the limit in the value's unit (peak_memory_fraction: fraction x device bytes)
   double margin_pct = 0;    ///< room left, % of the limit; negative when exceeded
@@ -87,9 +91,11 @@ using ModelLoader = std::function<std::shared_ptr<const AnalyzedModel>(const Bud
 using DeviceResolver = std::function<GpuSpec(const std::string& id_or_path)>;
 
 /// Predict every entry and check its limits. Errors loading a model or device are rethrown as
-/// InputError prefixed with the entry's `where`.
+/// InputError prefixed with the entry's `where`. `ranges`: the latency range table (models/latency-intervals.json)
+/// for limits.latency_range_high_ms; an entry with that limit and no table, a learned corrector, or no regime
+/// for its prediction is an InputError naming the entry and the limit.
 BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, const DeviceResolver& resolve,
-                           const KernelCorrector* corrector = nullptr);
+                           const KernelCorrector* corrector = nullptr, const IntervalTable* ranges = nullptr);
 
 /// The verdict as JSON (schema_version 1), without "meta".
 nlohmann::json budget_verdict_json(const BudgetReport& r);

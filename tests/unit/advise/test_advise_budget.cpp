@@ -316,3 +316,42 @@ TEST(BudgetCheck, LoadErrorsNameTheEntry) {
     EXPECT_NE(msg.find("'gpu'"), std::string::npos) << msg;
   }
 }
+
+TEST(BudgetCheck, LatencyRangeHighChecksTheRangesHighEnd) {
+  auto m = test::analysed_text(test::cnn_text(32, 32), 4);
+  PredictOptions o;
+  o.batch = 4;
+  const Prediction p = predict(m->graph, m->cost, GpuCatalog::instance().resolve("t4"), o);
+  IntervalTable t;
+  t.nominal_coverage = 0.8;
+  t.held_out_coverage = 0.8;
+  t.tail_mass = 0.05;
+  t.host_share_bins = {0.05, 0.4};
+  t.regimes["eager"] = {100, 0.7, 1.5};
+  // The prediction passes a latency limit 1.2x itself, and fails the same limit on the range's high end (1.5x).
+  json j = file_with({entry("a", {{"latency_ms", p.latency_ms * 1.2}, {"latency_range_high_ms", p.latency_ms * 1.2}}),
+                      entry("b", {{"latency_range_high_ms", p.latency_ms * 2}})});
+  const auto f = parse_budget_json(j, "budgets.json");
+  const auto rep = check_budgets(f, text_loader(), catalog_resolver(), nullptr, &t);
+  ASSERT_EQ(rep.results[0].checks.size(), 2u);
+  EXPECT_TRUE(rep.results[0].checks[0].passed);
+  EXPECT_EQ(rep.results[0].checks[1].limit, "latency_range_high_ms");
+  EXPECT_NEAR(rep.results[0].checks[1].value, p.latency_ms * 1.5, 1e-9);
+  EXPECT_FALSE(rep.results[0].checks[1].passed);
+  EXPECT_NEAR(rep.results[0].checks[1].margin_pct, -25, 1e-9);
+  EXPECT_TRUE(rep.results[1].passed());
+  EXPECT_NE(budget_text(rep).find("latency range high"), std::string::npos);
+  // No table, or a table without a regime for the prediction: the entry and the limit are named.
+  for (const IntervalTable* table : {static_cast<const IntervalTable*>(nullptr), static_cast<const IntervalTable*>(&t)}) {
+    IntervalTable empty = t;
+    empty.regimes.clear();
+    try {
+      check_budgets(f, text_loader(), catalog_resolver(), nullptr, table ? &empty : nullptr);
+      FAIL();
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("entries[0] (\"a\"): limits.latency_range_high_ms: "), std::string::npos) << msg;
+      EXPECT_NE(msg.find(table ? "no regime" : "models/latency-intervals.json"), std::string::npos) << msg;
+    }
+  }
+}

@@ -4,11 +4,10 @@
 #include <fstream>
 #include <string>
 
-#include "perfpred/learn/interval.hpp"
+#include "perfpred/predict/interval.hpp"
 #include "perfpred/util/error.hpp"
 
 using namespace perfpred;
-using namespace perfpred::learn;
 
 namespace {
 

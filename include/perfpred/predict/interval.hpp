@@ -15,7 +15,7 @@
 
 #include "perfpred/predict/predictor.hpp"
 
-namespace perfpred::learn {
+namespace perfpred {
 
 /// The shipped table's file name under model_dir().
 inline constexpr const char* k_interval_file = "latency-intervals.json";
@@ -57,4 +57,4 @@ std::vector<std::string> interval_regimes(const IntervalTable& t, const Predicti
 /// for it or the prediction has no positive latency.
 std::optional<LatencyRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
 
-}  // namespace perfpred::learn
+}  // namespace perfpred

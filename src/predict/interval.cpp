@@ -1,5 +1,5 @@
-// The range a latency prediction carries (perfpred/learn/interval.hpp).
-#include "perfpred/learn/interval.hpp"
+// The range a latency prediction carries (perfpred/predict/interval.hpp).
+#include "perfpred/predict/interval.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/json_file.hpp"
 
-namespace perfpred::learn {
+namespace perfpred {
 namespace {
 
 constexpr int k_schema_version = 1;
@@ -101,4 +101,4 @@ std::optional<LatencyRange> latency_range(const IntervalTable& t, const Predicti
   return std::nullopt;
 }
 
-}  // namespace perfpred::learn
+}  // namespace perfpred
