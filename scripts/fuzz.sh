@@ -62,6 +62,7 @@ seed fuzz_json_files '\000' "$root/data/examples/hypothetical-gpu.json" "$root"/
 seed fuzz_json_files '\001' "$root/scripts/ci-example/budgets.json"
 seed fuzz_json_files '\002' "$root/data/plans/quick.json"
 seed fuzz_json_files '\003' "$fz/corpora/json/prices.json"
+seed fuzz_json_files '\004' "$root/models/latency-intervals.json"
 seed fuzz_dataset_csv '' "$fz"/corpora/dataset/*
 seed fuzz_cli_strings '\000' "$fz"/corpora/strings/vary_*
 seed fuzz_cli_strings '\001' "$fz"/corpora/strings/shape
