@@ -68,9 +68,9 @@ def quantile(values, p):
     return values[lo] + (values[hi] - values[lo]) * (i - lo)
 
 
-def fit(rows, tail):
+def fit(rows, tail, tails=None):
     """{regime: (n, low ratio, high ratio)} from rows' log(measured / predicted), every regime level with at
-    least MIN_ROWS rows (the engine level with any)."""
+    least MIN_ROWS rows (the engine level with any), each at its tail mass in `tails` or else at `tail`."""
     groups = collections.defaultdict(list)
     for r in rows:
         for k in regime_keys(r["_parts"]):
@@ -79,7 +79,8 @@ def fit(rows, tail):
     for k, v in groups.items():
         if len(v) >= MIN_ROWS or k.count("/") == 0:
             v = sorted(v)
-            out[k] = (len(v), math.exp(quantile(v, tail)), math.exp(quantile(v, 1 - tail)))
+            t = (tails or {}).get(k, tail)
+            out[k] = (len(v), math.exp(quantile(v, t)), math.exp(quantile(v, 1 - t)))
     return out
 
 
@@ -91,15 +92,16 @@ def lookup(table, parts):
     return None
 
 
-def held_out_coverage(rows, tail):
+def held_out_coverage(rows, tail, by_regime=None, tails=None):
     """Leave-one-machine-out: {machine: (rows scored, rows inside, mean width ratio)} with quantiles fitted on
-    the other machines' rows."""
+    the other machines' rows (at `tails` per regime, else `tail`). `by_regime`, a dict, gets {regime: [rows
+    scored, rows inside]} by the regime each row was scored under."""
     by_machine = collections.defaultdict(list)
     for r in rows:
         by_machine[r["_machine"]].append(r)
     result = {}
     for m, test in by_machine.items():
-        table = fit([r for r in rows if r["_machine"] != m], tail)
+        table = fit([r for r in rows if r["_machine"] != m], tail, tails)
         scored = inside = 0
         width = 0.0
         for r in test:
@@ -107,9 +109,14 @@ def held_out_coverage(rows, tail):
             if k is None:
                 continue
             _, lo, hi = table[k]
+            ok = lo <= math.exp(r["_log"]) <= hi
             scored += 1
-            inside += lo <= math.exp(r["_log"]) <= hi
+            inside += ok
             width += hi / lo
+            if by_regime is not None:
+                counts = by_regime.setdefault(k, [0, 0])
+                counts[0] += 1
+                counts[1] += ok
         result[m] = (scored, inside, width / scored if scored else 0.0)
     return result
 
@@ -153,23 +160,47 @@ def choose_tail(rows, coverage):
     return best
 
 
+def choose_regime_tails(rows, coverage):
+    """{regime: tail mass}: per regime the largest tail whose leave-one-machine-out coverage, over the rows
+    scored under that regime, reaches `coverage`. Which regime scores a row depends on the folds' row counts
+    only, so each regime's tail is chosen on its own rows; a regime that scores no row is left out (it takes
+    the pooled tail)."""
+    tails = {}
+    per_tail = {t: {} for t in TAILS}
+    for t in TAILS:
+        held_out_coverage(rows, t, per_tail[t])
+    for k in {k for d in per_tail.values() for k in d}:
+        chosen = TAILS[-1]
+        for t in TAILS:
+            n, inside = per_tail[t].get(k, (0, 0))
+            if n and inside / n >= coverage:
+                chosen = t
+                break
+        tails[k] = chosen
+    return tails
+
+
 def pooled_coverage(scores):
     scored = sum(s for s, _, _ in scores.values())
     return sum(i for _, i, _ in scores.values()) / scored if scored else 0.0
 
 
-def markdown(rows, tail, scores, pooled, table, coverage, out_path):
+def markdown(rows, tail, scores, pooled, table, coverage, out_path, by_regime, tails):
     naive_tail = (1 - coverage) / 2  # the quantiles the nominal coverage names, as if residuals were exchangeable
     naive = pooled_coverage(held_out_coverage(rows, naive_tail))
     L = [f"`/usr/bin/python3 tools/fit_intervals.py --doc docs/accuracy.md` (after scripts/eval_analytical.sh): "
-         f"nominal coverage {coverage:.0%}; tail mass {tail:.3f} per side, the largest whose leave-one-machine-out "
-         f"coverage reaches it (at the {naive_tail:.2f} / {1 - naive_tail:.2f} quantiles the same scoring holds "
-         f"{naive:.0%}); {len(rows)} held-out latency rows on {len(scores)} machines. Shipped ranges "
-         f"({os.path.relpath(out_path, REPO)}), measured / predicted:", "",
-         "| regime | held-out rows | low | high |", "|---|---|---|---|"]
+         f"nominal coverage {coverage:.0%} per regime: each regime's tail mass is the largest whose "
+         f"leave-one-machine-out coverage of the rows it scores reaches it (at the {naive_tail:.2f} / "
+         f"{1 - naive_tail:.2f} quantiles the same scoring holds {naive:.0%} pooled); regimes that score no row "
+         f"take {tail:.3f}, the largest tail whose pooled coverage reaches it. {len(rows)} held-out latency rows "
+         f"on {len(scores)} machines. Shipped ranges ({os.path.relpath(out_path, REPO)}), measured / predicted:", "",
+         "| regime | held-out rows | tail mass | low | high | machines left out: rows scored here, inside |",
+         "|---|---|---|---|---|---|"]
     for k in sorted(table):
         n, lo, hi = table[k]
-        L.append(f"| {k} | {n} | {lo:.2f} | {hi:.2f} |")
+        c = by_regime.get(k)
+        left_out = f"{c[0]}, {c[1] / c[0]:.0%}" if c and c[0] else "-"
+        L.append(f"| {k} | {n} | {tails.get(k, tail):.3f} | {lo:.2f} | {hi:.2f} | {left_out} |")
     L += ["", "Each machine scored with ranges fitted without it:", "",
           "| machine | rows | inside the range | mean high / low |", "|---|---|---|---|"]
     for m in sorted(scores):
@@ -180,6 +211,15 @@ def markdown(rows, tail, scores, pooled, table, coverage, out_path):
     width = sum(w * s for s, _, w in scores.values()) / total if total else 0
     L.append(f"| all | {total} | {pooled:.0%} | {width:.2f} |")
     return L
+
+
+def regime_doc(n, lo, hi, tail, counts):
+    """A regime of the shipped table; held_out_coverage where machines left out were scored under it."""
+    d = {"rows": n, "low": round(lo, 4), "high": round(hi, 4), "tail_mass": tail}
+    if counts and counts[0]:
+        d["held_out_rows"] = counts[0]
+        d["held_out_coverage"] = round(counts[1] / counts[0], 4)
+    return d
 
 
 def main():
@@ -199,8 +239,12 @@ def main():
     rows = load_rows(a.rows, machine_names(a.datasets, a.measured))
     if len(rows) < MIN_ROWS:
         sys.exit(f"fit_intervals: {len(rows)} held-out latency rows in {a.rows}; need at least {MIN_ROWS}")
-    tail, scores, pooled = choose_tail(rows, a.coverage)
-    table = fit(rows, tail)
+    tail, _, _ = choose_tail(rows, a.coverage)  # for regimes that score no held-out row (fallback levels)
+    tails = choose_regime_tails(rows, a.coverage)
+    table = fit(rows, tail, tails)
+    by_regime = {}
+    scores = held_out_coverage(rows, tail, by_regime, tails)
+    pooled = pooled_coverage(scores)
     doc = {
         "schema_version": SCHEMA_VERSION,
         "generated_by": "tools/fit_intervals.py",
@@ -209,12 +253,13 @@ def main():
         "held_out_coverage": round(pooled, 4),
         "tail_mass": tail,
         "host_share_bins": list(HOST_SHARE_BINS),
-        "regimes": {k: {"rows": n, "low": round(lo, 4), "high": round(hi, 4)} for k, (n, lo, hi) in sorted(table.items())},
+        "regimes": {k: regime_doc(n, lo, hi, tails.get(k, tail), by_regime.get(k))
+                    for k, (n, lo, hi) in sorted(table.items())},
     }
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-    lines = markdown(rows, tail, scores, pooled, table, a.coverage, a.out)
+    lines = markdown(rows, tail, scores, pooled, table, a.coverage, a.out, by_regime, tails)
     print(f"fit_intervals: tail {tail:.3f}, leave-one-machine-out coverage {pooled:.1%}; wrote {a.out}", file=sys.stderr)
     if a.markdown:
         print("\n".join(lines))

@@ -31,13 +31,26 @@ IntervalRegime regime_from_json(const nlohmann::json& r, const std::string& wher
   if (!r.is_object()) throw InputError(where + ": must be an object with rows, low and high");
   IntervalRegime g;
   const double rows = number(r, "rows", where);
-  if (!(rows >= 1) || rows != std::floor(rows)) throw InputError(where + ".rows: must be a positive whole number");
+  if (!(rows >= 1) || rows != std::floor(rows) || rows > 1e9)
+    throw InputError(where + ".rows: must be a positive whole number");
   g.rows = static_cast<int>(rows);
   g.low = number(r, "low", where);
   g.high = number(r, "high", where);
   if (!(g.low > 0) || !(g.high >= g.low))
     throw InputError(where + ": low " + std::to_string(g.low) + " and high " + std::to_string(g.high) +
                      " must be positive ratios with low <= high");
+  if (r.contains("tail_mass")) share(r, "tail_mass", where);
+  if (r.contains("held_out_coverage") != r.contains("held_out_rows"))
+    throw InputError(where + ": give held_out_coverage and held_out_rows together");
+  if (r.contains("held_out_coverage")) {
+    const double c = number(r, "held_out_coverage", where);
+    if (!(c >= 0 && c <= 1)) throw InputError(where + ".held_out_coverage: must be a share in [0, 1]");
+    g.held_out_coverage = c;
+    const double n = number(r, "held_out_rows", where);
+    if (!(n >= 1) || n != std::floor(n) || n > 1e9)
+      throw InputError(where + ".held_out_rows: must be a positive whole number");
+    g.held_out_rows = static_cast<int>(n);
+  }
   return g;
 }
 
@@ -95,7 +108,7 @@ std::optional<LatencyRange> latency_range(const IntervalTable& t, const Predicti
     r.regime = name;
     r.rows = it->second.rows;
     r.nominal_coverage = t.nominal_coverage;
-    r.held_out_coverage = t.held_out_coverage;
+    r.held_out_coverage = it->second.held_out_coverage >= 0 ? it->second.held_out_coverage : t.held_out_coverage;
     return r;
   }
   return std::nullopt;

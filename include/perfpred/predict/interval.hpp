@@ -25,12 +25,16 @@ struct IntervalRegime {
   int rows = 0;
   double low = 1;
   double high = 1;
+  /// The share of left-out machines' rows scored under this regime that fell inside its range (the tail was
+  /// chosen on it), and how many; -1 and 0 where the table has none for the regime (a fallback level).
+  double held_out_coverage = -1;
+  int held_out_rows = 0;
 };
 
 struct IntervalTable {
-  double nominal_coverage = 0;   ///< the share of held-out measurements the ranges aim to hold (0.8)
-  double held_out_coverage = 0;  ///< the share they held, each machine scored with ranges fitted without it
-  double tail_mass = 0;          ///< quantile level of the low bound (the high bound at 1 - tail_mass)
+  double nominal_coverage = 0;   ///< the share of held-out measurements each regime's range aims to hold (0.8)
+  double held_out_coverage = 0;  ///< the share they held pooled, each machine scored with ranges fitted without it
+  double tail_mass = 0;          ///< quantile level of the fallback regimes' low bounds (the high at 1 - tail_mass)
   std::vector<double> host_share_bins;  ///< ascending edges of the exposed host share: gpu-bound | mixed | host-bound
   std::map<std::string, IntervalRegime> regimes;  ///< "eager/host-bound/inference", "eager/host-bound", "eager", ...
 };
@@ -42,6 +46,7 @@ struct LatencyRange {
   std::string regime;  ///< the table's regime it came from (the most specific one the table has)
   int rows = 0;        ///< held-out rows behind that regime
   double nominal_coverage = 0;
+  /// The regime's own left-out coverage where the table has it, else the table's pooled one.
   double held_out_coverage = 0;
 };
 

@@ -20,7 +20,9 @@ nlohmann::json table_json() {
           {"regimes",
            {{"eager", {{"rows", 900}, {"low", 0.7}, {"high", 1.6}}},
             {"eager/host-bound", {{"rows", 350}, {"low", 0.6}, {"high", 1.5}}},
-            {"eager/host-bound/inference", {{"rows", 300}, {"low", 0.58}, {"high", 1.47}}},
+            {"eager/host-bound/inference",
+             {{"rows", 300}, {"low", 0.58}, {"high", 1.47}, {"tail_mass", 0.045}, {"held_out_rows", 290},
+              {"held_out_coverage", 0.79}}},
             {"eager/gpu-bound/training", {{"rows", 110}, {"low", 0.8}, {"high", 1.6}}},
             {"graph", {{"rows", 140}, {"low", 0.8}, {"high", 1.5}}}}}};
 }
@@ -55,7 +57,9 @@ TEST(LatencyRange, HostBoundEagerInferenceTakesItsOwnRegime) {
   EXPECT_DOUBLE_EQ(r->high_ms, 14.7);
   EXPECT_EQ(r->rows, 300);
   EXPECT_DOUBLE_EQ(r->nominal_coverage, 0.8);
-  EXPECT_DOUBLE_EQ(r->held_out_coverage, 0.81);
+  EXPECT_DOUBLE_EQ(r->held_out_coverage, 0.79);  // the regime's own left-out coverage
+  o.mode = Mode::training;
+  EXPECT_DOUBLE_EQ(latency_range(t, predicted(10, 6), o)->held_out_coverage, 0.81);  // a fallback: the table's
 }
 
 TEST(LatencyRange, AMissingRegimeFallsBackToTheHostShareBinThenTheEngine) {
@@ -109,6 +113,15 @@ TEST(LatencyRange, AMalformedTableNamesTheFileAndTheField) {
   j = table_json();
   j["regimes"] = nlohmann::json::object();
   EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.regimes: must be a non-empty"),
+            std::string::npos);
+  j = table_json();
+  j["regimes"]["eager/host-bound/inference"].erase("held_out_rows");
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); })
+                .find("t.json.regimes.eager/host-bound/inference: give held_out_coverage and held_out_rows together"),
+            std::string::npos);
+  j = table_json();
+  j["regimes"]["eager/host-bound/inference"]["held_out_coverage"] = 1.5;
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find(".held_out_coverage: must be a share"),
             std::string::npos);
   j = table_json();
   j["regimes"]["eager"]["rows"] = 2.5;
