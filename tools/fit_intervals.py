@@ -214,11 +214,11 @@ def markdown(rows, tail, scores, pooled, table, coverage, out_path, by_regime, t
 
 
 def regime_doc(n, lo, hi, tail, counts):
-    """A regime of the shipped table; held_out_coverage where machines left out were scored under it."""
+    """A regime of the shipped table; left_out_rows and left_out_coverage where machines left out were scored under it."""
     d = {"rows": n, "low": round(lo, 4), "high": round(hi, 4), "tail_mass": tail}
     if counts and counts[0]:
-        d["held_out_rows"] = counts[0]
-        d["held_out_coverage"] = round(counts[1] / counts[0], 4)
+        d["left_out_rows"] = counts[0]
+        d["left_out_coverage"] = round(counts[1] / counts[0], 4)
     return d
 
 

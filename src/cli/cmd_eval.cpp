@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -160,11 +161,15 @@ void attach_latency_range(PredictRun& r, const PredictOptions& po) {
     r.latency_range_note = "no latency range: " + path.string() + " is missing (tools/fit_intervals.py writes it)";
     return;
   }
-  // Read once per path (a sweep of predictions, the Python module, PERFPRED_MODEL_DIR changed between calls).
+  // Read once per path (the Python module predicts many times, PERFPRED_MODEL_DIR may change between calls).
+  static std::mutex mutex;
   static std::map<std::string, IntervalTable> tables;
-  auto it = tables.find(path.string());
-  if (it == tables.end()) it = tables.emplace(path.string(), load_interval_table(path)).first;
-  r.latency_range = latency_range(it->second, r.prediction, po);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = tables.find(path.string());
+    if (it == tables.end()) it = tables.emplace(path.string(), load_interval_table(path)).first;
+    r.latency_range = latency_range(it->second, r.prediction, po);
+  }
   if (!r.latency_range) r.latency_range_note = "no latency range: " + path.string() + " has no regime for this prediction";
 }
 

@@ -40,16 +40,16 @@ IntervalRegime regime_from_json(const nlohmann::json& r, const std::string& wher
     throw InputError(where + ": low " + std::to_string(g.low) + " and high " + std::to_string(g.high) +
                      " must be positive ratios with low <= high");
   if (r.contains("tail_mass")) share(r, "tail_mass", where);
-  if (r.contains("held_out_coverage") != r.contains("held_out_rows"))
-    throw InputError(where + ": give held_out_coverage and held_out_rows together");
-  if (r.contains("held_out_coverage")) {
-    const double c = number(r, "held_out_coverage", where);
-    if (!(c >= 0 && c <= 1)) throw InputError(where + ".held_out_coverage: must be a share in [0, 1]");
-    g.held_out_coverage = c;
-    const double n = number(r, "held_out_rows", where);
+  if (r.contains("left_out_coverage") != r.contains("left_out_rows"))
+    throw InputError(where + ": give left_out_coverage and left_out_rows together");
+  if (r.contains("left_out_coverage")) {
+    const double c = number(r, "left_out_coverage", where);
+    if (!(c >= 0 && c <= 1)) throw InputError(where + ".left_out_coverage: must be a share in [0, 1]");
+    g.left_out_coverage = c;
+    const double n = number(r, "left_out_rows", where);
     if (!(n >= 1) || n != std::floor(n) || n > 1e9)
-      throw InputError(where + ".held_out_rows: must be a positive whole number");
-    g.held_out_rows = static_cast<int>(n);
+      throw InputError(where + ".left_out_rows: must be a positive whole number");
+    g.left_out_rows = static_cast<int>(n);
   }
   return g;
 }
@@ -108,7 +108,7 @@ std::optional<LatencyRange> latency_range(const IntervalTable& t, const Predicti
     r.regime = name;
     r.rows = it->second.rows;
     r.nominal_coverage = t.nominal_coverage;
-    r.held_out_coverage = it->second.held_out_coverage >= 0 ? it->second.held_out_coverage : t.held_out_coverage;
+    r.held_out_coverage = it->second.left_out_coverage >= 0 ? it->second.left_out_coverage : t.held_out_coverage;
     return r;
   }
   return std::nullopt;

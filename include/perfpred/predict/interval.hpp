@@ -27,8 +27,8 @@ struct IntervalRegime {
   double high = 1;
   /// The share of left-out machines' rows scored under this regime that fell inside its range (the tail was
   /// chosen on it), and how many; -1 and 0 where the table has none for the regime (a fallback level).
-  double held_out_coverage = -1;
-  int held_out_rows = 0;
+  double left_out_coverage = -1;
+  int left_out_rows = 0;
 };
 
 struct IntervalTable {

@@ -21,8 +21,8 @@ nlohmann::json table_json() {
            {{"eager", {{"rows", 900}, {"low", 0.7}, {"high", 1.6}}},
             {"eager/host-bound", {{"rows", 350}, {"low", 0.6}, {"high", 1.5}}},
             {"eager/host-bound/inference",
-             {{"rows", 300}, {"low", 0.58}, {"high", 1.47}, {"tail_mass", 0.045}, {"held_out_rows", 290},
-              {"held_out_coverage", 0.79}}},
+             {{"rows", 300}, {"low", 0.58}, {"high", 1.47}, {"tail_mass", 0.045}, {"left_out_rows", 290},
+              {"left_out_coverage", 0.79}}},
             {"eager/gpu-bound/training", {{"rows", 110}, {"low", 0.8}, {"high", 1.6}}},
             {"graph", {{"rows", 140}, {"low", 0.8}, {"high", 1.5}}}}}};
 }
@@ -115,13 +115,13 @@ TEST(LatencyRange, AMalformedTableNamesTheFileAndTheField) {
   EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.regimes: must be a non-empty"),
             std::string::npos);
   j = table_json();
-  j["regimes"]["eager/host-bound/inference"].erase("held_out_rows");
+  j["regimes"]["eager/host-bound/inference"].erase("left_out_rows");
   EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); })
-                .find("t.json.regimes.eager/host-bound/inference: give held_out_coverage and held_out_rows together"),
+                .find("t.json.regimes.eager/host-bound/inference: give left_out_coverage and left_out_rows together"),
             std::string::npos);
   j = table_json();
-  j["regimes"]["eager/host-bound/inference"]["held_out_coverage"] = 1.5;
-  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find(".held_out_coverage: must be a share"),
+  j["regimes"]["eager/host-bound/inference"]["left_out_coverage"] = 1.5;
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find(".left_out_coverage: must be a share"),
             std::string::npos);
   j = table_json();
   j["regimes"]["eager"]["rows"] = 2.5;
