@@ -15,11 +15,13 @@ the exposed host share of the predicted latency (host_overhead_ms / latency_ms: 
 and the mode, merged to the host-share bin over both modes where a regime has under MIN_ROWS rows.
 
 Residuals are not exchangeable between machines (each machine has its own bias), so a range fitted on the
-pooled rows covers fewer of a new machine's measurements than its quantiles say. The tail mass is therefore
+pooled rows covers fewer of a new machine's measurements than its quantiles say. The tail masses are therefore
 chosen by leave-one-machine-out: every machine (data set, GPU, and the measuring machine where a set names it)
-is scored with quantiles fitted on the other machines' rows alone, and the largest tail mass whose pooled
-held-out coverage reaches --coverage is kept; the shipped quantiles are then fitted on every held-out row at
-that tail mass. Calibration rows never enter (the model's constants were tuned on them).
+is scored with quantiles fitted on the other machines' rows alone; per regime, the largest tail mass whose
+coverage of the rows scored under that regime reaches --coverage is kept (regimes that score no row, the
+fallback levels, take the largest tail whose pooled coverage reaches it); the shipped quantiles are then fitted
+on every held-out row at those tail masses. Calibration rows never enter (the model's constants were tuned on
+them).
 
 Writes --out (read by `perfpred predict`), the coverage table to stdout with --markdown, and between the
 intervals:begin/end markers of --doc.
@@ -122,7 +124,7 @@ def held_out_coverage(rows, tail, by_regime=None, tails=None):
 
 
 def machine_names(datasets, measured):
-    """{row id: machine name} for sets that name their machines (machine_spread.machine_of)."""
+    """{(set, row id): machine name} for sets that name their machines (machine_spread.machine_of)."""
     names = {}
     for path in ea.dataset_files(datasets, measured):
         set_name = os.path.basename(os.path.dirname(path))
