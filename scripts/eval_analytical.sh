@@ -5,7 +5,9 @@
 # needed, 3. runs tools/eval_analytical.py (perfpred predict --json per sampled row, analytical model
 # only) and prints the markdown table; rows and table are also written to cache/eval/analytical.{json,md};
 # 4. refits predict's latency ranges on those rows (tools/fit_intervals.py: models/latency-intervals.json and
-# the "Latency ranges" table of docs/accuracy.md).
+# the "Latency ranges" table of docs/accuracy.md), with the ranges of predictions made with --host-factor
+# fitted on the rows tools/eval_host_factor.py predicts at each held-out machine's fitted factor (it also
+# rewrites the "Host speed" table).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PERFPRED_BUILD_DIR:-$root/build}
@@ -15,6 +17,9 @@ bin=$build/src/cli/perfpred
 [ -x "$bin" ] || "$root/scripts/build.sh" >&2
 /usr/bin/python3 "$root/tools/eval_analytical.py" --perfpred "$bin" --per-group 20 \
   --out "$root/cache/eval/analytical" --doc "$root/docs/accuracy.md" --markdown "$@"
+/usr/bin/python3 "$root/tools/eval_host_factor.py" --perfpred "$bin" --shots 2 --doc "$root/docs/accuracy.md" \
+  --dump "$root/cache/eval/host-factor-rows.json"
 # predict's latency ranges follow the model: refitted on the held-out rows just written (models/latency-intervals.json).
 exec /usr/bin/python3 "$root/tools/fit_intervals.py" --rows "$root/cache/eval/analytical.json" \
+  --calibrated-rows "$root/cache/eval/host-factor-rows.json" \
   --out "$root/models/latency-intervals.json" --doc "$root/docs/accuracy.md"

@@ -3,6 +3,7 @@
 
     /usr/bin/python3 tools/eval_host_factor.py [--perfpred BIN] [--datasets cache/datasets] [--shots 2]
                                                [--per-machine 60] [--jobs 2] [--markdown] [--doc docs/accuracy.md]
+                                               [--dump cache/eval/host-factor-rows.json]
 
 PyTorch eager latency is often bound by the host CPU (Python dispatch, the autograd engine), and the same
 model's host-bound latency differs 1.5-1.8x between machines with GPUs of one class. perfpred cannot know
@@ -15,7 +16,11 @@ nor rows whose latency includes data loading, nor machines with fewer than shots
 most host-bound (a user times one small model at batch 1); a factor fitted on kernel-bound rows absorbs kernel
 errors instead (with random shots the pooled error got worse: 22.2% -> 26.4%).
 
-Writes the table to stdout with --markdown, and between the hostfactor:begin/end markers of --doc.
+Writes the table to stdout with --markdown, and between the hostfactor:begin/end markers of --doc. --dump
+writes the scored rows of every machine whose factor was fitted (not the shots; machines whose host the GPU
+hides keep F = 1 and are left out), predicted at the fitted factor, in the row format of
+scripts/eval_analytical.sh's dump: tools/fit_intervals.py --calibrated-rows fits the ranges of predictions made
+with --host-factor on them.
 """
 import argparse
 import collections
@@ -123,6 +128,7 @@ def evaluate(a):
              "Spearman | fitted: mean APE % | P90 | Spearman |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     pooled = {"default": [], "fitted": []}
+    dumped = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         for (set_name, gpu, version), rs in sorted(machines.items()):
             # The shots: the inference rows whose default prediction is most host-bound (where the factor
@@ -137,8 +143,11 @@ def evaluate(a):
             factor = fit_factor(ex, a.perfpred, shots) if identifiable else 1.0
             measured = [float(r["latency_ms"]) for r in rest]
             base = [first[i]["latency_ms"] if first[i] else None for i in order[a.shots:]]
-            fitted = predict_all(ex, a.perfpred, rest, factor)
+            fitted_json = predict_json(ex, a.perfpred, rest, factor)
+            fitted = [j["latency_ms"] if j else None for j in fitted_json]
             keep = [i for i in range(len(rest)) if base[i] and fitted[i]]
+            if identifiable:
+                dumped += [dump_row(rest[i], set_name, gpu, version, factor, fitted_json[i]) for i in keep]
             pb = [(measured[i], base[i]) for i in keep]
             pf = [(measured[i], fitted[i]) for i in keep]
             pooled["default"] += pb
@@ -148,7 +157,16 @@ def evaluate(a):
                          f"{fmt_stats(ea.stats(pb))} | {fmt_stats(ea.stats(pf))} |")
     lines.append(f"| all | | | {len(pooled['default'])} | | {fmt_stats(ea.stats(pooled['default']))} | "
                  f"{fmt_stats(ea.stats(pooled['fitted']))} |")
-    return lines
+    return lines, dumped
+
+
+def dump_row(r, set_name, gpu, version, factor, j):
+    """A scored row at the fitted factor, as scripts/eval_analytical.sh dumps its rows (tools/fit_intervals.py)."""
+    return {"id": r["id"], "set": set_name, "gpu": gpu, "machine": f"{set_name} / {gpu} / {version or '?'}",
+            "mode": r.get("mode") or "inference", "batch": r.get("batch"), "precision": r.get("precision"),
+            "runtime": "pytorch", "cuda_graphs": "--cuda-graphs" in ea.run_settings(r),
+            "split": "held-out", "host_factor": round(factor, 4), "latency_ms": float(r["latency_ms"]),
+            "pred_latency_ms": j["latency_ms"], "pred_host_overhead_ms": j["breakdown"]["host_overhead_ms"]}
 
 
 def write_doc(path, lines, shots):
@@ -170,12 +188,19 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--doc", default="")
+    ap.add_argument("--dump", default="", help="write the scored rows at the fitted factors (JSON) here")
     a = ap.parse_args()
     if a.shots < 1:
         sys.exit("eval_host_factor: --shots must be at least 1")
     if not os.path.exists(a.perfpred):
         sys.exit(f"eval_host_factor: no perfpred binary at {a.perfpred} (build first or pass --perfpred)")
-    lines = evaluate(a)
+    lines, dumped = evaluate(a)
+    if a.dump:
+        os.makedirs(os.path.dirname(os.path.abspath(a.dump)), exist_ok=True)
+        with open(a.dump, "w", encoding="utf-8") as f:
+            json.dump(dumped, f, indent=1)
+            f.write("\n")
+        print(f"eval_host_factor: wrote {len(dumped)} rows at their machines' fitted factors to {a.dump}", file=sys.stderr)
     if a.markdown:
         print("\n".join(lines))
     if a.doc:

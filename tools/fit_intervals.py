@@ -4,6 +4,7 @@
     /usr/bin/python3 tools/fit_intervals.py [--rows cache/eval/analytical.json] [--datasets cache/datasets]
                                             [--measured data/measured] [--coverage 0.8]
                                             [--out models/latency-intervals.json] [--markdown] [--doc docs/accuracy.md]
+                                            [--calibrated-rows cache/eval/host-factor-rows.json]
 
 A prediction from the model and the GPU alone cannot see the machine that will run it (its CPU, driver and
 library releases, the card's cooling): the same network, GPU and settings measured on two machines differ by
@@ -22,6 +23,13 @@ coverage of the rows scored under that regime reaches --coverage is kept (regime
 fallback levels, take the largest tail whose pooled coverage reaches it); the shipped quantiles are then fitted
 on every held-out row at those tail masses. Calibration rows never enter (the model's constants were tuned on
 them).
+
+A prediction made with `--host-factor F` (the user timed their machine: `perfpred fit-host`) knows the host
+better than one at F = 1. --calibrated-rows (tools/eval_host_factor.py --dump: each held-out machine's rows
+predicted at the factor fitted on two of its other rows) gives those predictions ranges of their own, in the
+host-bound regimes only (an exposed host share of 40% or more, where the factor moves most of the latency;
+elsewhere a prediction with a factor keeps the F = 1 ranges, which cover it at least as well), with tails chosen
+by the same leave-one-machine-out rule. They land in the table's "host_calibrated" section.
 
 Writes --out (read by `perfpred predict`), the coverage table to stdout with --markdown, and between the
 intervals:begin/end markers of --doc.
@@ -136,19 +144,53 @@ def machine_names(datasets, measured):
 
 
 def load_rows(path, names):
-    """Held-out latency rows of scripts/eval_analytical.sh's dump, with their regime, log ratio and machine."""
+    """Held-out latency rows of scripts/eval_analytical.sh's dump (or of tools/eval_host_factor.py --dump, whose
+    rows name their machine), with their regime, log ratio and machine."""
     rows = []
     for r in json.load(open(path, encoding="utf-8")):
         if r.get("split") != "held-out" or not r.get("latency_ms") or not r.get("pred_latency_ms"):
             continue
         if "runtime" not in r:
-            sys.exit(f"fit_intervals: {path} has no runtime per row; rerun scripts/eval_analytical.sh")
+            sys.exit(f"fit_intervals: {path} has no runtime per row; rerun scripts/eval_analytical.sh (or tools/eval_host_factor.py --dump)")
         r["_parts"] = regime_parts(r)
         r["_log"] = math.log(r["latency_ms"] / r["pred_latency_ms"])
         machine = names.get((r["set"], r["id"]))
-        r["_machine"] = f"{r['set']} / {r['gpu']}" + (f" / {machine}" if machine else "")
+        r["_machine"] = r.get("machine") or f"{r['set']} / {r['gpu']}" + (f" / {machine}" if machine else "")
         rows.append(r)
     return rows
+
+
+CALIBRATED_PREFIX = "eager/host-bound"  # the regimes a --host-factor prediction takes from "host_calibrated"
+
+
+def fit_calibrated(path, coverage):
+    """(section of the table, markdown lines) of the host-bound rows predicted at their machines' fitted host
+    factors, or None where there are too few of them."""
+    rows = [r for r in load_rows(path, {}) if "/".join(r["_parts"][:2]) == CALIBRATED_PREFIX]
+    if len(rows) < MIN_ROWS:
+        return None
+    tail, _, _ = choose_tail(rows, coverage)
+    tails = choose_regime_tails(rows, coverage)
+    table = {k: v for k, v in fit(rows, tail, tails).items() if k.startswith(CALIBRATED_PREFIX)}
+    by_regime = {}
+    scores = held_out_coverage(rows, tail, by_regime, tails)
+    pooled = pooled_coverage(scores)
+    section = {"source": "held-out PyTorch rows of tools/eval_host_factor.py, predicted at the --host-factor fitted "
+                         "on two other rows of their machine",
+               "held_out_coverage": round(pooled, 4),
+               "regimes": {k: regime_doc(n, lo, hi, tails.get(k, tail), by_regime.get(k))
+                           for k, (n, lo, hi) in sorted(table.items())}}
+    L = ["", f"With `--host-factor` (the machine's host timed; `--calibrated-rows`, from "
+         f"`tools/eval_host_factor.py --dump`): {len(rows)} host-bound rows of {len(scores)} machines, each predicted "
+         f"at the factor fitted on two other rows of its machine; each machine scored with ranges fitted without it "
+         f"holds {pooled:.0%} pooled. Other regimes keep the ranges above.", "",
+         "| regime | rows | tail mass | low | high | machines left out: rows scored here, inside |", "|---|---|---|---|---|---|"]
+    for k in sorted(table):
+        n, lo, hi = table[k]
+        c = by_regime.get(k)
+        left_out = f"{c[0]}, {c[1] / c[0]:.0%}" if c and c[0] else "-"
+        L.append(f"| {k} | {n} | {tails.get(k, tail):.3f} | {lo:.2f} | {hi:.2f} | {left_out} |")
+    return section, L
 
 
 def choose_tail(rows, coverage):
@@ -233,6 +275,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "models", "latency-intervals.json"))
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--doc", default="")
+    ap.add_argument("--calibrated-rows", default="",
+                    help="tools/eval_host_factor.py --dump output: ranges of predictions made with --host-factor")
     a = ap.parse_args()
     if not 0.5 <= a.coverage < 1:
         sys.exit(f"fit_intervals: --coverage {a.coverage}: give a share in [0.5, 1)")
@@ -258,10 +302,18 @@ def main():
         "regimes": {k: regime_doc(n, lo, hi, tails.get(k, tail), by_regime.get(k))
                     for k, (n, lo, hi) in sorted(table.items())},
     }
+    lines = markdown(rows, tail, scores, pooled, table, a.coverage, a.out, by_regime, tails)
+    if a.calibrated_rows:
+        if not os.path.exists(a.calibrated_rows):
+            sys.exit(f"fit_intervals: no {a.calibrated_rows}; run tools/eval_host_factor.py --dump first")
+        calibrated = fit_calibrated(a.calibrated_rows, a.coverage)
+        if calibrated is None:
+            sys.exit(f"fit_intervals: fewer than {MIN_ROWS} host-bound rows in {a.calibrated_rows}")
+        doc["host_calibrated"], more = calibrated
+        lines += more
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-    lines = markdown(rows, tail, scores, pooled, table, a.coverage, a.out, by_regime, tails)
     print(f"fit_intervals: tail {tail:.3f}, leave-one-machine-out coverage {pooled:.1%}; wrote {a.out}", file=sys.stderr)
     if a.markdown:
         print("\n".join(lines))

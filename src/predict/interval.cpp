@@ -80,6 +80,16 @@ IntervalTable interval_table_from_json(const nlohmann::json& j, const std::strin
     throw InputError(label + ".regimes: must be a non-empty object of regime name -> {rows, low, high}");
   for (const auto& [name, r] : j["regimes"].items())
     t.regimes[name] = regime_from_json(r, label + ".regimes." + name);
+  if (j.contains("host_calibrated")) {
+    const std::string where = label + ".host_calibrated";
+    const auto& c = j["host_calibrated"];
+    if (!c.is_object()) throw InputError(where + ": must be an object with held_out_coverage and regimes");
+    t.host_calibrated_coverage = share(c, "held_out_coverage", where);
+    if (!c.contains("regimes") || !c["regimes"].is_object() || c["regimes"].empty())
+      throw InputError(where + ".regimes: must be a non-empty object of regime name -> {rows, low, high}");
+    for (const auto& [name, r] : c["regimes"].items())
+      t.host_calibrated[name] = regime_from_json(r, where + ".regimes." + name);
+  }
   return t;
 }
 
@@ -97,21 +107,37 @@ std::vector<std::string> interval_regimes(const IntervalTable& t, const Predicti
   return {b + "/" + to_string(o.mode), b, engine};
 }
 
-std::optional<LatencyRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
-  if (!(p.latency_ms > 0) || !std::isfinite(p.latency_ms)) return std::nullopt;
-  for (const std::string& name : interval_regimes(t, p, o)) {
-    const auto it = t.regimes.find(name);
-    if (it == t.regimes.end()) continue;
+namespace {
+
+std::optional<LatencyRange> range_from(const std::map<std::string, IntervalRegime>& regimes,
+                                       const std::vector<std::string>& names, const Prediction& p,
+                                       double nominal_coverage, double pooled_coverage, const std::string& prefix) {
+  for (const std::string& name : names) {
+    const auto it = regimes.find(name);
+    if (it == regimes.end()) continue;
     LatencyRange r;
     r.low_ms = p.latency_ms * it->second.low;
     r.high_ms = p.latency_ms * it->second.high;
-    r.regime = name;
+    r.regime = prefix + name;
     r.rows = it->second.rows;
-    r.nominal_coverage = t.nominal_coverage;
-    r.held_out_coverage = it->second.left_out_coverage >= 0 ? it->second.left_out_coverage : t.held_out_coverage;
+    r.nominal_coverage = nominal_coverage;
+    r.held_out_coverage = it->second.left_out_coverage >= 0 ? it->second.left_out_coverage : pooled_coverage;
     return r;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<LatencyRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
+  if (!(p.latency_ms > 0) || !std::isfinite(p.latency_ms)) return std::nullopt;
+  const std::vector<std::string> names = interval_regimes(t, p, o);
+  // A timed host (predict --host-factor) narrows the host-bound ranges; the GPU-side spread stays as fitted.
+  if (o.host_factor != 1 && !t.host_calibrated.empty())
+    if (auto r = range_from(t.host_calibrated, names, p, t.nominal_coverage, t.host_calibrated_coverage,
+                            "host-calibrated/"))
+      return r;
+  return range_from(t.regimes, names, p, t.nominal_coverage, t.held_out_coverage, "");
 }
 
 }  // namespace perfpred

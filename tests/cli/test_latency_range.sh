@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # predict's latency range (models/latency-intervals.json, tools/fit_intervals.py): the JSON and text carry it
-# with its regime; a model directory without the table gives a note, a malformed table exit 2 naming the file
-# and the field; tools/fit_intervals.py fits a table on a synthetic eval dump whose machines it scores left out,
-# and refuses a dump without runtimes. No ../shared needed.
+# with its regime (a host-calibrated one with --host-factor where the prediction is host-bound); a model
+# directory without the table gives a note, a malformed table exit 2 naming the file and the field;
+# tools/fit_intervals.py fits a table on a synthetic eval dump whose machines it scores left out, with a
+# host_calibrated section from a synthetic --calibrated-rows dump, and refuses a dump without runtimes. No
+# ../shared needed.
 # Usage: bash test_latency_range.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
 set -u
 BIN=${1:?perfpred binary}
@@ -28,6 +30,20 @@ for path, prefix in ((sys.argv[1], "eager/host-bound"), (sys.argv[2], "graph")):
     assert r["regime"].startswith(prefix), r
     assert 0 < r["low"] < d["latency_ms"] < r["high"], (r, d["latency_ms"])
     assert r["nominal_coverage"] == 0.8 and 0.5 < r["held_out_coverage"] <= 1 and r["held_out_rows"] > 0, r
+PYEOF
+"$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --host-factor 0.7 --json --no-meta >"$TMP/hf.json" ||
+  fail "predict --host-factor exited $?"
+"$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --batch 256 --host-factor 0.7 --json --no-meta >"$TMP/hf256.json" ||
+  fail "predict --batch 256 --host-factor exited $?"
+$PY - "$TMP/eager.json" "$TMP/hf.json" "$TMP/hf256.json" <<'PYEOF' || exit 1
+import json, sys
+f1, hf, big = (json.load(open(p)) for p in sys.argv[1:])
+r = hf["latency_range_ms"]
+assert r["regime"].startswith("host-calibrated/eager/host-bound"), r  # a timed host: its own, narrower ranges
+assert 0 < r["low"] < hf["latency_ms"] < r["high"], (r, hf["latency_ms"])
+w = lambda d: d["latency_range_ms"]["high"] / d["latency_range_ms"]["low"]
+assert w(hf) < w(f1), (hf["latency_range_ms"], f1["latency_range_ms"])
+assert big["latency_range_ms"]["regime"].startswith("eager/gpu-bound"), big["latency_range_ms"]  # GPU-bound: as at F = 1
 PYEOF
 "$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb >"$TMP/text" || fail "predict (text) exited $?"
 grep -q "^range .* ms: .* of held-out measurements on machines left out" "$TMP/text" || { cat "$TMP/text"; fail "no range line"; }
@@ -84,6 +100,52 @@ assert 0.89 <= gpu["low"] < 1 < gpu["high"] <= 1.11, gpu
 assert "graph" not in r, r
 PYEOF
 grep -q "| all | 240 |" "$TMP/fit.md" || { cat "$TMP/fit.md"; fail "no pooled coverage row"; }
+# 5. --calibrated-rows: host-bound rows at their machines' fitted factors (0.85-1.15x) make the table's
+# host_calibrated section (host-bound regimes only; GPU-bound rows of the dump do not enter); predict with a
+# host factor takes it from a model directory holding that table.
+$PY - "$TMP/cal.json" <<'PYEOF'
+import json, sys
+rows = []
+for m in range(3):
+    for i in range(40):
+        spread = 0.85 + 0.3 * ((i * 7 + m * 5) % 40) / 39
+        rows.append({"id": f"k{m}-{i}", "set": "synthetic", "gpu": f"gpu-{m}", "machine": f"synthetic / gpu-{m} / 1.0",
+                     "mode": "inference", "split": "held-out", "runtime": "pytorch", "cuda_graphs": False,
+                     "host_factor": 0.7, "latency_ms": 10 * spread, "pred_latency_ms": 10, "pred_host_overhead_ms": 8})
+        rows.append({"id": f"q{m}-{i}", "set": "synthetic", "gpu": f"gpu-{m}", "machine": f"synthetic / gpu-{m} / 1.0",
+                     "mode": "inference", "split": "held-out", "runtime": "pytorch", "cuda_graphs": False,
+                     "host_factor": 0.7, "latency_ms": 30, "pred_latency_ms": 10, "pred_host_overhead_ms": 0})
+json.dump(rows, open(sys.argv[1], "w"))
+PYEOF
+mkdir -p "$TMP/cal"
+$PY "$ROOT/tools/fit_intervals.py" --rows "$TMP/rows.json" --datasets "$TMP/none" --measured "" \
+  --calibrated-rows "$TMP/cal.json" --out "$TMP/cal/latency-intervals.json" --markdown >"$TMP/cal.md" 2>"$TMP/cal.err" ||
+  { cat "$TMP/cal.err"; fail "fit_intervals --calibrated-rows exited $?"; }
+$PY - "$TMP/cal/latency-intervals.json" <<'PYEOF' || exit 1
+import json, sys
+t = json.load(open(sys.argv[1]))
+c = t["host_calibrated"]
+assert c["held_out_coverage"] >= 0.8, c
+assert set(c["regimes"]) == {"eager/host-bound", "eager/host-bound/inference"}, c["regimes"]  # no GPU-bound rows
+h = c["regimes"]["eager/host-bound/inference"]
+assert h["rows"] == 120 and 0.84 <= h["low"] < 0.95 and 1.05 < h["high"] <= 1.16, h
+PYEOF
+grep -q "^With \`--host-factor\`" "$TMP/cal.md" || { cat "$TMP/cal.md"; fail "no host-calibrated table"; }
+PERFPRED_MODEL_DIR="$TMP/cal" "$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --host-factor 0.7 --json --no-meta \
+  >"$TMP/c.json" || fail "predict with the synthetic table exited $?"
+$PY - "$TMP/c.json" <<'PYEOF' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["latency_range_ms"]
+assert r["regime"] == "host-calibrated/eager/host-bound/inference", r
+assert abs(r["low"] / d["latency_ms"] - 0.85) < 0.1 and abs(r["high"] / d["latency_ms"] - 1.15) < 0.1, (r, d["latency_ms"])
+PYEOF
+if $PY "$ROOT/tools/fit_intervals.py" --rows "$TMP/rows.json" --datasets "$TMP/none" --measured "" \
+  --calibrated-rows "$TMP/missing.json" --out "$TMP/t3.json" 2>"$TMP/miss.err"; then
+  fail "a missing --calibrated-rows file was accepted"
+fi
+grep -q "run tools/eval_host_factor.py --dump first" "$TMP/miss.err" || { cat "$TMP/miss.err"; fail "unclear error"; }
+
 $PY - "$TMP/rows.json" "$TMP/old.json" <<'PYEOF'
 import json, sys
 rows = json.load(open(sys.argv[1]))

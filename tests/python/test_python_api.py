@@ -188,6 +188,9 @@ class FitHost(unittest.TestCase):
         got = perfpred.fit_host(lenet, "a100-sxm4-40gb", t)
         self.assertEqual(got.to_json(), cli("fit-host", lenet, "--gpu", "a100-sxm4-40gb", "--measured-ms", repr(t), "--json"))
         self.assertAlmostEqual(got.host_factor, 1.7, delta=0.017)
+        # With the factor, a host-bound prediction carries the range of a timed host (models/latency-intervals.json).
+        timed = perfpred.predict(lenet, gpu="a100-sxm4-40gb", host_factor=got.host_factor, layers=False)
+        self.assertTrue(timed.latency_range_ms["regime"].startswith("host-calibrated/eager/host-bound"))
         self.assertEqual(got.latency_ms["at_host_factor_1"], perfpred.predict(lenet, gpu="a100-sxm4-40gb").latency_ms)
         with open(lenet, "rb") as f:
             self.assertEqual(perfpred.fit_host(f.read(), "a100-sxm4-40gb", t, name="lenet5").to_dict(), got.to_dict())

@@ -37,13 +37,21 @@ struct IntervalTable {
   double tail_mass = 0;          ///< quantile level of the fallback regimes' low bounds (the high at 1 - tail_mass)
   std::vector<double> host_share_bins;  ///< ascending edges of the exposed host share: gpu-bound | mixed | host-bound
   std::map<std::string, IntervalRegime> regimes;  ///< "eager/host-bound/inference", "eager/host-bound", "eager", ...
+  /// Ranges of predictions made with a host factor (the machine's host timed: predict --host-factor), fitted on
+  /// held-out rows predicted at their machines' fitted factors; host-bound regimes only ("eager/host-bound/..."),
+  /// empty where the table has no "host_calibrated" section. A prediction with a factor in another regime, or
+  /// where this has none for it, takes `regimes`.
+  std::map<std::string, IntervalRegime> host_calibrated;
+  double host_calibrated_coverage = 0;  ///< pooled leave-one-machine-out coverage of host_calibrated's rows
 };
 
 /// A prediction's range.
 struct LatencyRange {
   double low_ms = 0;
   double high_ms = 0;
-  std::string regime;  ///< the table's regime it came from (the most specific one the table has)
+  /// The table's regime it came from (the most specific one the table has); "host-calibrated/" before it where
+  /// the range is one of the table's host_calibrated ranges.
+  std::string regime;
   int rows = 0;        ///< held-out rows behind that regime
   double nominal_coverage = 0;
   /// The regime's own left-out coverage where the table has it, else the table's pooled one.
@@ -58,8 +66,9 @@ IntervalTable load_interval_table(const std::filesystem::path& path);
 /// The regime names a prediction falls in, most specific first: engine/bin/mode, engine/bin, engine.
 std::vector<std::string> interval_regimes(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
 
-/// The range of `p` (predicted with `o`) from the most specific regime `t` has; none where `t` has no regime
-/// for it or the prediction has no positive latency.
+/// The range of `p` (predicted with `o`) from the most specific regime `t` has (its host_calibrated ranges
+/// first where `o` has a host factor other than 1); none where `t` has no regime for it or the prediction has
+/// no positive latency.
 std::optional<LatencyRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
 
 }  // namespace perfpred

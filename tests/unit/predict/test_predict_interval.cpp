@@ -129,6 +129,50 @@ TEST(LatencyRange, AMalformedTableNamesTheFileAndTheField) {
             std::string::npos);
 }
 
+TEST(LatencyRange, AHostFactorTakesTheHostCalibratedRangesInTheHostBoundRegimes) {
+  auto j = table_json();
+  j["host_calibrated"] = {{"held_out_coverage", 0.84},
+                          {"regimes",
+                           {{"eager/host-bound", {{"rows", 190}, {"low", 0.62}, {"high", 2.3}}},
+                            {"eager/host-bound/inference",
+                             {{"rows", 164}, {"low", 0.7}, {"high", 1.3}, {"left_out_rows", 164},
+                              {"left_out_coverage", 0.82}}}}}};
+  const IntervalTable t = interval_table_from_json(j, "t.json");
+  PredictOptions o;
+  o.host_factor = 0.7;
+  auto r = latency_range(t, predicted(10, 6), o);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->regime, "host-calibrated/eager/host-bound/inference");
+  EXPECT_DOUBLE_EQ(r->low_ms, 7);
+  EXPECT_DOUBLE_EQ(r->high_ms, 13);
+  EXPECT_DOUBLE_EQ(r->held_out_coverage, 0.82);
+  o.mode = Mode::training;  // no calibrated training regime: the calibrated bin, with the section's pooled coverage
+  r = latency_range(t, predicted(10, 6), o);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->regime, "host-calibrated/eager/host-bound");
+  EXPECT_DOUBLE_EQ(r->held_out_coverage, 0.84);
+  // A GPU-bound prediction with a factor keeps the ranges fitted at F = 1; so does any prediction at F = 1.
+  r = latency_range(t, predicted(10, 0.1), o);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->regime, "eager/gpu-bound/training");
+  o.host_factor = 1;
+  o.mode = Mode::inference;
+  r = latency_range(t, predicted(10, 6), o);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->regime, "eager/host-bound/inference");
+  // Malformed sections name the field.
+  j["host_calibrated"]["held_out_coverage"] = 1.5;
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.host_calibrated.held_out_coverage"),
+            std::string::npos);
+  j["host_calibrated"] = {{"held_out_coverage", 0.84}, {"regimes", nlohmann::json::object()}};
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.host_calibrated.regimes: must be"),
+            std::string::npos);
+  j["host_calibrated"] = {{"held_out_coverage", 0.84},
+                          {"regimes", {{"eager/host-bound", {{"rows", 10}, {"low", 3.0}, {"high", 2.0}}}}}};
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.host_calibrated.regimes.eager/host-bound: low 3"),
+            std::string::npos);
+}
+
 TEST(LatencyRange, TheShippedTableParsesAndCoversEveryEngine) {
   const std::string path = std::string(PERFPRED_SOURCE_ROOT) + "/models/" + k_interval_file;
   const IntervalTable t = load_interval_table(path);
@@ -138,6 +182,13 @@ TEST(LatencyRange, TheShippedTableParsesAndCoversEveryEngine) {
   EXPECT_TRUE(t.regimes.count("graph"));
   for (const auto& [name, r] : t.regimes) {
     EXPECT_LT(r.low, 1) << name;  // every regime's range holds its own prediction
+    EXPECT_GT(r.high, 1) << name;
+  }
+  // The ranges of a timed host: host-bound regimes only, each holding its own prediction.
+  EXPECT_TRUE(t.host_calibrated.count("eager/host-bound/inference"));
+  for (const auto& [name, r] : t.host_calibrated) {
+    EXPECT_EQ(name.rfind("eager/host-bound", 0), 0u) << name;
+    EXPECT_LT(r.low, 1) << name;
     EXPECT_GT(r.high, 1) << name;
   }
 }
