@@ -24,6 +24,11 @@ fallback levels, take the largest tail whose pooled coverage reaches it); the sh
 on every held-out row at those tail masses. Calibration rows never enter (the model's constants were tuned on
 them).
 
+Energy and average power get one range each (the "energy_mj" and "power_w" sections): measured / predicted over
+every held-out row that measured them, the tail chosen by the same leave-one-machine-out rule. Few machines
+measured energy (five: sets and GPUs), too few to choose a tail per mode (a mode's tail would be chosen on one or
+two machines' rows), so both modes share one range, and the table says on how many machines it rests.
+
 A prediction made with `--host-factor F` (the user timed their machine: `perfpred fit-host`) knows the host
 better than one at F = 1. --calibrated-rows (tools/eval_host_factor.py --dump: each held-out machine's rows
 predicted at the factor fitted on two of its other rows) gives those predictions ranges of their own, in the
@@ -80,23 +85,25 @@ def quantile(values, p):
 
 def fit(rows, tail, tails=None):
     """{regime: (n, low ratio, high ratio)} from rows' log(measured / predicted), every regime level with at
-    least MIN_ROWS rows (the engine level with any), each at its tail mass in `tails` or else at `tail`."""
+    least MIN_ROWS rows (the most general level, the last of a row's keys, with any), each at its tail mass in
+    `tails` or else at `tail`."""
     groups = collections.defaultdict(list)
     for r in rows:
-        for k in regime_keys(r["_parts"]):
+        for k in r["_keys"]:
             groups[k].append(r["_log"])
+    general = {r["_keys"][-1] for r in rows}
     out = {}
     for k, v in groups.items():
-        if len(v) >= MIN_ROWS or k.count("/") == 0:
+        if len(v) >= MIN_ROWS or k in general:
             v = sorted(v)
             t = (tails or {}).get(k, tail)
             out[k] = (len(v), math.exp(quantile(v, t)), math.exp(quantile(v, 1 - t)))
     return out
 
 
-def lookup(table, parts):
-    """The most specific regime of `table` a prediction with these parts falls in, or None."""
-    for k in regime_keys(parts):
+def lookup(table, keys):
+    """The most specific regime of `table` among a row's keys, or None."""
+    for k in keys:
         if k in table:
             return k
     return None
@@ -115,7 +122,7 @@ def held_out_coverage(rows, tail, by_regime=None, tails=None):
         scored = inside = 0
         width = 0.0
         for r in test:
-            k = lookup(table, r["_parts"])
+            k = lookup(table, r["_keys"])
             if k is None:
                 continue
             _, lo, hi = table[k]
@@ -153,11 +160,63 @@ def load_rows(path, names):
         if "runtime" not in r:
             sys.exit(f"fit_intervals: {path} has no runtime per row; rerun scripts/eval_analytical.sh (or tools/eval_host_factor.py --dump)")
         r["_parts"] = regime_parts(r)
+        r["_keys"] = regime_keys(r["_parts"])
         r["_log"] = math.log(r["latency_ms"] / r["pred_latency_ms"])
         machine = names.get((r["set"], r["id"]))
         r["_machine"] = r.get("machine") or f"{r['set']} / {r['gpu']}" + (f" / {machine}" if machine else "")
         rows.append(r)
     return rows
+
+
+METRICS = {"energy_mj": ("pred_energy_mj", "energy", "mJ"), "power_w": ("pred_power_w", "average power", "W")}
+
+
+def load_metric_rows(path, names, metric):
+    """Held-out rows of scripts/eval_analytical.sh's dump that measured `metric` (energy_mj, power_w), all in the
+    one regime "all", with their log ratio and machine."""
+    pred_key = METRICS[metric][0]
+    rows = []
+    for r in json.load(open(path, encoding="utf-8")):
+        if r.get("split") != "held-out" or not r.get(metric) or not r.get(pred_key):
+            continue
+        r["_keys"] = ["all"]
+        r["_log"] = math.log(r[metric] / r[pred_key])
+        machine = names.get((r["set"], r["id"]))
+        r["_machine"] = f"{r['set']} / {r['gpu']}" + (f" / {machine}" if machine else "")
+        rows.append(r)
+    return rows
+
+
+def fit_metric(path, names, metric, coverage):
+    """(section of the table, markdown lines) of `metric`'s ranges, or None where fewer than MIN_ROWS rows
+    measured it."""
+    rows = load_metric_rows(path, names, metric)
+    if len(rows) < MIN_ROWS:
+        return None
+    tail, _, _ = choose_tail(rows, coverage)
+    tails = choose_regime_tails(rows, coverage)
+    table = fit(rows, tail, tails)
+    by_regime = {}
+    scores = held_out_coverage(rows, tail, by_regime, tails)
+    pooled = pooled_coverage(scores)
+    machines = sum(1 for s, _, _ in scores.values() if s)
+    section = {"source": f"held-out {metric} rows of scripts/eval_analytical.sh (the analytical model)",
+               "machines": machines, "held_out_coverage": round(pooled, 4), "tail_mass": tail,
+               "regimes": {k: regime_doc(n, lo, hi, tails.get(k, tail), by_regime.get(k))
+                           for k, (n, lo, hi) in sorted(table.items())}}
+    _, what, unit = METRICS[metric]
+    per_machine = ", ".join(f"{m} {i / n:.0%} of {n}" for m, (n, i, _) in sorted(scores.items()) if n)
+    L = ["", f"{what.capitalize()} (`{metric.split('_')[0]}_range_{unit.lower()}`): {len(rows)} held-out rows on "
+         f"{machines} machines, each scored with a range fitted without it: {pooled:.0%} inside pooled ({per_machine}).",
+         "",
+         "| regime | held-out rows | tail mass | low | high | machines left out: rows scored here, inside |",
+         "|---|---|---|---|---|---|"]
+    for k in sorted(table):
+        n, lo, hi = table[k]
+        c = by_regime.get(k)
+        left_out = f"{c[0]}, {c[1] / c[0]:.0%}" if c and c[0] else "-"
+        L.append(f"| {k} | {n} | {tails.get(k, tail):.3f} | {lo:.2f} | {hi:.2f} | {left_out} |")
+    return section, L
 
 
 CALIBRATED_PREFIX = "eager/host-bound"  # the regimes a --host-factor prediction takes from "host_calibrated"
@@ -282,7 +341,8 @@ def main():
         sys.exit(f"fit_intervals: --coverage {a.coverage}: give a share in [0.5, 1)")
     if not os.path.exists(a.rows):
         sys.exit(f"fit_intervals: no {a.rows}; run scripts/eval_analytical.sh first")
-    rows = load_rows(a.rows, machine_names(a.datasets, a.measured))
+    names = machine_names(a.datasets, a.measured)
+    rows = load_rows(a.rows, names)
     if len(rows) < MIN_ROWS:
         sys.exit(f"fit_intervals: {len(rows)} held-out latency rows in {a.rows}; need at least {MIN_ROWS}")
     tail, _, _ = choose_tail(rows, a.coverage)  # for regimes that score no held-out row (fallback levels)
@@ -303,6 +363,11 @@ def main():
                     for k, (n, lo, hi) in sorted(table.items())},
     }
     lines = markdown(rows, tail, scores, pooled, table, a.coverage, a.out, by_regime, tails)
+    for metric in METRICS:
+        fitted = fit_metric(a.rows, names, metric, a.coverage)
+        if fitted:
+            doc[metric], more = fitted
+            lines += more
     if a.calibrated_rows:
         if not os.path.exists(a.calibrated_rows):
             sys.exit(f"fit_intervals: no {a.calibrated_rows}; run tools/eval_host_factor.py --dump first")

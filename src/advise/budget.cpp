@@ -299,7 +299,7 @@ double range_high_ms(const BudgetEntry& e, const Prediction& p, const PredictOpt
   if (!ranges) throw InputError(what + "no latency range table (models/latency-intervals.json, tools/fit_intervals.py)");
   const auto r = latency_range(*ranges, p, opts);
   if (!r) throw InputError(what + "the latency range table has no regime for this prediction");
-  return r->high_ms;
+  return r->high;
 }
 }  // namespace
 

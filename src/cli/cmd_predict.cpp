@@ -260,21 +260,30 @@ nlohmann::json predictor_json(const PredictorChoice& c) {
   }
   return j;
 }
+
+/// A range of predict's JSON (latency_range_ms, energy_range_mj, power_range_w).
+nlohmann::json range_json(const PredictionRange& l) {
+  nlohmann::json j = {{"low", r6(l.low)},
+                      {"high", r6(l.high)},
+                      {"regime", l.regime},
+                      {"held_out_rows", l.rows},
+                      {"nominal_coverage", r6(l.nominal_coverage)},
+                      {"held_out_coverage", r6(l.held_out_coverage)}};
+  if (l.machines > 0) j["held_out_machines"] = l.machines;
+  return j;
+}
 }  // namespace
 
 nlohmann::json predict_document(const PredictRun& r) {
   nlohmann::json j = prediction_json(r.prediction, r.shown, r.model_name, r.gpu.id);
   if (r.latency_range) {
-    const LatencyRange& l = *r.latency_range;
-    j["latency_range_ms"] = {{"low", r6(l.low_ms)},
-                             {"high", r6(l.high_ms)},
-                             {"regime", l.regime},
-                             {"held_out_rows", l.rows},
-                             {"nominal_coverage", r6(l.nominal_coverage)},
-                             {"held_out_coverage", r6(l.held_out_coverage)}};
+    const PredictionRange& l = *r.latency_range;
+    j["latency_range_ms"] = range_json(l);
   } else if (!r.latency_range_note.empty()) {
     j["notes"].push_back(r.latency_range_note);
   }
+  if (r.energy_range) j["energy_range_mj"] = range_json(*r.energy_range);
+  if (r.power_range) j["power_range_w"] = range_json(*r.power_range);
   if (!r.predictor.parts.empty()) j["predictor"] = predictor_json(r.predictor);
   if (!r.shown.no_meta)
     j["meta"] = {{"perfpred_version", "0.1.0"}, {"created_utc", utc_now()}, {"model_path", r.shown.model}};
@@ -288,14 +297,21 @@ int print_predict(const PredictRun& r) {
   }
   print_text(r.prediction, r.shown, r.model_name, r.gpu);
   if (r.latency_range) {
-    const LatencyRange& l = *r.latency_range;
+    const PredictionRange& l = *r.latency_range;
     std::printf("range       %s-%s ms: %s of held-out measurements on machines left out of the fit fell in such "
                 "ranges (%s, %d rows)\n",
-                fixed(l.low_ms, 3).c_str(), fixed(l.high_ms, 3).c_str(),
+                fixed(l.low, 3).c_str(), fixed(l.high, 3).c_str(),
                 (fixed(100 * l.held_out_coverage, 0) + "%").c_str(), l.regime.c_str(), l.rows);
   } else if (!r.latency_range_note.empty()) {
     std::printf("note: %s\n", r.latency_range_note.c_str());
   }
+  if (r.energy_range && r.power_range)
+    std::printf("            energy %s-%s mJ, power %s-%s W: %s and %s of held-out measurements on %d machines left "
+                "out of the fit\n",
+                fixed(r.energy_range->low, 2).c_str(), fixed(r.energy_range->high, 2).c_str(),
+                fixed(r.power_range->low, 1).c_str(), fixed(r.power_range->high, 1).c_str(),
+                (fixed(100 * r.energy_range->held_out_coverage, 0) + "%").c_str(),
+                (fixed(100 * r.power_range->held_out_coverage, 0) + "%").c_str(), r.energy_range->machines);
   for (const auto& part : r.predictor.parts)
     std::printf("%-11s %s (%s)\n", part.part.c_str(), part.learned ? "learned" : "analytical", part.evidence.c_str());
   return 0;

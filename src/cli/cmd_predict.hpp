@@ -74,8 +74,12 @@ struct PredictRun {
   std::string model_name;  ///< the model file's stem
   PredictorChoice predictor;
   /// The latency's range from the shipped table (latency_range), where the analytical model predicted it.
-  std::optional<LatencyRange> latency_range;
+  std::optional<PredictionRange> latency_range;
   std::string latency_range_note;  ///< why there is no range, where predict reports one and there is none
+  /// Energy and average power ranges from the same table, under the same conditions (the table's energy_mj and
+  /// power_w sections; none where it has no such section).
+  std::optional<PredictionRange> energy_range;
+  std::optional<PredictionRange> power_range;
 };
 
 /// Validate the options, import and cost the model, predict. Throws InputError on bad input.

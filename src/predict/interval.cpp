@@ -54,6 +54,27 @@ IntervalRegime regime_from_json(const nlohmann::json& r, const std::string& wher
   return g;
 }
 
+std::map<std::string, IntervalRegime> regimes_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.contains("regimes") || !j["regimes"].is_object() || j["regimes"].empty())
+    throw InputError(where + ".regimes: must be a non-empty object of regime name -> {rows, low, high}");
+  std::map<std::string, IntervalRegime> out;
+  for (const auto& [name, r] : j["regimes"].items()) out[name] = regime_from_json(r, where + ".regimes." + name);
+  return out;
+}
+
+MetricRanges metric_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw InputError(where + ": must be an object with machines, held_out_coverage and regimes");
+  MetricRanges m;
+  const double machines = number(j, "machines", where);
+  if (!(machines >= 1) || machines != std::floor(machines) || machines > 1e6)
+    throw InputError(where + ".machines: must be a positive whole number");
+  m.machines = static_cast<int>(machines);
+  m.held_out_coverage = share(j, "held_out_coverage", where);
+  m.regimes = regimes_from_json(j, where);
+  if (!m.regimes.count("all")) throw InputError(where + ".regimes: must have the pooled regime \"all\"");
+  return m;
+}
+
 }  // namespace
 
 IntervalTable interval_table_from_json(const nlohmann::json& j, const std::string& label) {
@@ -76,20 +97,16 @@ IntervalTable interval_table_from_json(const nlohmann::json& j, const std::strin
   }
   if (!(t.host_share_bins[0] < t.host_share_bins[1]))
     throw InputError(label + ".host_share_bins: the two edges must ascend");
-  if (!j.contains("regimes") || !j["regimes"].is_object() || j["regimes"].empty())
-    throw InputError(label + ".regimes: must be a non-empty object of regime name -> {rows, low, high}");
-  for (const auto& [name, r] : j["regimes"].items())
-    t.regimes[name] = regime_from_json(r, label + ".regimes." + name);
+  t.regimes = regimes_from_json(j, label);
   if (j.contains("host_calibrated")) {
     const std::string where = label + ".host_calibrated";
     const auto& c = j["host_calibrated"];
     if (!c.is_object()) throw InputError(where + ": must be an object with held_out_coverage and regimes");
     t.host_calibrated_coverage = share(c, "held_out_coverage", where);
-    if (!c.contains("regimes") || !c["regimes"].is_object() || c["regimes"].empty())
-      throw InputError(where + ".regimes: must be a non-empty object of regime name -> {rows, low, high}");
-    for (const auto& [name, r] : c["regimes"].items())
-      t.host_calibrated[name] = regime_from_json(r, where + ".regimes." + name);
+    t.host_calibrated = regimes_from_json(c, where);
   }
+  if (j.contains("energy_mj")) t.energy = metric_from_json(j["energy_mj"], label + ".energy_mj");
+  if (j.contains("power_w")) t.power = metric_from_json(j["power_w"], label + ".power_w");
   return t;
 }
 
@@ -109,15 +126,15 @@ std::vector<std::string> interval_regimes(const IntervalTable& t, const Predicti
 
 namespace {
 
-std::optional<LatencyRange> range_from(const std::map<std::string, IntervalRegime>& regimes,
-                                       const std::vector<std::string>& names, const Prediction& p,
-                                       double nominal_coverage, double pooled_coverage, const std::string& prefix) {
+std::optional<PredictionRange> range_from(const std::map<std::string, IntervalRegime>& regimes,
+                                          const std::vector<std::string>& names, double value,
+                                          double nominal_coverage, double pooled_coverage, const std::string& prefix) {
   for (const std::string& name : names) {
     const auto it = regimes.find(name);
     if (it == regimes.end()) continue;
-    LatencyRange r;
-    r.low_ms = p.latency_ms * it->second.low;
-    r.high_ms = p.latency_ms * it->second.high;
+    PredictionRange r;
+    r.low = value * it->second.low;
+    r.high = value * it->second.high;
     r.regime = prefix + name;
     r.rows = it->second.rows;
     r.nominal_coverage = nominal_coverage;
@@ -127,17 +144,33 @@ std::optional<LatencyRange> range_from(const std::map<std::string, IntervalRegim
   return std::nullopt;
 }
 
+std::optional<PredictionRange> metric_range(const IntervalTable& t, const std::optional<MetricRanges>& m, double value,
+                                            const PredictOptions& o) {
+  if (!m || !(value > 0) || !std::isfinite(value)) return std::nullopt;
+  auto r = range_from(m->regimes, {to_string(o.mode), "all"}, value, t.nominal_coverage, m->held_out_coverage, "");
+  if (r) r->machines = m->machines;
+  return r;
+}
+
 }  // namespace
 
-std::optional<LatencyRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
+std::optional<PredictionRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
   if (!(p.latency_ms > 0) || !std::isfinite(p.latency_ms)) return std::nullopt;
   const std::vector<std::string> names = interval_regimes(t, p, o);
   // A timed host (predict --host-factor) narrows the host-bound ranges; the GPU-side spread stays as fitted.
   if (o.host_factor != 1 && !t.host_calibrated.empty())
-    if (auto r = range_from(t.host_calibrated, names, p, t.nominal_coverage, t.host_calibrated_coverage,
+    if (auto r = range_from(t.host_calibrated, names, p.latency_ms, t.nominal_coverage, t.host_calibrated_coverage,
                             "host-calibrated/"))
       return r;
-  return range_from(t.regimes, names, p, t.nominal_coverage, t.held_out_coverage, "");
+  return range_from(t.regimes, names, p.latency_ms, t.nominal_coverage, t.held_out_coverage, "");
+}
+
+std::optional<PredictionRange> energy_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
+  return metric_range(t, t.energy, p.energy_mj, o);
+}
+
+std::optional<PredictionRange> power_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
+  return metric_range(t, t.power, p.avg_power_w, o);
 }
 
 }  // namespace perfpred

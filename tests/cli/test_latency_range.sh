@@ -30,6 +30,10 @@ for path, prefix in ((sys.argv[1], "eager/host-bound"), (sys.argv[2], "graph")):
     assert r["regime"].startswith(prefix), r
     assert 0 < r["low"] < d["latency_ms"] < r["high"], (r, d["latency_ms"])
     assert r["nominal_coverage"] == 0.8 and 0.5 < r["held_out_coverage"] <= 1 and r["held_out_rows"] > 0, r
+    for key, value in (("energy_range_mj", "energy_mj"), ("power_range_w", "avg_power_w")):
+        e = d[key]  # one pooled range each, on few machines, which it says
+        assert e["regime"] == "all" and e["held_out_machines"] >= 3, e
+        assert 0 < e["low"] < d[value] < e["high"], (e, d[value])
 PYEOF
 "$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --host-factor 0.7 --json --no-meta >"$TMP/hf.json" ||
   fail "predict --host-factor exited $?"
@@ -47,6 +51,8 @@ assert big["latency_range_ms"]["regime"].startswith("eager/gpu-bound"), big["lat
 PYEOF
 "$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb >"$TMP/text" || fail "predict (text) exited $?"
 grep -q "^range .* ms: .* of held-out measurements on machines left out" "$TMP/text" || { cat "$TMP/text"; fail "no range line"; }
+grep -q "^ *energy .* mJ, power .* W: .* of held-out measurements on [0-9]* machines left out" "$TMP/text" ||
+  { cat "$TMP/text"; fail "no energy and power range line"; }
 
 # 2. No table in the model directory: a note, no range.
 mkdir -p "$TMP/no-table"
@@ -77,7 +83,8 @@ for m, gpu in enumerate(("gpu-a", "gpu-b", "gpu-c")):
         spread = 0.7 + 0.7 * ((i * 7 + m * 3) % 40) / 39  # host-bound: 0.7-1.4 measured / predicted
         rows.append({"id": f"h{m}-{i}", "set": "synthetic", "gpu": gpu, "mode": "inference", "split": "held-out",
                      "runtime": "pytorch", "cuda_graphs": False, "latency_ms": 10 * spread, "pred_latency_ms": 10,
-                     "pred_host_overhead_ms": 8})
+                     "pred_host_overhead_ms": 8, "energy_mj": 100 * (0.8 + 0.4 * ((i * 3 + m) % 40) / 39),
+                     "pred_energy_mj": 100})
         spread = 0.9 + 0.2 * ((i * 11 + m) % 40) / 39
         rows.append({"id": f"g{m}-{i}", "set": "synthetic", "gpu": gpu, "mode": "inference", "split": "held-out",
                      "runtime": "pytorch", "cuda_graphs": False, "latency_ms": 10 * spread, "pred_latency_ms": 10,
@@ -98,6 +105,10 @@ assert host["rows"] == gpu["rows"] == 120, r  # the calibration rows stay out
 assert 0.69 <= host["low"] < 0.9 and 1.2 < host["high"] <= 1.41, host
 assert 0.89 <= gpu["low"] < 1 < gpu["high"] <= 1.11, gpu
 assert "graph" not in r, r
+e = t["energy_mj"]  # the energy rows: one pooled range over the three machines; no power rows, no power section
+assert e["machines"] == 3 and e["held_out_coverage"] >= 0.8, e
+assert list(e["regimes"]) == ["all"] and 0.79 <= e["regimes"]["all"]["low"] < 0.9 < 1.1 < e["regimes"]["all"]["high"] <= 1.21, e
+assert "power_w" not in t, t
 PYEOF
 grep -q "| all | 240 |" "$TMP/fit.md" || { cat "$TMP/fit.md"; fail "no pooled coverage row"; }
 # 5. --calibrated-rows: host-bound rows at their machines' fitted factors (0.85-1.15x) make the table's

@@ -1,6 +1,6 @@
 #pragma once
-/// The range a latency prediction carries: how far measurements on machines the model never saw fell from
-/// the analytical model's prediction in the same regime. tools/fit_intervals.py fits it on the held-out rows
+/// The ranges a prediction carries: how far measurements on machines the model never saw fell from the
+/// analytical model's prediction of the same kind (latency per regime; energy and average power pooled). tools/fit_intervals.py fits it on the held-out rows
 /// of scripts/eval_analytical.sh (quantiles of measured / predicted per regime, the tail mass chosen so that
 /// machines left out of the fit fall inside at the nominal rate) and writes models/latency-intervals.json.
 /// A regime is the engine (PyTorch eager issues one host call per op; a captured CUDA graph or a TensorRT
@@ -31,6 +31,13 @@ struct IntervalRegime {
   int left_out_rows = 0;
 };
 
+/// The ranges of one further quantity (energy, average power): regimes "all" and, where fitted, per mode.
+struct MetricRanges {
+  int machines = 0;              ///< machines (set, GPU, measuring machine) the held-out rows came from
+  double held_out_coverage = 0;  ///< pooled leave-one-machine-out coverage
+  std::map<std::string, IntervalRegime> regimes;
+};
+
 struct IntervalTable {
   double nominal_coverage = 0;   ///< the share of held-out measurements each regime's range aims to hold (0.8)
   double held_out_coverage = 0;  ///< the share they held pooled, each machine scored with ranges fitted without it
@@ -43,12 +50,15 @@ struct IntervalTable {
   /// where this has none for it, takes `regimes`.
   std::map<std::string, IntervalRegime> host_calibrated;
   double host_calibrated_coverage = 0;  ///< pooled leave-one-machine-out coverage of host_calibrated's rows
+  /// Energy and average power ranges ("energy_mj" and "power_w" sections), where the table has them.
+  std::optional<MetricRanges> energy;
+  std::optional<MetricRanges> power;
 };
 
-/// A prediction's range.
-struct LatencyRange {
-  double low_ms = 0;
-  double high_ms = 0;
+/// A prediction's range of one quantity, in that quantity's unit (ms, mJ, W).
+struct PredictionRange {
+  double low = 0;
+  double high = 0;
   /// The table's regime it came from (the most specific one the table has); "host-calibrated/" before it where
   /// the range is one of the table's host_calibrated ranges.
   std::string regime;
@@ -56,6 +66,7 @@ struct LatencyRange {
   double nominal_coverage = 0;
   /// The regime's own left-out coverage where the table has it, else the table's pooled one.
   double held_out_coverage = 0;
+  int machines = 0;  ///< machines the held-out rows came from, where the table says (energy and power)
 };
 
 /// Parse a table; `label` names the file in errors (with the field at fault).
@@ -69,6 +80,10 @@ std::vector<std::string> interval_regimes(const IntervalTable& t, const Predicti
 /// The range of `p` (predicted with `o`) from the most specific regime `t` has (its host_calibrated ranges
 /// first where `o` has a host factor other than 1); none where `t` has no regime for it or the prediction has
 /// no positive latency.
-std::optional<LatencyRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
+std::optional<PredictionRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
+/// The range of `p`'s energy per iteration (of its average power) from the table's energy (power) section, in
+/// the regime of `o`'s mode where the table has one, else "all"; none without the section or a positive value.
+std::optional<PredictionRange> energy_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
+std::optional<PredictionRange> power_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
 
 }  // namespace perfpred

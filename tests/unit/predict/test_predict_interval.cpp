@@ -53,8 +53,8 @@ TEST(LatencyRange, HostBoundEagerInferenceTakesItsOwnRegime) {
   const auto r = latency_range(t, predicted(10, 6), o);  // 60% of the latency is exposed host time
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->regime, "eager/host-bound/inference");
-  EXPECT_DOUBLE_EQ(r->low_ms, 5.8);
-  EXPECT_DOUBLE_EQ(r->high_ms, 14.7);
+  EXPECT_DOUBLE_EQ(r->low, 5.8);
+  EXPECT_DOUBLE_EQ(r->high, 14.7);
   EXPECT_EQ(r->rows, 300);
   EXPECT_DOUBLE_EQ(r->nominal_coverage, 0.8);
   EXPECT_DOUBLE_EQ(r->held_out_coverage, 0.79);  // the regime's own left-out coverage
@@ -143,8 +143,8 @@ TEST(LatencyRange, AHostFactorTakesTheHostCalibratedRangesInTheHostBoundRegimes)
   auto r = latency_range(t, predicted(10, 6), o);
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->regime, "host-calibrated/eager/host-bound/inference");
-  EXPECT_DOUBLE_EQ(r->low_ms, 7);
-  EXPECT_DOUBLE_EQ(r->high_ms, 13);
+  EXPECT_DOUBLE_EQ(r->low, 7);
+  EXPECT_DOUBLE_EQ(r->high, 13);
   EXPECT_DOUBLE_EQ(r->held_out_coverage, 0.82);
   o.mode = Mode::training;  // no calibrated training regime: the calibrated bin, with the section's pooled coverage
   r = latency_range(t, predicted(10, 6), o);
@@ -173,6 +173,52 @@ TEST(LatencyRange, AHostFactorTakesTheHostCalibratedRangesInTheHostBoundRegimes)
             std::string::npos);
 }
 
+TEST(LatencyRange, EnergyAndPowerTakeTheirSectionsPooledOrByMode) {
+  auto j = table_json();
+  Prediction p = predicted(10, 0.1);
+  p.energy_mj = 100;
+  p.avg_power_w = 50;
+  PredictOptions o;
+  IntervalTable t = interval_table_from_json(j, "t.json");
+  EXPECT_FALSE(energy_range(t, p, o).has_value());  // no section: no range
+  EXPECT_FALSE(power_range(t, p, o).has_value());
+  j["energy_mj"] = {{"machines", 5},
+                    {"held_out_coverage", 0.81},
+                    {"regimes",
+                     {{"all", {{"rows", 296}, {"low", 0.79}, {"high", 1.47}, {"left_out_rows", 296},
+                               {"left_out_coverage", 0.81}}},
+                      {"training", {{"rows", 200}, {"low", 0.9}, {"high", 1.5}}}}}};
+  j["power_w"] = {{"machines", 5}, {"held_out_coverage", 0.8},
+                  {"regimes", {{"all", {{"rows", 296}, {"low", 0.88}, {"high", 1.37}}}}}};
+  t = interval_table_from_json(j, "t.json");
+  auto e = energy_range(t, p, o);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->regime, "all");
+  EXPECT_DOUBLE_EQ(e->low, 79);
+  EXPECT_DOUBLE_EQ(e->high, 147);
+  EXPECT_EQ(e->machines, 5);
+  EXPECT_DOUBLE_EQ(e->held_out_coverage, 0.81);
+  auto w = power_range(t, p, o);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->low, 44);
+  EXPECT_DOUBLE_EQ(w->held_out_coverage, 0.8);  // no left-out figure for the regime: the section's pooled one
+  o.mode = Mode::training;
+  e = energy_range(t, p, o);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->regime, "training");
+  EXPECT_DOUBLE_EQ(e->high, 150);
+  p.energy_mj = 0;
+  EXPECT_FALSE(energy_range(t, p, o).has_value());
+  // Malformed sections name the field.
+  j["energy_mj"]["regimes"].erase("all");
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.energy_mj.regimes: must have"),
+            std::string::npos);
+  j["energy_mj"]["regimes"]["all"] = {{"rows", 296}, {"low", 0.79}, {"high", 1.47}};
+  j["power_w"]["machines"] = 0;
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.power_w.machines"),
+            std::string::npos);
+}
+
 TEST(LatencyRange, TheShippedTableParsesAndCoversEveryEngine) {
   const std::string path = std::string(PERFPRED_SOURCE_ROOT) + "/models/" + k_interval_file;
   const IntervalTable t = load_interval_table(path);
@@ -183,6 +229,15 @@ TEST(LatencyRange, TheShippedTableParsesAndCoversEveryEngine) {
   for (const auto& [name, r] : t.regimes) {
     EXPECT_LT(r.low, 1) << name;  // every regime's range holds its own prediction
     EXPECT_GT(r.high, 1) << name;
+  }
+  // Energy and power: one pooled range each, holding its own prediction.
+  ASSERT_TRUE(t.energy.has_value());
+  ASSERT_TRUE(t.power.has_value());
+  for (const auto* m : {&*t.energy, &*t.power}) {
+    EXPECT_GE(m->machines, 3);
+    ASSERT_TRUE(m->regimes.count("all"));
+    EXPECT_LT(m->regimes.at("all").low, 1);
+    EXPECT_GT(m->regimes.at("all").high, 1);
   }
   // The ranges of a timed host: host-bound regimes only, each holding its own prediction.
   EXPECT_TRUE(t.host_calibrated.count("eager/host-bound/inference"));
