@@ -43,7 +43,8 @@ const std::set<std::string> k_entry_keys = {"name",       "model",       "gpu", 
                                             "allow_tf32", "cuda_graphs", "channels_last", "attention", "param_updates", "mixed_precision", "mode", "runtime", "optimizer",
                                             "input_shapes", "branches",  "dims", "loop_trips", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
-                                            "peak_memory_fraction", "energy_mj", "latency_range_high_ms"};
+                                            "peak_memory_fraction", "energy_mj", "latency_range_high_ms",
+                                            "energy_range_high_mj"};
 
 std::string get_string(const nlohmann::json& e, const std::string& key, const std::string& where, bool required,
                        const std::string& def = "") {
@@ -84,6 +85,8 @@ std::string describe(const BudgetCheck& c) {
     return "latency range high " + fmt(c.value, 3) + " ms " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " ms";
   if (c.limit == "min_throughput_samples_per_s")
     return "throughput " + fmt(c.value, 1) + " samples/s " + (c.passed ? ">=" : "<") + " " + fmt_g(c.limit_value);
+  if (c.limit == "energy_range_high_mj")
+    return "energy range high " + fmt(c.value, 2) + " mJ " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " mJ";
   if (c.limit == "energy_mj")
     return "energy " + fmt(c.value, 2) + " mJ " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " mJ";
   return std::string("peak memory ") + human_bytes(c.value) + " " + (c.passed ? "<=" : ">") + " " +
@@ -204,6 +207,7 @@ void parse_limits(const nlohmann::json& e, const std::string& where, BudgetLimit
   L.peak_memory_fraction = get_limit(lim, "peak_memory_fraction", where);
   L.energy_mj = get_limit(lim, "energy_mj", where);
   L.latency_range_high_ms = get_limit(lim, "latency_range_high_ms", where);
+  L.energy_range_high_mj = get_limit(lim, "energy_range_high_mj", where);
   if (L.peak_memory_bytes && L.peak_memory_fraction)
     throw InputError(where + ": give limits.peak_memory_bytes or limits.peak_memory_fraction, not both");
   if (L.peak_memory_fraction && *L.peak_memory_fraction > 1)
@@ -289,16 +293,20 @@ size_t BudgetReport::failed_entries() const {
 }
 
 namespace {
-/// The high end of the latency range of entry `e`'s prediction `p` (limits.latency_range_high_ms).
-double range_high_ms(const BudgetEntry& e, const Prediction& p, const PredictOptions& opts,
-                     const KernelCorrector* corrector, const IntervalTable* ranges) {
-  const std::string what = e.where + ": limits.latency_range_high_ms: ";
+/// The high end of the range `limit` checks (limits.latency_range_high_ms: the latency's, energy_range_high_mj:
+/// the energy's) of entry `e`'s prediction `p`.
+double range_high(const std::string& limit, const BudgetEntry& e, const Prediction& p, const PredictOptions& opts,
+                  const KernelCorrector* corrector, const IntervalTable* ranges) {
+  const bool energy = limit == "energy_range_high_mj";
+  const std::string what = e.where + ": limits." + limit + ": ";
   if (corrector)
-    throw InputError(what + "the latency ranges describe the analytical model's held-out errors; drop --bundle "
-                     "(or check limits.latency_ms)");
-  if (!ranges) throw InputError(what + "no latency range table (models/latency-intervals.json, tools/fit_intervals.py)");
-  const auto r = latency_range(*ranges, p, opts);
-  if (!r) throw InputError(what + "the latency range table has no regime for this prediction");
+    throw InputError(what + "the ranges describe the analytical model's held-out errors; drop --bundle (or check "
+                     "limits." + (energy ? "energy_mj" : "latency_ms") + ")");
+  if (!ranges) throw InputError(what + "no range table (models/latency-intervals.json, tools/fit_intervals.py)");
+  const auto r = energy ? energy_range(*ranges, p, opts) : latency_range(*ranges, p, opts);
+  if (!r)
+    throw InputError(what + (energy ? "the range table has no energy range for this prediction (its energy_mj section)"
+                                    : "the range table has no regime for this prediction"));
   return r->high;
 }
 }  // namespace
@@ -334,8 +342,12 @@ BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, cons
       r.checks.push_back(upper("peak_memory_fraction", p.peak_memory_bytes, *L.peak_memory_fraction * r.gpu.memory_bytes()));
     if (L.energy_mj) r.checks.push_back(upper("energy_mj", p.energy_mj, *L.energy_mj));
     if (L.latency_range_high_ms)
-      r.checks.push_back(upper("latency_range_high_ms", range_high_ms(e, p, opts, corrector, ranges),
+      r.checks.push_back(upper("latency_range_high_ms",
+                               range_high("latency_range_high_ms", e, p, opts, corrector, ranges),
                                *L.latency_range_high_ms));
+    if (L.energy_range_high_mj)
+      r.checks.push_back(upper("energy_range_high_mj", range_high("energy_range_high_mj", e, p, opts, corrector, ranges),
+                               *L.energy_range_high_mj));
     rep.results.push_back(std::move(r));
   }
   return rep;

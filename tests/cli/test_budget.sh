@@ -101,8 +101,26 @@ assert abs(c[1]["value"] - float(sys.argv[2])) <= 1e-4 * c[1]["value"], (c[1], s
 PY
 "$bin" budget check "$tmp/ci/range.json" --bundle default >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] || fail "latency_range_high_ms with --bundle exited $rc"
-grep -qF 'entries[0] ("r"): limits.latency_range_high_ms: the latency ranges describe' "$tmp/err" ||
+grep -qF 'entries[0] ("r"): limits.latency_range_high_ms: the ranges describe' "$tmp/err" ||
   fail "unclear --bundle error: $(cat "$tmp/err")"
+# The energy range's high end likewise: an energy limit 1.1x the prediction passes on energy_mj and fails on
+# energy_range_high_mj (the shipped energy range's high end is above 1.1x).
+pred=$("$bin" -q predict "$zoo/resnet18.onnx" --gpu t4 --batch 8 --json --no-meta | /usr/bin/python3 -c \
+  'import json,sys; d=json.load(sys.stdin); print(d["energy_mj"] * 1.1, d["energy_range_mj"]["high"])')
+read -r lim high <<<"$pred"
+cat >"$tmp/ci/erange.json" <<J
+{"schema_version": 1, "entries": [{"name": "e", "model": "models/resnet18.onnx", "gpu": "t4", "batch": 8,
+  "limits": {"energy_mj": $lim, "energy_range_high_mj": $lim}}]}
+J
+"$bin" budget check "$tmp/ci/erange.json" --json --no-meta >"$tmp/e.json"; rc=$?
+[ $rc -eq 1 ] || fail "energy_range_high_mj above the limit exited $rc"
+/usr/bin/python3 - "$tmp/e.json" "$high" <<'PY' || fail "energy_range_high_mj verdict: $(cat "$tmp/e.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["entries"][0]["checks"]
+assert [x["limit"] for x in c] == ["energy_mj", "energy_range_high_mj"], c
+assert c[0]["passed"] and not c[1]["passed"], c
+assert abs(c[1]["value"] - float(sys.argv[2])) <= 1e-4 * c[1]["value"], (c[1], sys.argv[2])
+PY
 "$bin" budget check "$tmp/none.json" >/dev/null 2>&1; [ $? -eq 2 ] || fail "missing budget file"
 "$bin" budget >/dev/null 2>&1; [ $? -eq 2 ] || fail "budget without check"
 echo "ok"

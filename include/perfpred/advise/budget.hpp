@@ -30,6 +30,8 @@ struct BudgetLimits {
   /// The high end of the latency's range (predict's latency_range_ms.high): where the prediction must hold on
   /// a machine nobody measured, not only on the model's reference one.
   std::optional<double> latency_range_high_ms;
+  /// The high end of the energy's range (predict's energy_range_mj.high), likewise.
+  std::optional<double> energy_range_high_mj;
 };
 
 /// One entry as written in the file (paths as given, resolved against the file's directory).
@@ -91,9 +93,9 @@ using ModelLoader = std::function<std::shared_ptr<const AnalyzedModel>(const Bud
 using DeviceResolver = std::function<GpuSpec(const std::string& id_or_path)>;
 
 /// Predict every entry and check its limits. Errors loading a model or device are rethrown as
-/// InputError prefixed with the entry's `where`. `ranges`: the latency range table (models/latency-intervals.json)
-/// for limits.latency_range_high_ms; an entry with that limit and no table, a learned corrector, or no regime
-/// for its prediction is an InputError naming the entry and the limit.
+/// InputError prefixed with the entry's `where`. `ranges`: the range table (models/latency-intervals.json) for
+/// limits.latency_range_high_ms and limits.energy_range_high_mj; an entry with such a limit and no table, a
+/// learned corrector, or no range for its prediction is an InputError naming the entry and the limit.
 BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, const DeviceResolver& resolve,
                            const KernelCorrector* corrector = nullptr, const IntervalTable* ranges = nullptr);
 

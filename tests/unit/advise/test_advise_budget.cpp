@@ -355,3 +355,40 @@ TEST(BudgetCheck, LatencyRangeHighChecksTheRangesHighEnd) {
     }
   }
 }
+
+TEST(BudgetCheck, EnergyRangeHighChecksTheEnergyRangesHighEnd) {
+  auto m = test::analysed_text(test::cnn_text(32, 32), 4);
+  PredictOptions o;
+  o.batch = 4;
+  const Prediction p = predict(m->graph, m->cost, GpuCatalog::instance().resolve("t4"), o);
+  IntervalTable t;
+  t.nominal_coverage = 0.8;
+  t.held_out_coverage = 0.8;
+  t.tail_mass = 0.05;
+  t.host_share_bins = {0.05, 0.4};
+  t.regimes["eager"] = {100, 0.7, 1.5};
+  json j = file_with({entry("a", {{"energy_mj", p.energy_mj * 1.2}, {"energy_range_high_mj", p.energy_mj * 1.2}})});
+  const auto f = parse_budget_json(j, "budgets.json");
+  // The table has no energy section: the entry and the limit are named.
+  try {
+    check_budgets(f, text_loader(), catalog_resolver(), nullptr, &t);
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("entries[0] (\"a\"): limits.energy_range_high_mj: "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("no energy range"), std::string::npos) << msg;
+  }
+  MetricRanges energy;
+  energy.machines = 5;
+  energy.held_out_coverage = 0.81;
+  energy.regimes["all"] = {296, 0.8, 1.5};
+  t.energy = energy;
+  // The prediction passes an energy limit 1.2x itself, and fails it on the energy range's high end (1.5x).
+  const auto rep = check_budgets(f, text_loader(), catalog_resolver(), nullptr, &t);
+  ASSERT_EQ(rep.results[0].checks.size(), 2u);
+  EXPECT_TRUE(rep.results[0].checks[0].passed);
+  EXPECT_EQ(rep.results[0].checks[1].limit, "energy_range_high_mj");
+  EXPECT_NEAR(rep.results[0].checks[1].value, p.energy_mj * 1.5, 1e-6);
+  EXPECT_FALSE(rep.results[0].checks[1].passed);
+  EXPECT_NE(budget_text(rep).find("energy range high"), std::string::npos);
+}
