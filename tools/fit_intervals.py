@@ -158,7 +158,8 @@ def load_rows(path, names):
         if r.get("split") != "held-out" or not r.get("latency_ms") or not r.get("pred_latency_ms"):
             continue
         if "runtime" not in r:
-            sys.exit(f"fit_intervals: {path} has no runtime per row; rerun scripts/eval_analytical.sh (or tools/eval_host_factor.py --dump)")
+            sys.exit(f"fit_intervals: {path} has no runtime per row; rerun scripts/eval_analytical.sh "
+                     "(or tools/eval_host_factor.py --dump)")
         r["_parts"] = regime_parts(r)
         r["_keys"] = regime_keys(r["_parts"])
         r["_log"] = math.log(r["latency_ms"] / r["pred_latency_ms"])
@@ -187,35 +188,48 @@ def load_metric_rows(path, names, metric):
     return rows
 
 
+def fit_section(rows, coverage, keep=lambda k: True):
+    """A further section of the table fitted on `rows` as the latency's: (regimes of the table, their markdown
+    rows, leave-one-machine-out scores per machine, pooled coverage, fallback tail), regimes filtered by `keep`."""
+    tail, _, _ = choose_tail(rows, coverage)
+    tails = choose_regime_tails(rows, coverage)
+    table = {k: v for k, v in fit(rows, tail, tails).items() if keep(k)}
+    by_regime = {}
+    scores = held_out_coverage(rows, tail, by_regime, tails)
+    regimes = {k: regime_doc(n, lo, hi, tails.get(k, tail), by_regime.get(k)) for k, (n, lo, hi) in sorted(table.items())}
+    return regimes, regime_lines(table, tails, tail, by_regime), scores, pooled_coverage(scores), tail
+
+
+REGIME_HEADER = ["| regime | held-out rows | tail mass | low | high | machines left out: rows scored here, inside |",
+                 "|---|---|---|---|---|---|"]
+
+
+def regime_lines(table, tails, tail, by_regime):
+    """Markdown rows of a fitted table: regime, rows, tail, bounds and the left-out machines' coverage under it."""
+    L = []
+    for k in sorted(table):
+        n, lo, hi = table[k]
+        c = by_regime.get(k)
+        left_out = f"{c[0]}, {c[1] / c[0]:.0%}" if c and c[0] else "-"
+        L.append(f"| {k} | {n} | {tails.get(k, tail):.3f} | {lo:.2f} | {hi:.2f} | {left_out} |")
+    return L
+
+
 def fit_metric(path, names, metric, coverage):
     """(section of the table, markdown lines) of `metric`'s ranges, or None where fewer than MIN_ROWS rows
     measured it."""
     rows = load_metric_rows(path, names, metric)
     if len(rows) < MIN_ROWS:
         return None
-    tail, _, _ = choose_tail(rows, coverage)
-    tails = choose_regime_tails(rows, coverage)
-    table = fit(rows, tail, tails)
-    by_regime = {}
-    scores = held_out_coverage(rows, tail, by_regime, tails)
-    pooled = pooled_coverage(scores)
+    regimes, lines, scores, pooled, tail = fit_section(rows, coverage)
     machines = sum(1 for s, _, _ in scores.values() if s)
     section = {"source": f"held-out {metric} rows of scripts/eval_analytical.sh (the analytical model)",
-               "machines": machines, "held_out_coverage": round(pooled, 4), "tail_mass": tail,
-               "regimes": {k: regime_doc(n, lo, hi, tails.get(k, tail), by_regime.get(k))
-                           for k, (n, lo, hi) in sorted(table.items())}}
+               "machines": machines, "held_out_coverage": round(pooled, 4), "tail_mass": tail, "regimes": regimes}
     _, what, unit = METRICS[metric]
     per_machine = ", ".join(f"{m} {i / n:.0%} of {n}" for m, (n, i, _) in sorted(scores.items()) if n)
     L = ["", f"{what.capitalize()} (`{metric.split('_')[0]}_range_{unit.lower()}`): {len(rows)} held-out rows on "
          f"{machines} machines, each scored with a range fitted without it: {pooled:.0%} inside pooled ({per_machine}).",
-         "",
-         "| regime | held-out rows | tail mass | low | high | machines left out: rows scored here, inside |",
-         "|---|---|---|---|---|---|"]
-    for k in sorted(table):
-        n, lo, hi = table[k]
-        c = by_regime.get(k)
-        left_out = f"{c[0]}, {c[1] / c[0]:.0%}" if c and c[0] else "-"
-        L.append(f"| {k} | {n} | {tails.get(k, tail):.3f} | {lo:.2f} | {hi:.2f} | {left_out} |")
+         ""] + REGIME_HEADER + lines
     return section, L
 
 
@@ -228,27 +242,14 @@ def fit_calibrated(path, coverage):
     rows = [r for r in load_rows(path, {}) if "/".join(r["_parts"][:2]) == CALIBRATED_PREFIX]
     if len(rows) < MIN_ROWS:
         return None
-    tail, _, _ = choose_tail(rows, coverage)
-    tails = choose_regime_tails(rows, coverage)
-    table = {k: v for k, v in fit(rows, tail, tails).items() if k.startswith(CALIBRATED_PREFIX)}
-    by_regime = {}
-    scores = held_out_coverage(rows, tail, by_regime, tails)
-    pooled = pooled_coverage(scores)
+    regimes, lines, scores, pooled, _ = fit_section(rows, coverage, lambda k: k.startswith(CALIBRATED_PREFIX))
     section = {"source": "held-out PyTorch rows of tools/eval_host_factor.py, predicted at the --host-factor fitted "
                          "on two other rows of their machine",
-               "held_out_coverage": round(pooled, 4),
-               "regimes": {k: regime_doc(n, lo, hi, tails.get(k, tail), by_regime.get(k))
-                           for k, (n, lo, hi) in sorted(table.items())}}
+               "held_out_coverage": round(pooled, 4), "regimes": regimes}
     L = ["", f"With `--host-factor` (the machine's host timed; `--calibrated-rows`, from "
          f"`tools/eval_host_factor.py --dump`): {len(rows)} host-bound rows of {len(scores)} machines, each predicted "
          f"at the factor fitted on two other rows of its machine; each machine scored with ranges fitted without it "
-         f"holds {pooled:.0%} pooled. Other regimes keep the ranges above.", "",
-         "| regime | rows | tail mass | low | high | machines left out: rows scored here, inside |", "|---|---|---|---|---|---|"]
-    for k in sorted(table):
-        n, lo, hi = table[k]
-        c = by_regime.get(k)
-        left_out = f"{c[0]}, {c[1] / c[0]:.0%}" if c and c[0] else "-"
-        L.append(f"| {k} | {n} | {tails.get(k, tail):.3f} | {lo:.2f} | {hi:.2f} | {left_out} |")
+         f"holds {pooled:.0%} pooled. Other regimes keep the ranges above.", ""] + REGIME_HEADER + lines
     return section, L
 
 
@@ -296,14 +297,8 @@ def markdown(rows, tail, scores, pooled, table, coverage, out_path, by_regime, t
          f"leave-one-machine-out coverage of the rows it scores reaches it (at the {naive_tail:.2f} / "
          f"{1 - naive_tail:.2f} quantiles the same scoring holds {naive:.0%} pooled); regimes that score no row "
          f"take {tail:.3f}, the largest tail whose pooled coverage reaches it. {len(rows)} held-out latency rows "
-         f"on {len(scores)} machines. Shipped ranges ({os.path.relpath(out_path, REPO)}), measured / predicted:", "",
-         "| regime | held-out rows | tail mass | low | high | machines left out: rows scored here, inside |",
-         "|---|---|---|---|---|---|"]
-    for k in sorted(table):
-        n, lo, hi = table[k]
-        c = by_regime.get(k)
-        left_out = f"{c[0]}, {c[1] / c[0]:.0%}" if c and c[0] else "-"
-        L.append(f"| {k} | {n} | {tails.get(k, tail):.3f} | {lo:.2f} | {hi:.2f} | {left_out} |")
+         f"on {len(scores)} machines. Shipped ranges ({os.path.relpath(out_path, REPO)}), measured / predicted:", ""]
+    L += REGIME_HEADER + regime_lines(table, tails, tail, by_regime)
     L += ["", "Each machine scored with ranges fitted without it:", "",
           "| machine | rows | inside the range | mean high / low |", "|---|---|---|---|"]
     for m in sorted(scores):

@@ -1,8 +1,9 @@
 #pragma once
 /// The ranges a prediction carries: how far measurements on machines the model never saw fell from the
-/// analytical model's prediction of the same kind (latency per regime; energy and average power pooled). tools/fit_intervals.py fits it on the held-out rows
-/// of scripts/eval_analytical.sh (quantiles of measured / predicted per regime, the tail mass chosen so that
-/// machines left out of the fit fall inside at the nominal rate) and writes models/latency-intervals.json.
+/// analytical model's prediction of the same kind (latency per regime; energy and average power pooled).
+/// tools/fit_intervals.py fits them on the held-out rows of scripts/eval_analytical.sh (quantiles of measured /
+/// predicted per regime, the tail mass chosen so that machines left out of the fit fall inside at the nominal
+/// rate) and writes models/latency-intervals.json.
 /// A regime is the engine (PyTorch eager issues one host call per op; a captured CUDA graph or a TensorRT
 /// engine does not), the exposed host share of the predicted latency, and the mode.
 #include <filesystem>
