@@ -19,7 +19,9 @@
 #include "perfpred/learn/bundle.hpp"
 #include "perfpred/learn/model.hpp"
 #include "perfpred/onnx/importer.hpp"
+#include "perfpred/predict/interval.hpp"
 #include "perfpred/predict/predictor.hpp"
+#include "perfpred/util/paths.hpp"
 #include "perfpred/util/error.hpp"
 
 namespace perfpred::cli::support {
@@ -128,5 +130,14 @@ class Corrector {
   std::shared_ptr<learn::LearnedModel> m_model;
   std::unique_ptr<learn::BundleCorrector> m_corrector;
 };
+
+/// The shipped range table (model_dir()/latency-intervals.json), or none where it is missing; a malformed one is
+/// an InputError naming the file and the field.
+inline std::optional<IntervalTable> shipped_ranges() {
+  const auto path = model_dir() / k_interval_file;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  return load_interval_table(path);
+}
 
 }  // namespace perfpred::cli::support

@@ -244,7 +244,8 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
   p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
   for (const auto& w : g.warnings) spdlog::warn("{}", w);
 
-  PredictRun run{std::move(p), gpu, o, std::filesystem::path(o.model).stem().string(), {}, std::nullopt, {}};
+  PredictRun run{std::move(p), gpu, o, std::filesystem::path(o.model).stem().string(), {}, std::nullopt, {},
+                 std::nullopt, std::nullopt};
   run.shown.model_bytes.clear();
   run.shown.batch = po.batch;  // the batch the model ran at, which --input-shape or a fixed export decide
   return run;

@@ -39,10 +39,16 @@ int run_report(const ReportCliOptions& o) {
   in.cost = &model->cost;
   in.options = popts;
   in.max_layer_bars = static_cast<size_t>(o.max_layer_bars);
+  const auto ranges = support::shipped_ranges();  // as predict reports them: where the analytical model predicted
   for (const auto& g : gpus) {
     Prediction p = predict(model->graph, model->cost, g, popts, corr.get());
     if (popts.host_factor != 1) p.notes.insert(p.notes.begin(), host_factor_note(popts.host_factor));
-    in.devices.push_back({g, std::move(p)});
+    report::ReportDevice d{g, std::move(p), std::nullopt, std::nullopt};
+    if (ranges && corr.label_for(g, popts) == "analytical") {
+      d.latency_range = latency_range(*ranges, d.prediction, popts);
+      d.energy_range = energy_range(*ranges, d.prediction, popts);
+    }
+    in.devices.push_back(std::move(d));
   }
   std::string html = report::render_html_report(in);
   write_text_file(o.out, html, "--out");

@@ -316,15 +316,20 @@ std::string memory_timeline_svg(const std::vector<MemoryTimelinePoint>& tl, doub
   return s;
 }
 
-// One horizontal bar chart comparing devices on one metric.
+// One horizontal bar chart comparing devices on one metric; `ranges` (empty, or one per device with nullopt
+// where a device has none) draws each range as a whisker over its bar, `fmt_value` writing its bounds.
 std::string device_metric_svg(const std::string& title, const std::vector<ReportDevice>& devs,
                               const std::vector<double>& values, const std::vector<std::string>& labels,
-                              const std::vector<double>& capacity) {
+                              const std::vector<double>& capacity,
+                              const std::vector<std::optional<PredictionRange>>& ranges = {},
+                              std::string (*fmt_value)(double) = nullptr) {
   const int label_w = 230, bar_w = 360, row_h = 22, top = 26;
   const int h = top + static_cast<int>(devs.size()) * row_h + 8, w = label_w + bar_w + 150;
   double mx = 0;
   for (double v : values) mx = std::max(mx, std::isfinite(v) ? v : 0);
   for (double c : capacity) mx = std::max(mx, c);
+  for (const auto& r : ranges)
+    if (r && std::isfinite(r->high)) mx = std::max(mx, r->high);
   if (mx <= 0) mx = 1;
   std::string s = "<svg class=\"chart small\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) +
                   "\" height=\"" + std::to_string(h) + "\" viewBox=\"0 0 " + std::to_string(w) + " " +
@@ -343,8 +348,21 @@ std::string device_metric_svg(const std::string& title, const std::vector<Report
            "</title></rect>";
     s += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" + num(bw) +
          "\" height=\"" + std::to_string(row_h - 6) + "\" fill=\"" + device_colour(i) + "\"/>";
-    s += "<text x=\"" + num(label_w + std::max(bw, capacity.empty() ? 0.0 : bar_w * capacity[i] / mx) + 6) + "\" y=\"" +
-         std::to_string(y + 15) + "\" class=\"val\">" + xml_escape(labels[i]) + "</text>\n";
+    double right = std::max(bw, capacity.empty() ? 0.0 : bar_w * capacity[i] / mx);
+    if (i < ranges.size() && ranges[i]) {
+      const double x0 = label_w + bar_w * ranges[i]->low / mx, x1 = label_w + bar_w * ranges[i]->high / mx;
+      const std::string ym = std::to_string(y + row_h / 2), ya = std::to_string(y + 6), yb = std::to_string(y + row_h - 6);
+      s += "<g class=\"range\" stroke=\"#333\"><title>range " +
+           xml_escape(fmt_value ? fmt_value(ranges[i]->low) : fmt_given(ranges[i]->low)) + " to " +
+           xml_escape(fmt_value ? fmt_value(ranges[i]->high) : fmt_given(ranges[i]->high)) + ": " + fmt_fixed(100 * ranges[i]->held_out_coverage, 0) +
+           "% of held-out measurements on machines left out of the fit</title><line x1=\"" + num(x0) + "\" y1=\"" + ym +
+           "\" x2=\"" + num(x1) + "\" y2=\"" + ym + "\"/><line x1=\"" + num(x0) + "\" y1=\"" + ya + "\" x2=\"" + num(x0) +
+           "\" y2=\"" + yb + "\"/><line x1=\"" + num(x1) + "\" y1=\"" + ya + "\" x2=\"" + num(x1) + "\" y2=\"" + yb +
+           "\"/></g>";
+      right = std::max(right, x1 - label_w);
+    }
+    s += "<text x=\"" + num(label_w + right + 6) + "\" y=\"" + std::to_string(y + 15) + "\" class=\"val\">" +
+         xml_escape(labels[i]) + "</text>\n";
   }
   s += "</svg>\n";
   return s;
@@ -355,7 +373,7 @@ body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:24px 32px;color
 h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:16px;margin:18px 0 6px}.meta{color:#555;font-size:13px}
 table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:4px 8px;text-align:right}
-th{background:#f3f5f9}td.l,th.l{text-align:left}tr.nofit td{background:#fbecec}
+th{background:#f3f5f9}td{white-space:nowrap}td.l,th.l{text-align:left}tr.nofit td{background:#fbecec}
 .chart{display:block;margin:6px 0 10px}.chart.small{display:inline-block;margin-right:18px}
 .lbl{font-size:11px;fill:#333}.val{font-size:11px;fill:#444}.tick{font-size:11px;fill:#555}
 .axis{font-size:12px;fill:#333}.ctitle{font-size:13px;font-weight:bold;fill:#222}
@@ -446,15 +464,26 @@ std::string render_html_report(const ReportInput& in) {
        "</p>\n";
 
   // Device comparison.
-  h += "<h2>Device comparison</h2>\n<table>\n<tr><th class=\"l\">device</th><th>latency</th><th>throughput (samples/s)</th>"
-       "<th>energy / batch</th><th>avg power</th><th>peak memory</th><th>device memory</th><th class=\"l\">fits</th></tr>\n";
+  bool any_range = false;
+  for (const auto& d : in.devices) any_range = any_range || d.latency_range || d.energy_range;
+  h += "<h2>Device comparison</h2>\n<table>\n<tr><th class=\"l\">device</th><th>latency</th>" +
+       std::string(any_range ? "<th>latency range</th>" : "") + "<th>throughput (samples/s)</th><th>energy / batch</th>" +
+       (any_range ? "<th>energy range</th>" : "") +
+       "<th>avg power</th><th>peak memory</th><th>device memory</th><th class=\"l\">fits</th></tr>\n";
+  auto range_cell = [&](const std::optional<PredictionRange>& r, const std::string& unit, int digits) {
+    if (!any_range) return std::string();
+    if (!r) return std::string("<td>-</td>");
+    return "<td>" + fmt_fixed(r->low, digits) + "-" + fmt_fixed(r->high, digits) + " " + unit + "</td>";
+  };
   std::vector<double> lat, thr, en, mem, cap;
   std::vector<std::string> lat_l, thr_l, en_l, mem_l;
   for (const auto& d : in.devices) {
     const auto& p = d.prediction;
+    const int lat_digits = p.latency_ms >= 100 ? 1 : p.latency_ms >= 10 ? 2 : 3;
     h += std::string("<tr") + (p.fits ? "" : " class=\"nofit\"") + "><td class=\"l\">" + xml_escape(d.gpu.id) + "</td><td>" +
-         fmt_ms(p.latency_ms) + "</td><td>" + fmt_fixed(p.throughput_samples_per_s, 1) + "</td><td>" +
-         fmt_fixed(p.energy_mj, 2) + " mJ</td><td>" + fmt_fixed(p.avg_power_w, 1) + " W</td><td>" +
+         fmt_ms(p.latency_ms) + "</td>" + range_cell(d.latency_range, "ms", lat_digits) + "<td>" +
+         fmt_fixed(p.throughput_samples_per_s, 1) + "</td><td>" + fmt_fixed(p.energy_mj, 2) + " mJ</td>" +
+         range_cell(d.energy_range, "mJ", 2) + "<td>" + fmt_fixed(p.avg_power_w, 1) + " W</td><td>" +
          fmt_bytes(p.peak_memory_bytes) + "</td><td>" + fmt_bytes(d.gpu.memory_bytes()) + "</td><td class=\"l\">" +
          (p.fits ? "yes" : "no, short by " + fmt_bytes(p.memory_shortfall_bytes)) + "</td></tr>\n";
     lat.push_back(p.latency_ms);
@@ -467,10 +496,22 @@ std::string render_html_report(const ReportInput& in) {
     mem_l.push_back(fmt_bytes(p.peak_memory_bytes) + " of " + fmt_bytes(d.gpu.memory_bytes()));
     cap.push_back(d.gpu.memory_bytes());
   }
-  h += "</table>\n<div>\n";
-  h += device_metric_svg("latency per batch (lower is better)", in.devices, lat, lat_l, {});
+  h += "</table>\n";
+  if (any_range)
+    h += "<p class=\"note\">Ranges: where 80% of the held-out measurements on machines left out of the fit fell, "
+         "for predictions of the same kind (latency: eager or graph, host-bound or not, the mode; energy: one range "
+         "fitted on the few machines that measured it). No range where a learned bundle predicted. Whiskers on the "
+         "charts below.</p>\n";
+  std::vector<std::optional<PredictionRange>> lat_r, en_r;
+  for (const auto& d : in.devices) {
+    lat_r.push_back(d.latency_range);
+    en_r.push_back(d.energy_range);
+  }
+  h += "<div>\n";
+  h += device_metric_svg("latency per batch (lower is better)", in.devices, lat, lat_l, {}, lat_r, fmt_ms);
   h += device_metric_svg("throughput (higher is better)", in.devices, thr, thr_l, {});
-  h += device_metric_svg("energy per batch (lower is better)", in.devices, en, en_l, {});
+  h += device_metric_svg("energy per batch (lower is better)", in.devices, en, en_l, {}, en_r,
+                         [](double v) { return fmt_fixed(v, 2) + " mJ"; });
   h += device_metric_svg("peak memory vs capacity (dashed)", in.devices, mem, mem_l, cap);
   h += "</div>\n";
 

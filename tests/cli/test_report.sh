@@ -25,6 +25,13 @@ for s in "Device comparison" "Memory timeline" "Roofline" "Time per layer" t4 a1
   grep -q "$s" "$html" || fail "report lacks '$s'"
 done
 [ "$(grep -c '<h3>Roofline</h3>' "$html")" -eq 3 ] || fail "expected one roofline per device"
+# The shipped range table: each device's latency and energy range in the table and as whiskers on the charts.
+grep -q "<th>latency range</th>" "$html" || fail "report lacks the latency range column"
+[ "$(grep -o 'class="range"' "$html" | wc -l)" -eq 6 ] || fail "expected a latency and an energy whisker per device"
+mkdir -p "$tmp/no-table"
+PERFPRED_MODEL_DIR="$tmp/no-table" "$bin" report "$model" --gpu t4 --out "$tmp/plain.html" >/dev/null 2>&1 ||
+  fail "report without a range table exited $?"
+grep -q "latency range" "$tmp/plain.html" && fail "a range column without a range table"
 
 # Bad input: exit 2.
 "$bin" report "$model" --gpu nope --out "$tmp/x.html" >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown gpu not exit 2"

@@ -8,6 +8,7 @@
 #include "perfpred/analysis/cost.hpp"
 #include "perfpred/core/graph.hpp"
 #include "perfpred/hw/gpu_spec.hpp"
+#include "perfpred/predict/interval.hpp"
 #include "perfpred/predict/predictor.hpp"
 
 namespace perfpred::report {
@@ -33,6 +34,10 @@ double weight_bytes(const Graph& g, Precision precision);
 struct ReportDevice {
   GpuSpec gpu;
   Prediction prediction;
+  /// Where measurements on machines left out of the fit fell (predict's latency_range_ms and energy_range_mj),
+  /// where the analytical model predicted and the shipped table has a range for it; shown beside the values.
+  std::optional<PredictionRange> latency_range;
+  std::optional<PredictionRange> energy_range;
 };
 
 /// Everything the page shows.

@@ -7,6 +7,7 @@
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/report/html.hpp"
 #include "perfpred/report/json.hpp"
+#include "perfpred/report/text.hpp"
 
 using namespace perfpred;
 using namespace perfpred::report;
@@ -72,7 +73,7 @@ TEST(HtmlReport, SelfContainedWithEveryLayerPlaced) {
   in.cost = &cost;
   for (const char* id : {"t4", "a100-sxm4-40gb"}) {
     GpuSpec gpu = GpuCatalog::instance().resolve(id);
-    in.devices.push_back({gpu, predict(g, cost, gpu, in.options)});
+    in.devices.push_back({gpu, predict(g, cost, gpu, in.options), std::nullopt, std::nullopt});
   }
   std::string h = render_html_report(in);
   EXPECT_EQ(h.rfind("<!DOCTYPE html>", 0), 0u);
@@ -94,6 +95,27 @@ TEST(HtmlReport, SelfContainedWithEveryLayerPlaced) {
   EXPECT_EQ(count(h, "<circle cx="), layers + 1);  // + the memory chart's peak marker
   EXPECT_EQ(count(h, "<svg"), count(h, "</svg>"));
   EXPECT_EQ(h, render_html_report(in));  // deterministic
+  // Without ranges there is no range column and no whisker.
+  EXPECT_EQ(h.find("latency range"), std::string::npos);
+  EXPECT_EQ(count(h, "class=\"range\""), 0u);
+  // A device with ranges: its cells, and a whisker per range on the latency and energy charts; the other "-".
+  PredictionRange lr;
+  lr.low = in.devices[0].prediction.latency_ms * 0.5;
+  lr.high = in.devices[0].prediction.latency_ms * 2;
+  lr.held_out_coverage = 0.8;
+  PredictionRange er = lr;
+  er.low = in.devices[0].prediction.energy_mj * 0.8;
+  er.high = in.devices[0].prediction.energy_mj * 1.5;
+  in.devices[0].latency_range = lr;
+  in.devices[0].energy_range = er;
+  h = render_html_report(in);
+  EXPECT_NE(h.find("<th>latency range</th>"), std::string::npos);
+  EXPECT_NE(h.find("<th>energy range</th>"), std::string::npos);
+  EXPECT_NE(h.find("<td>" + fmt_fixed(er.low, 2) + "-" + fmt_fixed(er.high, 2) + " mJ</td>"), std::string::npos);
+  EXPECT_EQ(count(h, "<td>-</td>"), 2u);  // the second device's two range cells
+  EXPECT_EQ(count(h, "class=\"range\""), 2u);
+  EXPECT_NE(h.find("% of held-out measurements on machines left out of the fit</title>"), std::string::npos);
+  EXPECT_EQ(count(h, "<svg"), count(h, "</svg>"));
 }
 
 TEST(Json, PredictionKeysEqualFieldNames) {
