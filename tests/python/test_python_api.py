@@ -71,6 +71,9 @@ class Predict(unittest.TestCase):
         self.assertLess(rng["low"], r.latency_ms)
         self.assertGreater(rng["high"], r.latency_ms)
         self.assertTrue(rng["regime"].startswith("eager/"))
+        for key, value in (("energy_range_mj", r.energy_mj), ("power_range_w", r.avg_power_w)):
+            self.assertLess(r[key]["low"], value)  # energy and power ranges from the same table
+            self.assertGreater(r[key]["high"], value)
         self.assertEqual(len(r.rows), len(d["layers"]))
         self.assertGreater(len(r.layers), 10)
         self.assertEqual(set(r.layers[0]), {"name", "op", "kernels", "time_ms", "flops", "bytes", "bound"})
