@@ -81,46 +81,33 @@ check2 "entries[1]" '{"schema_version":1,"entries":[{"name":"a","model":"models/
 check2 "entries[0] (\"a\"): field 'model'" '{"schema_version":1,"entries":[{"name":"a","model":"models/none.onnx","gpu":"t4","limits":{"latency_ms":1}}]}'
 check2 "entries[0] (\"a\"): field 'gpu'" '{"schema_version":1,"entries":[{"name":"a","model":"models/lenet5.onnx","gpu":"t5","limits":{"latency_ms":1}}]}'
 check2 "unknown field 'gpus'" '{"schema_version":1,"entries":[{"name":"a","model":"models/lenet5.onnx","gpus":"t4","limits":{"latency_ms":1}}]}'
-# The range's high end (models/latency-intervals.json): ResNet-18 on a T4 at batch 8 passes a latency limit
-# 1.1x its prediction and fails the same limit on latency_range_high_ms (every shipped range's high end is above 1.1x).
-pred=$("$bin" -q predict "$zoo/resnet18.onnx" --gpu t4 --batch 8 --json --no-meta | /usr/bin/python3 -c \
-  'import json,sys; d=json.load(sys.stdin); print(d["latency_ms"] * 1.1, d["latency_range_ms"]["high"])')
-read -r lim high <<<"$pred"
-cat >"$tmp/ci/range.json" <<J
+# A range's high end (models/latency-intervals.json): ResNet-18 on a T4 at batch 8 passes a limit 1.1x its
+# prediction and fails the same limit on the range's high end (every shipped range's high end is above 1.1x):
+# check_range NAME LIMIT RANGE_LIMIT VALUE_FIELD RANGE_FIELD writes $tmp/ci/NAME.json and checks its verdict.
+check_range() {
+  local name=$1 limit=$2 range_limit=$3 field=$4 range_field=$5 lim high rc
+  read -r lim high <<<"$("$bin" -q predict "$zoo/resnet18.onnx" --gpu t4 --batch 8 --json --no-meta |
+    /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print(d['$field'] * 1.1, d['$range_field']['high'])")"
+  cat >"$tmp/ci/$name.json" <<J
 {"schema_version": 1, "entries": [{"name": "r", "model": "models/resnet18.onnx", "gpu": "t4", "batch": 8,
-  "limits": {"latency_ms": $lim, "latency_range_high_ms": $lim}}]}
+  "limits": {"$limit": $lim, "$range_limit": $lim}}]}
 J
-"$bin" budget check "$tmp/ci/range.json" --json --no-meta >"$tmp/r.json"; rc=$?
-[ $rc -eq 1 ] || fail "latency_range_high_ms above the limit exited $rc"
-/usr/bin/python3 - "$tmp/r.json" "$high" <<'PY' || fail "latency_range_high_ms verdict: $(cat "$tmp/r.json")"
+  "$bin" budget check "$tmp/ci/$name.json" --json --no-meta >"$tmp/$name.out"; rc=$?
+  [ $rc -eq 1 ] || fail "$range_limit above the limit exited $rc"
+  /usr/bin/python3 - "$tmp/$name.out" "$high" "$limit" "$range_limit" <<'PY' || fail "$range_limit verdict: $(cat "$tmp/$name.out")"
 import json, sys
 c = json.load(open(sys.argv[1]))["entries"][0]["checks"]
-assert [x["limit"] for x in c] == ["latency_ms", "latency_range_high_ms"], c
+assert [x["limit"] for x in c] == sys.argv[3:5], c
 assert c[0]["passed"] and not c[1]["passed"], c
 assert abs(c[1]["value"] - float(sys.argv[2])) <= 1e-4 * c[1]["value"], (c[1], sys.argv[2])  # predict rounds to 6 digits
 PY
+}
+check_range range latency_ms latency_range_high_ms latency_ms latency_range_ms
+check_range erange energy_mj energy_range_high_mj energy_mj energy_range_mj
 "$bin" budget check "$tmp/ci/range.json" --bundle default >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] || fail "latency_range_high_ms with --bundle exited $rc"
 grep -qF 'entries[0] ("r"): limits.latency_range_high_ms: the ranges describe' "$tmp/err" ||
   fail "unclear --bundle error: $(cat "$tmp/err")"
-# The energy range's high end likewise: an energy limit 1.1x the prediction passes on energy_mj and fails on
-# energy_range_high_mj (the shipped energy range's high end is above 1.1x).
-pred=$("$bin" -q predict "$zoo/resnet18.onnx" --gpu t4 --batch 8 --json --no-meta | /usr/bin/python3 -c \
-  'import json,sys; d=json.load(sys.stdin); print(d["energy_mj"] * 1.1, d["energy_range_mj"]["high"])')
-read -r lim high <<<"$pred"
-cat >"$tmp/ci/erange.json" <<J
-{"schema_version": 1, "entries": [{"name": "e", "model": "models/resnet18.onnx", "gpu": "t4", "batch": 8,
-  "limits": {"energy_mj": $lim, "energy_range_high_mj": $lim}}]}
-J
-"$bin" budget check "$tmp/ci/erange.json" --json --no-meta >"$tmp/e.json"; rc=$?
-[ $rc -eq 1 ] || fail "energy_range_high_mj above the limit exited $rc"
-/usr/bin/python3 - "$tmp/e.json" "$high" <<'PY' || fail "energy_range_high_mj verdict: $(cat "$tmp/e.json")"
-import json, sys
-c = json.load(open(sys.argv[1]))["entries"][0]["checks"]
-assert [x["limit"] for x in c] == ["energy_mj", "energy_range_high_mj"], c
-assert c[0]["passed"] and not c[1]["passed"], c
-assert abs(c[1]["value"] - float(sys.argv[2])) <= 1e-4 * c[1]["value"], (c[1], sys.argv[2])
-PY
 "$bin" budget check "$tmp/none.json" >/dev/null 2>&1; [ $? -eq 2 ] || fail "missing budget file"
 "$bin" budget >/dev/null 2>&1; [ $? -eq 2 ] || fail "budget without check"
 echo "ok"

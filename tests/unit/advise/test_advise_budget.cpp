@@ -317,17 +317,30 @@ TEST(BudgetCheck, LoadErrorsNameTheEntry) {
   }
 }
 
-TEST(BudgetCheck, LatencyRangeHighChecksTheRangesHighEnd) {
+namespace {
+// The prediction the range tests check: the test CNN on a T4 at batch 4 (as text_loader() loads it).
+Prediction ranged_prediction() {
   auto m = test::analysed_text(test::cnn_text(32, 32), 4);
   PredictOptions o;
   o.batch = 4;
-  const Prediction p = predict(m->graph, m->cost, GpuCatalog::instance().resolve("t4"), o);
+  return predict(m->graph, m->cost, GpuCatalog::instance().resolve("t4"), o);
+}
+
+// A range table whose one latency regime, "eager", spans 0.7-1.5x.
+IntervalTable range_table() {
   IntervalTable t;
   t.nominal_coverage = 0.8;
   t.held_out_coverage = 0.8;
   t.tail_mass = 0.05;
   t.host_share_bins = {0.05, 0.4};
   t.regimes["eager"] = {100, 0.7, 1.5};
+  return t;
+}
+}  // namespace
+
+TEST(BudgetCheck, LatencyRangeHighChecksTheRangesHighEnd) {
+  const Prediction p = ranged_prediction();
+  IntervalTable t = range_table();
   // The prediction passes a latency limit 1.2x itself, and fails the same limit on the range's high end (1.5x).
   json j = file_with({entry("a", {{"latency_ms", p.latency_ms * 1.2}, {"latency_range_high_ms", p.latency_ms * 1.2}}),
                       entry("b", {{"latency_range_high_ms", p.latency_ms * 2}})});
@@ -357,16 +370,8 @@ TEST(BudgetCheck, LatencyRangeHighChecksTheRangesHighEnd) {
 }
 
 TEST(BudgetCheck, EnergyRangeHighChecksTheEnergyRangesHighEnd) {
-  auto m = test::analysed_text(test::cnn_text(32, 32), 4);
-  PredictOptions o;
-  o.batch = 4;
-  const Prediction p = predict(m->graph, m->cost, GpuCatalog::instance().resolve("t4"), o);
-  IntervalTable t;
-  t.nominal_coverage = 0.8;
-  t.held_out_coverage = 0.8;
-  t.tail_mass = 0.05;
-  t.host_share_bins = {0.05, 0.4};
-  t.regimes["eager"] = {100, 0.7, 1.5};
+  const Prediction p = ranged_prediction();
+  IntervalTable t = range_table();
   json j = file_with({entry("a", {{"energy_mj", p.energy_mj * 1.2}, {"energy_range_high_mj", p.energy_mj * 1.2}})});
   const auto f = parse_budget_json(j, "budgets.json");
   // The table has no energy section: the entry and the limit are named.
