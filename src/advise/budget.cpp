@@ -43,8 +43,8 @@ const std::set<std::string> k_entry_keys = {"name",       "model",       "gpu", 
                                             "allow_tf32", "cuda_graphs", "channels_last", "attention", "param_updates", "mixed_precision", "mode", "runtime", "optimizer",
                                             "input_shapes", "branches",  "dims", "loop_trips", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
-                                            "peak_memory_fraction", "energy_mj", "latency_range_high_ms",
-                                            "energy_range_high_mj"};
+                                            "peak_memory_fraction", "energy_mj", "avg_power_w",
+                                            "latency_range_high_ms", "energy_range_high_mj", "power_range_high_w"};
 
 std::string get_string(const nlohmann::json& e, const std::string& key, const std::string& where, bool required,
                        const std::string& def = "") {
@@ -87,6 +87,10 @@ std::string describe(const BudgetCheck& c) {
     return "throughput " + fmt(c.value, 1) + " samples/s " + (c.passed ? ">=" : "<") + " " + fmt_g(c.limit_value);
   if (c.limit == "energy_range_high_mj")
     return "energy range high " + fmt(c.value, 2) + " mJ " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " mJ";
+  if (c.limit == "power_range_high_w")
+    return "power range high " + fmt(c.value, 1) + " W " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " W";
+  if (c.limit == "avg_power_w")
+    return "average power " + fmt(c.value, 1) + " W " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " W";
   if (c.limit == "energy_mj")
     return "energy " + fmt(c.value, 2) + " mJ " + (c.passed ? "<=" : ">") + " " + fmt_g(c.limit_value) + " mJ";
   return std::string("peak memory ") + human_bytes(c.value) + " " + (c.passed ? "<=" : ">") + " " +
@@ -206,8 +210,10 @@ void parse_limits(const nlohmann::json& e, const std::string& where, BudgetLimit
   L.peak_memory_bytes = get_limit(lim, "peak_memory_bytes", where);
   L.peak_memory_fraction = get_limit(lim, "peak_memory_fraction", where);
   L.energy_mj = get_limit(lim, "energy_mj", where);
+  L.avg_power_w = get_limit(lim, "avg_power_w", where);
   L.latency_range_high_ms = get_limit(lim, "latency_range_high_ms", where);
   L.energy_range_high_mj = get_limit(lim, "energy_range_high_mj", where);
+  L.power_range_high_w = get_limit(lim, "power_range_high_w", where);
   if (L.peak_memory_bytes && L.peak_memory_fraction)
     throw InputError(where + ": give limits.peak_memory_bytes or limits.peak_memory_fraction, not both");
   if (L.peak_memory_fraction && *L.peak_memory_fraction > 1)
@@ -294,19 +300,22 @@ size_t BudgetReport::failed_entries() const {
 
 namespace {
 /// The high end of the range `limit` checks (limits.latency_range_high_ms: the latency's, energy_range_high_mj:
-/// the energy's) of entry `e`'s prediction `p`.
+/// the energy's, power_range_high_w: the average power's) of entry `e`'s prediction `p`.
 double range_high(const std::string& limit, const BudgetEntry& e, const Prediction& p, const PredictOptions& opts,
                   const KernelCorrector* corrector, const IntervalTable* ranges) {
-  const bool energy = limit == "energy_range_high_mj";
+  const bool energy = limit == "energy_range_high_mj", power = limit == "power_range_high_w";
   const std::string what = e.where + ": limits." + limit + ": ";
   if (corrector)
     throw InputError(what + "the ranges describe the analytical model's held-out errors; drop --bundle (or check "
-                     "limits." + (energy ? "energy_mj" : "latency_ms") + ")");
+                     "limits." + (energy ? "energy_mj" : power ? "avg_power_w" : "latency_ms") + ")");
   if (!ranges) throw InputError(what + "no range table (models/latency-intervals.json, tools/fit_intervals.py)");
-  const auto r = energy ? energy_range(*ranges, p, opts) : latency_range(*ranges, p, opts);
+  const auto r = energy  ? energy_range(*ranges, p, opts)
+                 : power ? power_range(*ranges, p, opts)
+                         : latency_range(*ranges, p, opts);
   if (!r)
-    throw InputError(what + (energy ? "the range table has no energy range for this prediction (its energy_mj section)"
-                                    : "the range table has no regime for this prediction"));
+    throw InputError(what + (energy  ? "the range table has no energy range for this prediction (its energy_mj section)"
+                             : power ? "the range table has no power range for this prediction (its power_w section)"
+                                     : "the range table has no regime for this prediction"));
   return r->high;
 }
 }  // namespace
@@ -341,6 +350,7 @@ BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, cons
     if (L.peak_memory_fraction)
       r.checks.push_back(upper("peak_memory_fraction", p.peak_memory_bytes, *L.peak_memory_fraction * r.gpu.memory_bytes()));
     if (L.energy_mj) r.checks.push_back(upper("energy_mj", p.energy_mj, *L.energy_mj));
+    if (L.avg_power_w) r.checks.push_back(upper("avg_power_w", p.avg_power_w, *L.avg_power_w));
     if (L.latency_range_high_ms)
       r.checks.push_back(upper("latency_range_high_ms",
                                range_high("latency_range_high_ms", e, p, opts, corrector, ranges),
@@ -348,6 +358,9 @@ BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, cons
     if (L.energy_range_high_mj)
       r.checks.push_back(upper("energy_range_high_mj", range_high("energy_range_high_mj", e, p, opts, corrector, ranges),
                                *L.energy_range_high_mj));
+    if (L.power_range_high_w)
+      r.checks.push_back(upper("power_range_high_w", range_high("power_range_high_w", e, p, opts, corrector, ranges),
+                               *L.power_range_high_w));
     rep.results.push_back(std::move(r));
   }
   return rep;

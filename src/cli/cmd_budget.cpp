@@ -89,12 +89,12 @@ int run_budget_check(const BudgetCliOptions& o) {
     if (is_path && std::filesystem::path(id).is_relative()) return resolve_gpu((dir / id).string());
     return resolve_gpu(id);
   };
-  // The range table, where an entry checks a range's high end (limits.latency_range_high_ms, energy_range_high_mj).
+  // The range table, where an entry checks a range's high end (limits.*_range_high_*).
   std::optional<IntervalTable> ranges;
   const auto table = model_dir() / k_interval_file;
   std::error_code ec;
   for (const auto& e : file.entries)
-    if ((e.limits.latency_range_high_ms || e.limits.energy_range_high_mj) && !ranges &&
+    if ((e.limits.latency_range_high_ms || e.limits.energy_range_high_mj || e.limits.power_range_high_w) && !ranges &&
         std::filesystem::exists(table, ec))
       ranges = load_interval_table(table);
   advise::BudgetReport rep =

@@ -104,6 +104,7 @@ PY
 }
 check_range range latency_ms latency_range_high_ms latency_ms latency_range_ms
 check_range erange energy_mj energy_range_high_mj energy_mj energy_range_mj
+check_range prange avg_power_w power_range_high_w avg_power_w power_range_w
 "$bin" budget check "$tmp/ci/range.json" --bundle default >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] || fail "latency_range_high_ms with --bundle exited $rc"
 grep -qF 'entries[0] ("r"): limits.latency_range_high_ms: the ranges describe' "$tmp/err" ||

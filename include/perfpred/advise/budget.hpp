@@ -27,11 +27,14 @@ struct BudgetLimits {
   std::optional<double> peak_memory_bytes;
   std::optional<double> peak_memory_fraction;  ///< of the device's memory, in (0, 1]
   std::optional<double> energy_mj;
+  std::optional<double> avg_power_w;  ///< the average board power over the iteration (predict's avg_power_w)
   /// The high end of the latency's range (predict's latency_range_ms.high): where the prediction must hold on
   /// a machine nobody measured, not only on the model's reference one.
   std::optional<double> latency_range_high_ms;
-  /// The high end of the energy's range (predict's energy_range_mj.high), likewise.
+  /// The high ends of the energy's and the average power's ranges (predict's energy_range_mj.high and
+  /// power_range_w.high), likewise.
   std::optional<double> energy_range_high_mj;
+  std::optional<double> power_range_high_w;
 };
 
 /// One entry as written in the file (paths as given, resolved against the file's directory).
@@ -65,7 +68,9 @@ BudgetFile parse_budget_json(const nlohmann::json& j, const std::filesystem::pat
 
 /// One limit of one entry.
 struct BudgetCheck {
-  std::string limit;        ///< "latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes", "peak_memory_fraction", "energy_mj", "latency_range_high_ms"
+  /// "latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes", "peak_memory_fraction", "energy_mj",
+  /// "avg_power_w", "latency_range_high_ms", "energy_range_high_mj", "power_range_high_w"
+  std::string limit;
   double value = 0;         ///< predicted (peak_memory_fraction: bytes)
   double limit_value = 0;   ///< the limit in the value's unit (peak_memory_fraction: fraction x device bytes)
   double margin_pct = 0;    ///< room left, % of the limit; negative when exceeded
@@ -94,8 +99,8 @@ using DeviceResolver = std::function<GpuSpec(const std::string& id_or_path)>;
 
 /// Predict every entry and check its limits. Errors loading a model or device are rethrown as
 /// InputError prefixed with the entry's `where`. `ranges`: the range table (models/latency-intervals.json) for
-/// limits.latency_range_high_ms and limits.energy_range_high_mj; an entry with such a limit and no table, a
-/// learned corrector, or no range for its prediction is an InputError naming the entry and the limit.
+/// limits.latency_range_high_ms, energy_range_high_mj and power_range_high_w; an entry with such a limit and no
+/// table, a learned corrector, or no range for its prediction is an InputError naming the entry and the limit.
 BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, const DeviceResolver& resolve,
                            const KernelCorrector* corrector = nullptr, const IntervalTable* ranges = nullptr);
 

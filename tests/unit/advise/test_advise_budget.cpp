@@ -397,3 +397,34 @@ TEST(BudgetCheck, EnergyRangeHighChecksTheEnergyRangesHighEnd) {
   EXPECT_FALSE(rep.results[0].checks[1].passed);
   EXPECT_NE(budget_text(rep).find("energy range high"), std::string::npos);
 }
+
+TEST(BudgetCheck, AveragePowerAndItsRangesHighEnd) {
+  const Prediction p = ranged_prediction();
+  IntervalTable t = range_table();
+  json j = file_with({entry("a", {{"avg_power_w", p.avg_power_w * 1.2}, {"power_range_high_w", p.avg_power_w * 1.2}}),
+                      entry("b", {{"avg_power_w", p.avg_power_w * 0.9}})});
+  const auto f = parse_budget_json(j, "budgets.json");
+  try {  // no power section in the table: the entry and the limit are named
+    check_budgets(f, text_loader(), catalog_resolver(), nullptr, &t);
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("entries[0] (\"a\"): limits.power_range_high_w: "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("no power range"), std::string::npos) << msg;
+  }
+  MetricRanges power;
+  power.machines = 5;
+  power.held_out_coverage = 0.81;
+  power.regimes["all"] = {296, 0.9, 1.4};
+  t.power = power;
+  const auto rep = check_budgets(f, text_loader(), catalog_resolver(), nullptr, &t);
+  ASSERT_EQ(rep.results[0].checks.size(), 2u);
+  EXPECT_EQ(rep.results[0].checks[0].limit, "avg_power_w");
+  EXPECT_TRUE(rep.results[0].checks[0].passed);  // 1.2x the prediction holds the prediction...
+  EXPECT_EQ(rep.results[0].checks[1].limit, "power_range_high_w");
+  EXPECT_NEAR(rep.results[0].checks[1].value, p.avg_power_w * 1.4, 1e-9);
+  EXPECT_FALSE(rep.results[0].checks[1].passed);  // ...but not its range's high end
+  EXPECT_FALSE(rep.results[1].passed());          // a limit under the prediction fails
+  EXPECT_NE(budget_text(rep).find("average power"), std::string::npos);
+  EXPECT_NE(budget_text(rep).find("power range high"), std::string::npos);
+}
