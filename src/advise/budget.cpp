@@ -301,8 +301,8 @@ size_t BudgetReport::failed_entries() const {
 namespace {
 /// The high end of the range `limit` checks (limits.latency_range_high_ms: the latency's, energy_range_high_mj:
 /// the energy's, power_range_high_w: the average power's) of entry `e`'s prediction `p`.
-double range_high(const std::string& limit, const BudgetEntry& e, const Prediction& p, const PredictOptions& opts,
-                  const KernelCorrector* corrector, const IntervalTable* ranges) {
+double range_high(const std::string& limit, const BudgetEntry& e, const GpuSpec& gpu, const Prediction& p,
+                  const PredictOptions& opts, const KernelCorrector* corrector, const IntervalTable* ranges) {
   const bool energy = limit == "energy_range_high_mj", power = limit == "power_range_high_w";
   const std::string what = e.where + ": limits." + limit + ": ";
   if (corrector)
@@ -310,7 +310,7 @@ double range_high(const std::string& limit, const BudgetEntry& e, const Predicti
                      "limits." + (energy ? "energy_mj" : power ? "avg_power_w" : "latency_ms") + ")");
   if (!ranges) throw InputError(what + "no range table (models/latency-intervals.json, tools/fit_intervals.py)");
   const auto r = energy  ? energy_range(*ranges, p, opts)
-                 : power ? power_range(*ranges, p, opts)
+                 : power ? power_range(*ranges, p, opts, power_range_cap_w(gpu))
                          : latency_range(*ranges, p, opts);
   if (!r)
     throw InputError(what + (energy  ? "the range table has no energy range for this prediction (its energy_mj section)"
@@ -353,13 +353,13 @@ BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, cons
     if (L.avg_power_w) r.checks.push_back(upper("avg_power_w", p.avg_power_w, *L.avg_power_w));
     if (L.latency_range_high_ms)
       r.checks.push_back(upper("latency_range_high_ms",
-                               range_high("latency_range_high_ms", e, p, opts, corrector, ranges),
+                               range_high("latency_range_high_ms", e, r.gpu, p, opts, corrector, ranges),
                                *L.latency_range_high_ms));
     if (L.energy_range_high_mj)
-      r.checks.push_back(upper("energy_range_high_mj", range_high("energy_range_high_mj", e, p, opts, corrector, ranges),
+      r.checks.push_back(upper("energy_range_high_mj", range_high("energy_range_high_mj", e, r.gpu, p, opts, corrector, ranges),
                                *L.energy_range_high_mj));
     if (L.power_range_high_w)
-      r.checks.push_back(upper("power_range_high_w", range_high("power_range_high_w", e, p, opts, corrector, ranges),
+      r.checks.push_back(upper("power_range_high_w", range_high("power_range_high_w", e, r.gpu, p, opts, corrector, ranges),
                                *L.power_range_high_w));
     rep.results.push_back(std::move(r));
   }

@@ -170,7 +170,7 @@ void attach_latency_range(PredictRun& r, const PredictOptions& po) {
     if (it == tables.end()) it = tables.emplace(path.string(), load_interval_table(path)).first;
     r.latency_range = latency_range(it->second, r.prediction, po);
     r.energy_range = energy_range(it->second, r.prediction, po);
-    r.power_range = power_range(it->second, r.prediction, po);
+    r.power_range = power_range(it->second, r.prediction, po, power_range_cap_w(r.gpu));
   }
   if (!r.latency_range) r.latency_range_note = "no latency range: " + path.string() + " has no regime for this prediction";
 }

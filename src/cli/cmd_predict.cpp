@@ -262,17 +262,6 @@ nlohmann::json predictor_json(const PredictorChoice& c) {
   return j;
 }
 
-/// A range of predict's JSON (latency_range_ms, energy_range_mj, power_range_w).
-nlohmann::json range_json(const PredictionRange& l) {
-  nlohmann::json j = {{"low", r6(l.low)},
-                      {"high", r6(l.high)},
-                      {"regime", l.regime},
-                      {"held_out_rows", l.rows},
-                      {"nominal_coverage", r6(l.nominal_coverage)},
-                      {"held_out_coverage", r6(l.held_out_coverage)}};
-  if (l.machines > 0) j["held_out_machines"] = l.machines;
-  return j;
-}
 }  // namespace
 
 nlohmann::json predict_document(const PredictRun& r) {
@@ -313,6 +302,9 @@ int print_predict(const PredictRun& r) {
                 fixed(r.power_range->low, 1).c_str(), fixed(r.power_range->high, 1).c_str(),
                 (fixed(100 * r.energy_range->held_out_coverage, 0) + "%").c_str(),
                 (fixed(100 * r.power_range->held_out_coverage, 0) + "%").c_str(), r.energy_range->machines);
+  if (r.power_range && r.power_range->capped_at_w > 0)
+    std::printf("            power range held at the board's %s W limit (a board cannot average more)\n",
+                fixed(r.power_range->capped_at_w, 0).c_str());
   for (const auto& part : r.predictor.parts)
     std::printf("%-11s %s (%s)\n", part.part.c_str(), part.learned ? "learned" : "analytical", part.evidence.c_str());
   return 0;

@@ -89,6 +89,18 @@ double r6(double v) {
   return std::strtod(buf, nullptr);
 }
 
+nlohmann::json range_json(const PredictionRange& r) {
+  nlohmann::json j = {{"low", r6(r.low)},
+                      {"high", r6(r.high)},
+                      {"regime", r.regime},
+                      {"held_out_rows", r.rows},
+                      {"nominal_coverage", r6(r.nominal_coverage)},
+                      {"held_out_coverage", r6(r.held_out_coverage)}};
+  if (r.machines > 0) j["held_out_machines"] = r.machines;
+  if (r.capped_at_w > 0) j["capped_at_power_limit_w"] = r6(r.capped_at_w);
+  return j;
+}
+
 double checked_host_factor(double f) {
   if (!(f >= k_host_factor_min && f <= k_host_factor_max))
     throw InputError("--host-factor " + report::fmt_given(f) +

@@ -11,6 +11,7 @@
 #include "perfpred/core/graph.hpp"
 #include "perfpred/core/precision.hpp"
 #include "perfpred/onnx/importer.hpp"
+#include "perfpred/predict/interval.hpp"
 
 namespace perfpred::cli {
 
@@ -41,6 +42,10 @@ const std::vector<std::string>& partial_nodes();
 /// Six significant digits: stable, readable JSON (the model is not more precise than that); 0 for a
 /// non-finite value.
 double r6(double v);
+
+/// A prediction's range in a JSON document (predict's latency_range_ms, energy_range_mj, power_range_w; select's
+/// candidates): low, high, the regime and the held-out evidence behind it.
+nlohmann::json range_json(const PredictionRange& r);
 
 /// --host-factor F (this machine's host CPU time over the reference machine's) checked: F in [0.1, 10],
 /// else an InputError naming the flag. Every command that predicts for a machine takes it.

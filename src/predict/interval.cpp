@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "perfpred/hw/power_limit.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/json_file.hpp"
 
@@ -169,8 +170,21 @@ std::optional<PredictionRange> energy_range(const IntervalTable& t, const Predic
   return metric_range(t, t.energy, p.energy_mj, o);
 }
 
-std::optional<PredictionRange> power_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
-  return metric_range(t, t.power, p.avg_power_w, o);
+std::optional<PredictionRange> power_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o,
+                                           double cap_w) {
+  auto r = metric_range(t, t.power, p.avg_power_w, o);
+  if (r && cap_w > 0 && r->high > cap_w) {
+    r->high = cap_w;
+    r->low = std::min(r->low, cap_w);
+    r->capped_at_w = cap_w;
+  }
+  return r;
+}
+
+double power_range_cap_w(const GpuSpec& gpu) {
+  if (!gpu.mig_profile.empty()) return 0;
+  const double cap = board_power_limit_w(gpu);
+  return cap > 0 && std::isfinite(cap) ? cap : 0;
 }
 
 }  // namespace perfpred

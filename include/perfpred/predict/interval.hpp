@@ -68,6 +68,9 @@ struct PredictionRange {
   /// The regime's own left-out coverage where the table has it, else the table's pooled one.
   double held_out_coverage = 0;
   int machines = 0;  ///< machines the held-out rows came from, where the table says (energy and power)
+  /// An average-power range whose ends were held at the board's power limit (a board cannot average more than
+  /// its limit): that limit, W; 0 where nothing was held.
+  double capped_at_w = 0;
 };
 
 /// Parse a table; `label` names the file in errors (with the field at fault).
@@ -85,6 +88,12 @@ std::optional<PredictionRange> latency_range(const IntervalTable& t, const Predi
 /// The range of `p`'s energy per iteration (of its average power) from the table's energy (power) section, in
 /// the regime of `o`'s mode where the table has one, else "all"; none without the section or a positive value.
 std::optional<PredictionRange> energy_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
-std::optional<PredictionRange> power_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o);
+/// `cap_w` > 0: the board's power limit (power_range_cap_w), at which the power range's ends are held.
+std::optional<PredictionRange> power_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o,
+                                           double cap_w = 0);
+/// The most a prediction's average power can be on `gpu`: its board power limit (the TDP, a set limit or a
+/// Jetson power mode's budget); 0 (no cap) for a MIG slice, whose share of the board's power is the model's
+/// split, not a limit the slice is held to, and for a spec without tdp_w.
+double power_range_cap_w(const GpuSpec& gpu);
 
 }  // namespace perfpred

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "perfpred/hw/catalog.hpp"
 #include "perfpred/predict/interval.hpp"
 #include "perfpred/util/error.hpp"
 
@@ -217,6 +218,38 @@ TEST(LatencyRange, EnergyAndPowerTakeTheirSectionsPooledOrByMode) {
   j["power_w"]["machines"] = 0;
   EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.power_w.machines"),
             std::string::npos);
+}
+
+TEST(LatencyRange, APowerRangeIsHeldAtTheBoardsPowerLimit) {
+  auto j = table_json();
+  j["power_w"] = {{"machines", 5}, {"held_out_coverage", 0.8},
+                  {"regimes", {{"all", {{"rows", 296}, {"low", 0.88}, {"high", 1.37}}}}}};
+  const IntervalTable t = interval_table_from_json(j, "t.json");
+  Prediction p = predicted(10, 0.1);
+  p.avg_power_w = 60;
+  PredictOptions o;
+  auto w = power_range(t, p, o, 70);  // 60 x 1.37 = 82.2 W on a 70 W board
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->high, 70);
+  EXPECT_DOUBLE_EQ(w->low, 60 * 0.88);
+  EXPECT_DOUBLE_EQ(w->capped_at_w, 70);
+  w = power_range(t, p, o, 300);  // far below the limit: as fitted
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->high, 60 * 1.37);
+  EXPECT_DOUBLE_EQ(w->capped_at_w, 0);
+  w = power_range(t, p, o, 40);  // a prediction at or above the limit: both ends held there
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->low, 40);
+  EXPECT_DOUBLE_EQ(w->high, 40);
+
+  // The cap is the board's limit: a set limit below the TDP, a Jetson mode's budget, none for a MIG slice.
+  EXPECT_DOUBLE_EQ(power_range_cap_w(resolve_gpu("t4")), 70);
+  EXPECT_DOUBLE_EQ(power_range_cap_w(resolve_gpu("v100-pcie-32gb@150w")), 150);
+  EXPECT_DOUBLE_EQ(power_range_cap_w(resolve_gpu("jetson-orin-nano-8gb@7w")), 7);
+  EXPECT_DOUBLE_EQ(power_range_cap_w(resolve_gpu("a100-sxm4-40gb:1g.5gb")), 0);
+  GpuSpec spec = resolve_gpu("t4");
+  spec.tdp_w = 0;
+  EXPECT_DOUBLE_EQ(power_range_cap_w(spec), 0);
 }
 
 TEST(LatencyRange, TheShippedTableParsesAndCoversEveryEngine) {
