@@ -24,6 +24,30 @@ void check_positive(const std::optional<double>& v, const std::string& what, con
     throw InputError(what + " " + fmt(*v, 3) + ": must be a positive number, e.g. " + example);
 }
 
+/// The candidate's ranges from `ranges`, and the range limits' verdicts on them.
+void range_checks(SelectCandidate& cand, const SelectConstraints& c, const PredictOptions& opts,
+                  const IntervalTable& ranges) {
+  const auto& p = cand.prediction;
+  cand.latency_range = latency_range(ranges, p, opts);
+  cand.energy_range = energy_range(ranges, p, opts);
+  cand.power_range = power_range(ranges, p, opts, power_range_cap_w(cand.gpu));
+  if (c.max_latency_range_high_ms) {
+    if (!cand.latency_range)
+      throw InputError("--max-latency-range-high-ms: the range table has no regime for the prediction on " + cand.gpu.id);
+    if (cand.latency_range->high > *c.max_latency_range_high_ms)
+      cand.violations.push_back("latency range high " + fmt(cand.latency_range->high, 3) + " ms > " +
+                                fmt(*c.max_latency_range_high_ms, 3) + " ms (--max-latency-range-high-ms)");
+  }
+  if (c.max_power_range_high_w) {
+    if (!cand.power_range)
+      throw InputError("--max-power-range-high-w: the range table has no power range for the prediction on " +
+                       cand.gpu.id + " (its power_w section)");
+    if (cand.power_range->high > *c.max_power_range_high_w)
+      cand.violations.push_back("power range high " + fmt(cand.power_range->high, 1) + " W > " +
+                                fmt(*c.max_power_range_high_w, 1) + " W (--max-power-range-high-w)");
+  }
+}
+
 }  // namespace
 
 std::string to_string(Objective o) {
@@ -65,9 +89,18 @@ PriceTable load_prices(const std::filesystem::path& path) {
 }
 
 void validate_selection(const std::vector<GpuSpec>& devices, const SelectConstraints& c, Objective objective,
-                        const PriceTable* prices) {
+                        const PriceTable* prices, bool learned, bool ranges) {
   check_positive(c.max_latency_ms, "--max-latency-ms", "30");
   check_positive(c.max_power_w, "--max-power-w", "15");
+  check_positive(c.max_latency_range_high_ms, "--max-latency-range-high-ms", "30");
+  check_positive(c.max_power_range_high_w, "--max-power-range-high-w", "15");
+  if (c.uses_ranges()) {
+    const std::string flag = c.max_latency_range_high_ms ? "--max-latency-range-high-ms" : "--max-power-range-high-w";
+    if (learned)
+      throw InputError(flag + ": the ranges describe the analytical model's held-out errors; drop --bundle (or use " +
+                       (c.max_latency_range_high_ms ? "--max-latency-ms" : "--max-power-w") + ")");
+    if (!ranges) throw InputError(flag + ": no range table (models/latency-intervals.json, tools/fit_intervals.py)");
+  }
   if (c.min_memory_headroom && !(*c.min_memory_headroom >= 0 && *c.min_memory_headroom < 1))
     throw InputError("--min-memory-headroom " + fmt(*c.min_memory_headroom, 3) + ": must be in [0, 1), e.g. 0.2 for 20%");
   if (devices.empty()) throw InputError("no devices to choose from: give --devices ID,ID,... or --all");
@@ -84,8 +117,8 @@ void validate_selection(const std::vector<GpuSpec>& devices, const SelectConstra
 
 SelectResult select_devices(const AnalyzedModel& model, const std::vector<GpuSpec>& devices, const PredictOptions& opts,
                             const SelectConstraints& c, Objective objective, const PriceTable* prices,
-                            const KernelCorrector* corrector) {
-  validate_selection(devices, c, objective, prices);
+                            const KernelCorrector* corrector, const IntervalTable* ranges) {
+  validate_selection(devices, c, objective, prices, corrector != nullptr, ranges != nullptr);
   SelectResult res;
   res.objective = objective;
   for (const auto& d : devices) {
@@ -117,6 +150,7 @@ SelectResult select_devices(const AnalyzedModel& model, const std::vector<GpuSpe
                                 " ms (--max-latency-ms)");
     if (c.max_power_w && p.avg_power_w > *c.max_power_w)
       cand.violations.push_back("power " + fmt(p.avg_power_w, 1) + " W > " + fmt(*c.max_power_w, 1) + " W (--max-power-w)");
+    if (ranges && !corrector) range_checks(cand, c, opts, *ranges);
     switch (objective) {
       case Objective::latency: cand.objective_value = p.latency_ms; break;
       case Objective::energy: cand.objective_value = p.energy_mj; break;

@@ -1,5 +1,6 @@
 #include "cmd_select.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -27,6 +28,12 @@ std::string objective_cell(const advise::SelectCandidate& c, advise::Objective o
   return "";
 }
 
+/// "4.53-11.6 ms": a latency range at the latency column's precision.
+std::string range_cell(const PredictionRange& r) {
+  const std::string low = fmt_ms(r.low);
+  return low.substr(0, low.size() - 3) + "-" + fmt_ms(r.high);
+}
+
 nlohmann::json candidate_json(const advise::SelectCandidate& c) {
   nlohmann::json j{{"gpu", device_brief_json(c.gpu)},
                    {"prediction", summary_json(c.prediction)},
@@ -38,6 +45,9 @@ nlohmann::json candidate_json(const advise::SelectCandidate& c) {
   j["price_usd_per_hour"] = c.price_usd_per_hour ? nlohmann::json(*c.price_usd_per_hour) : nlohmann::json(nullptr);
   j["cost_usd_per_million_samples"] =
       c.cost_usd_per_million_samples ? nlohmann::json(*c.cost_usd_per_million_samples) : nlohmann::json(nullptr);
+  if (c.latency_range) j["latency_range_ms"] = range_json(*c.latency_range);
+  if (c.energy_range) j["energy_range_mj"] = range_json(*c.energy_range);
+  if (c.power_range) j["power_range_w"] = range_json(*c.power_range);
   return j;
 }
 
@@ -85,12 +95,18 @@ SelectRun compute_select(const SelectCliOptions& o) {
   c.max_latency_ms = o.max_latency_ms;
   c.max_power_w = o.max_power_w;
   c.min_memory_headroom = o.min_memory_headroom;
+  c.max_latency_range_high_ms = o.max_latency_range_high_ms;
+  c.max_power_range_high_w = o.max_power_range_high_w;
+  // The ranges, as predict reports them: where the analytical model predicts (the shipped table).
+  const auto ranges = corr.get() ? std::nullopt : support::shipped_ranges();
   // Validate constraints and prices before the (slower) import.
-  advise::validate_selection(devices, c, objective, prices ? &*prices : nullptr);
+  advise::validate_selection(devices, c, objective, prices ? &*prices : nullptr, corr.get() != nullptr,
+                             ranges.has_value());
   const auto cf = support::control_flow(o);
   auto model = support::load_model(o.model, popts.batch, parse_input_shapes(o.input_shapes), o.allow_unknown, o.allow_partial, &cf);
   popts.batch = model->batch;  // an --input-shape or a fixed export decides the batch
-  auto res = advise::select_devices(*model, devices, popts, c, objective, prices ? &*prices : nullptr, corr.get());
+  auto res = advise::select_devices(*model, devices, popts, c, objective, prices ? &*prices : nullptr, corr.get(),
+                                    ranges ? &*ranges : nullptr);
   return {objective, popts, c, corr.label(), std::move(res)};
 }
 
@@ -103,6 +119,8 @@ nlohmann::json select_json(const SelectCliOptions& o, const SelectRun& r) {
   if (c.max_latency_ms) cons["max_latency_ms"] = *c.max_latency_ms;
   if (c.max_power_w) cons["max_power_w"] = *c.max_power_w;
   if (c.min_memory_headroom) cons["min_memory_headroom"] = *c.min_memory_headroom;
+  if (c.max_latency_range_high_ms) cons["max_latency_range_high_ms"] = *c.max_latency_range_high_ms;
+  if (c.max_power_range_high_w) cons["max_power_range_high_w"] = *c.max_power_range_high_w;
   nlohmann::json j{{"schema_version", 1},
                    {"model", o.model},
                    {"batch", popts.batch},
@@ -139,15 +157,34 @@ int run_select(const SelectCliOptions& o) {
             << to_string(popts.mode) << host_factor_text(popts.host_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast)
             << "), ranked by " << to_string(objective) << ", predictor " << label
             << "\n\n";
-  TextTable t({"rank", "device", "latency", "samples/s", "energy", "power", "peak mem", "headroom", "price/h",
-               to_string(objective)},
-              {true, false, true, true, true, true, true, true, true, true});
+  // The latency range beside the latency where the candidates carry one (the analytical model with the table).
+  const bool ranged = std::any_of(res.ranked.begin(), res.ranked.end(),
+                                  [](const advise::SelectCandidate& x) { return x.latency_range.has_value(); });
+  std::vector<std::string> head = {"rank", "device", "latency"};
+  std::vector<bool> right = {true, false, true};
+  if (ranged) {
+    head.push_back("latency range");
+    right.push_back(true);
+  }
+  for (const char* h : {"samples/s", "energy", "power", "peak mem", "headroom", "price/h"}) {
+    head.push_back(h);
+    right.push_back(true);
+  }
+  head.push_back(to_string(objective));
+  right.push_back(true);
+  TextTable t(head, right);
   for (const auto& x : res.ranked) {
     const auto& p = x.prediction;
-    t.add_row({std::to_string(x.rank), x.gpu.id, fmt_ms(p.latency_ms), fmt_fixed(p.throughput_samples_per_s, 1),
-               fmt_fixed(p.energy_mj, 2) + " mJ", fmt_fixed(p.avg_power_w, 1) + " W", fmt_bytes(p.peak_memory_bytes),
-               fmt_fixed(x.memory_headroom * 100, 1) + "%",
-               x.price_usd_per_hour ? "$" + fmt_fixed(*x.price_usd_per_hour, 2) : "-", objective_cell(x, objective)});
+    std::vector<std::string> row = {std::to_string(x.rank), x.gpu.id, fmt_ms(p.latency_ms)};
+    if (ranged)
+      row.push_back(x.latency_range ? range_cell(*x.latency_range) : "-");
+    for (auto& cell : {fmt_fixed(p.throughput_samples_per_s, 1), fmt_fixed(p.energy_mj, 2) + " mJ",
+                       fmt_fixed(p.avg_power_w, 1) + " W", fmt_bytes(p.peak_memory_bytes),
+                       fmt_fixed(x.memory_headroom * 100, 1) + "%",
+                       x.price_usd_per_hour ? "$" + fmt_fixed(*x.price_usd_per_hour, 2) : std::string("-"),
+                       objective_cell(x, objective)})
+      row.push_back(cell);
+    t.add_row(row);
   }
   if (res.ranked.empty()) std::cout << "No device meets every constraint.\n";
   else std::cout << t.str();

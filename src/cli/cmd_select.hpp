@@ -18,6 +18,8 @@ struct SelectCliOptions : PredictChoices {
   std::optional<double> max_latency_ms;
   std::optional<double> max_power_w;
   std::optional<double> min_memory_headroom;
+  std::optional<double> max_latency_range_high_ms;  ///< the latency range's high end (analytical, shipped table)
+  std::optional<double> max_power_range_high_w;     ///< the average power range's high end
   std::string objective = "latency";
   std::string prices;
   bool json = false;

@@ -293,6 +293,8 @@ int main(int argc, char** argv) {
     sub->add_option("--max-latency-ms", select_opts.max_latency_ms, "Reject devices slower than this (ms per batch)");
     sub->add_option("--max-power-w", select_opts.max_power_w, "Reject devices drawing more on average (W)");
     sub->add_option("--min-memory-headroom", select_opts.min_memory_headroom, "Reject devices with less free memory share at peak, [0, 1)");
+    sub->add_option("--max-latency-range-high-ms", select_opts.max_latency_range_high_ms, "Reject devices whose latency range reaches above this (ms per batch): the range's high end, where held-out machines fell (analytical model, docs/accuracy.md)");
+    sub->add_option("--max-power-range-high-w", select_opts.max_power_range_high_w, "Reject devices whose average power range reaches above this (W): the range's high end (analytical model)");
     sub->add_option("--objective", select_opts.objective, "latency, energy, cost or throughput_per_watt")->default_val("latency");
     sub->add_option("--prices", select_opts.prices, "prices.json for --objective cost (docs/formats.md)");
     add_predict_options(sub, select_opts);

@@ -117,6 +117,8 @@ void bind_options(py::module_& m) {
       .def_readwrite("max_latency_ms", &cli::SelectCliOptions::max_latency_ms)
       .def_readwrite("max_power_w", &cli::SelectCliOptions::max_power_w)
       .def_readwrite("min_memory_headroom", &cli::SelectCliOptions::min_memory_headroom)
+      .def_readwrite("max_latency_range_high_ms", &cli::SelectCliOptions::max_latency_range_high_ms)
+      .def_readwrite("max_power_range_high_w", &cli::SelectCliOptions::max_power_range_high_w)
       .def_readwrite("objective", &cli::SelectCliOptions::objective)
       .def_readwrite("prices", &cli::SelectCliOptions::prices);
 

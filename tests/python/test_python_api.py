@@ -304,6 +304,20 @@ class Advise(unittest.TestCase):
         self.assertEqual(len(got.rejected), 1)
         self.assertTrue(got.rows[0]["violations"])
 
+    def test_select_range_limits_match_cli(self):
+        want = cli("select", RESNET18, "--devices", "t4,a100-sxm4-40gb", "--batch", "8",
+                   "--max-latency-range-high-ms", "8", "--max-power-range-high-w", "200", "--json")
+        got = perfpred.select(RESNET18, ["t4", "a100-sxm4-40gb"], batch=8, max_latency_range_high_ms=8,
+                              max_power_range_high_w=200)
+        self.assertEqual(got.to_json(), want)
+        for r in got.rows:
+            self.assertIn("latency_range_ms", r)
+            if r["violations"]:
+                self.assertIn("--max-latency-range-high-ms", r["violations"])
+        with self.assertRaises(perfpred.InputError) as ctx:
+            perfpred.select(RESNET18, ["t4"], max_latency_range_high_ms=8, bundle="default")
+        self.assertIn("drop --bundle", str(ctx.exception))
+
     def test_select_from_bytes_names_the_model(self):
         with open(RESNET18, "rb") as f:
             got = perfpred.select(f.read(), ["t4"], name="r18")

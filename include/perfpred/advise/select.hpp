@@ -11,6 +11,7 @@
 
 #include "perfpred/advise/model.hpp"
 #include "perfpred/hw/gpu_spec.hpp"
+#include "perfpred/predict/interval.hpp"
 #include "perfpred/predict/predictor.hpp"
 
 namespace perfpred::advise {
@@ -27,6 +28,12 @@ struct SelectConstraints {
   std::optional<double> max_latency_ms;
   std::optional<double> max_power_w;          ///< predicted average power during the run
   std::optional<double> min_memory_headroom;  ///< free share of device memory at peak, in [0, 1)
+  /// The high ends of the latency and average-power ranges (docs/accuracy.md, "Latency ranges"): a device is kept
+  /// only where machines left out of the fit would still have met the limit. They need the range table and the
+  /// analytical model (the ranges describe its held-out errors).
+  std::optional<double> max_latency_range_high_ms;
+  std::optional<double> max_power_range_high_w;
+  bool uses_ranges() const { return max_latency_range_high_ms || max_power_range_high_w; }
 };
 
 /// Prices in USD per hour by device id (prices.json, docs/formats.md).
@@ -45,6 +52,8 @@ struct SelectCandidate {
   std::optional<double> cost_usd_per_million_samples;
   double samples_per_joule = 0;
   double objective_value = 0;
+  /// The prediction's ranges, where select_devices() was given a range table and predicted analytically.
+  std::optional<PredictionRange> latency_range, energy_range, power_range;
   std::vector<std::string> violations;  ///< one line per broken constraint; empty = accepted
   int rank = 0;                         ///< 1 = best; 0 when rejected
   bool accepted() const { return violations.empty(); }
@@ -56,14 +65,17 @@ struct SelectResult {
   std::vector<SelectCandidate> rejected;  ///< in input order
 };
 
-/// The input checks of select_devices() alone (before any model is imported).
+/// The input checks of select_devices() alone (before any model is imported): `learned` says a learned bundle
+/// predicts and `ranges` whether a range table is there (the range limits need none of the first, the second).
 void validate_selection(const std::vector<GpuSpec>& devices, const SelectConstraints& constraints, Objective objective,
-                        const PriceTable* prices);
+                        const PriceTable* prices, bool learned = false, bool ranges = false);
 
 /// Predict on every device and rank. Throws InputError for a non-positive constraint, for
-/// --objective cost without prices, or for a device without a price (naming it).
+/// --objective cost without prices, or for a device without a price (naming it). With `ranges` (and no
+/// corrector) each candidate carries its ranges; a range limit whose range the table lacks for a device is an
+/// InputError naming the device.
 SelectResult select_devices(const AnalyzedModel& model, const std::vector<GpuSpec>& devices, const PredictOptions& opts,
                             const SelectConstraints& constraints, Objective objective, const PriceTable* prices = nullptr,
-                            const KernelCorrector* corrector = nullptr);
+                            const KernelCorrector* corrector = nullptr, const IntervalTable* ranges = nullptr);
 
 }  // namespace perfpred::advise

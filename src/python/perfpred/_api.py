@@ -441,7 +441,7 @@ def gpu(spec):
 
 
 def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=None, min_memory_headroom=None,
-           objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
+           max_latency_range_high_ms=None, max_power_range_high_w=None, objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
            example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
            dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
@@ -449,7 +449,10 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
     (docs/formats.md), needed for objective="cost". host_factor and tf32 are --host-factor and --no-tf32, as
-    in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last."""
+    in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last. max_latency_range_high_ms and
+    max_power_range_high_w are --max-latency-range-high-ms and --max-power-range-high-w (the ranges' high ends;
+    analytical model); each candidate carries latency_range_ms, energy_range_mj and power_range_w where
+    the analytical model predicted."""
     o = _perfpred.SelectOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -460,6 +463,8 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
         o.max_latency_ms = _number("max_latency_ms", max_latency_ms)
         o.max_power_w = _number("max_power_w", max_power_w)
         o.min_memory_headroom = _number("min_memory_headroom", min_memory_headroom)
+        o.max_latency_range_high_ms = _number("max_latency_range_high_ms", max_latency_range_high_ms)
+        o.max_power_range_high_w = _number("max_power_range_high_w", max_power_range_high_w)
         o.objective = _str("objective", objective)
         if isinstance(prices, dict):
             prices = scratch.write("prices.json", json.dumps(prices).encode(), "prices dict")

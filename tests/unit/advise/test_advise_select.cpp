@@ -114,3 +114,83 @@ TEST_F(Select, BadConstraintsAndPriceFiles) {
   EXPECT_THROW(parse_prices(json{{"schema_version", 1}, {"prices", {{"t4", 1}}}}, "p"), InputError);
   EXPECT_THROW(load_prices("/nonexistent/prices.json"), InputError);
 }
+
+namespace {
+/// A range table with one latency regime per engine (1.5x high) and a pooled power range (1.2x high).
+IntervalTable select_ranges() {
+  return interval_table_from_json(
+      {{"schema_version", 1},
+       {"nominal_coverage", 0.8},
+       {"held_out_coverage", 0.8},
+       {"tail_mass", 0.05},
+       {"host_share_bins", {0.05, 0.4}},
+       {"regimes", {{"eager", {{"rows", 900}, {"low", 0.7}, {"high", 1.5}}}}},
+       {"power_w",
+        {{"machines", 5}, {"held_out_coverage", 0.8}, {"regimes", {{"all", {{"rows", 296}, {"low", 0.9}, {"high", 1.2}}}}}}}},
+      "ranges.json");
+}
+}  // namespace
+
+TEST_F(Select, RangeLimitsCheckTheRangesHighEnds) {
+  const IntervalTable ranges = select_ranges();
+  auto all = select_devices(*model, devices, opts, {}, Objective::latency, nullptr, nullptr, &ranges);
+  ASSERT_EQ(all.ranked.size(), devices.size());
+  for (const auto& x : all.ranked) {  // every candidate carries its ranges
+    ASSERT_TRUE(x.latency_range.has_value());
+    EXPECT_DOUBLE_EQ(x.latency_range->high, 1.5 * x.prediction.latency_ms);
+    ASSERT_TRUE(x.power_range.has_value());
+    EXPECT_LE(x.power_range->high, x.gpu.tdp_w);  // held at the board's limit
+    EXPECT_FALSE(x.energy_range.has_value());      // the table has no energy section
+  }
+  // A limit between the fastest device's latency and its range's high end rejects it on the range alone.
+  const auto& fastest = all.ranked.front();
+  SelectConstraints c;
+  c.max_latency_range_high_ms = 1.2 * fastest.prediction.latency_ms;
+  auto r = select_devices(*model, devices, opts, c, Objective::latency, nullptr, nullptr, &ranges);
+  EXPECT_TRUE(r.ranked.empty());
+  for (const auto& x : r.rejected) {
+    ASSERT_EQ(x.violations.size(), 1u);
+    EXPECT_NE(x.violations[0].find("latency range high"), std::string::npos) << x.violations[0];
+    EXPECT_NE(x.violations[0].find("--max-latency-range-high-ms"), std::string::npos);
+  }
+  // The plain latency limit at the same figure keeps the fastest device.
+  SelectConstraints plain;
+  plain.max_latency_ms = *c.max_latency_range_high_ms;
+  EXPECT_EQ(select_devices(*model, devices, opts, plain, Objective::latency).ranked.front().gpu.id, fastest.gpu.id);
+  c.max_latency_range_high_ms = 1.6 * fastest.prediction.latency_ms;
+  r = select_devices(*model, devices, opts, c, Objective::latency, nullptr, nullptr, &ranges);
+  ASSERT_FALSE(r.ranked.empty());
+  EXPECT_EQ(r.ranked.front().gpu.id, fastest.gpu.id);
+  // Power: the range's high end (held at the board's limit) against the limit, just below it and just above.
+  SelectConstraints p;
+  p.max_power_range_high_w = 0.99 * fastest.power_range->high;
+  r = select_devices(*model, {fastest.gpu}, opts, p, Objective::latency, nullptr, nullptr, &ranges);
+  ASSERT_EQ(r.rejected.size(), 1u);
+  EXPECT_NE(r.rejected[0].violations[0].find("power range high"), std::string::npos) << r.rejected[0].violations[0];
+  EXPECT_NE(r.rejected[0].violations[0].find("--max-power-range-high-w"), std::string::npos);
+  p.max_power_range_high_w = 1.01 * fastest.power_range->high;
+  EXPECT_EQ(select_devices(*model, {fastest.gpu}, opts, p, Objective::latency, nullptr, nullptr, &ranges).ranked.size(), 1u);
+}
+
+TEST_F(Select, RangeLimitsNeedTheTableAndTheAnalyticalModel) {
+  const IntervalTable ranges = select_ranges();
+  SelectConstraints c;
+  c.max_latency_range_high_ms = 30;
+  EXPECT_NE(test::error_of([&] { select_devices(*model, devices, opts, c, Objective::latency); }).find("no range table"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { validate_selection(devices, c, Objective::latency, nullptr, true, true); })
+                .find("drop --bundle"),
+            std::string::npos);
+  c.max_latency_range_high_ms = -1;
+  EXPECT_NE(test::error_of([&] { validate_selection(devices, c, Objective::latency, nullptr, false, true); })
+                .find("--max-latency-range-high-ms -1.000: must be a positive number"),
+            std::string::npos);
+  // A table without a power section cannot check a power range limit: the error names the device and section.
+  IntervalTable no_power = ranges;
+  no_power.power.reset();
+  SelectConstraints p;
+  p.max_power_range_high_w = 100;
+  EXPECT_NE(test::error_of([&] { select_devices(*model, devices, opts, p, Objective::latency, nullptr, nullptr, &no_power); })
+                .find("no power range for the prediction on t4 (its power_w section)"),
+            std::string::npos);
+}
