@@ -16,7 +16,13 @@ nor rows whose latency includes data loading, nor machines with fewer than shots
 most host-bound (a user times one small model at batch 1); a factor fitted on kernel-bound rows absorbs kernel
 errors instead (with random shots the pooled error got worse: 22.2% -> 26.4%).
 
-Writes the table to stdout with --markdown, and between the hostfactor:begin/end markers of --doc. --dump
+A second table puts the machine's own two modes side by side: over its rows whose default prediction is host-bound
+(at least HOST_BOUND of the latency is exposed host time), the median measured / predicted at F = 1 for
+inference and for training rows, and their quotient. One F per machine scales both modes alike; a quotient far
+from 1 says the machine's inference dispatch and its training step (the autograd engine, the optimizer) differ
+from the reference machine's by different factors, so a factor fitted on one mode mis-scales the other.
+
+Writes the tables to stdout with --markdown, and between the hostfactor:begin/end markers of --doc. --dump
 writes the scored rows of every machine whose factor was fitted (not the shots; machines whose host the GPU
 hides keep F = 1 and are left out), predicted at the fitted factor, in the row format of
 scripts/eval_analytical.sh's dump: tools/fit_intervals.py --calibrated-rows fits the ranges of predictions made
@@ -29,6 +35,7 @@ import hashlib
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 
@@ -85,6 +92,10 @@ def predict_all(ex, binary, rows, factor):
     return [j["latency_ms"] if j else None for j in predict_json(ex, binary, rows, factor)]
 
 
+# Rows whose default prediction leaves at least this share of the latency as exposed host time (the mode table).
+HOST_BOUND = 0.25
+
+
 def host_share(j):
     """Share of the predicted latency the host leaves exposed (0 when the GPU hides it)."""
     return j["breakdown"]["host_overhead_ms"] / j["latency_ms"] if j and j["latency_ms"] > 0 else -1.0
@@ -129,12 +140,18 @@ def evaluate(a):
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     pooled = {"default": [], "fitted": []}
     dumped = []
+    modes = []  # (set, gpu, version, {mode: [measured / predicted at F = 1 of its host-bound rows]})
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         for (set_name, gpu, version), rs in sorted(machines.items()):
             # The shots: the inference rows whose default prediction is most host-bound (where the factor
             # shows), as a user would time one small model's forward pass at batch 1; training rows only on a
             # machine without inference rows. Scored on the other rows.
             first = predict_json(ex, a.perfpred, rs, 1.0)
+            by_mode = {"inference": [], "training": []}
+            for r, j in zip(rs, first):
+                if j and host_share(j) >= HOST_BOUND:
+                    by_mode[r.get("mode") or "inference"].append(float(r["latency_ms"]) / j["latency_ms"])
+            modes.append((set_name, gpu, version, by_mode))
             order = sorted(range(len(rs)), key=lambda i: (rs[i].get("mode") == "training", -host_share(first[i])))
             shots = [rs[i] for i in order[:a.shots]]
             rest = [rs[i] for i in order[a.shots:]]
@@ -157,7 +174,24 @@ def evaluate(a):
                          f"{fmt_stats(ea.stats(pb))} | {fmt_stats(ea.stats(pf))} |")
     lines.append(f"| all | | | {len(pooled['default'])} | | {fmt_stats(ea.stats(pooled['default']))} | "
                  f"{fmt_stats(ea.stats(pooled['fitted']))} |")
-    return lines, dumped
+    return lines, mode_table(modes), dumped
+
+
+def mode_table(modes):
+    """Per machine with host-bound rows: median measured / predicted (F = 1) per mode, and their quotient."""
+    lines = ["| set | GPU | PyTorch (machine) | inference rows | inference: measured / predicted | training rows | "
+             "training: measured / predicted | inference / training |",
+             "|---|---|---|---|---|---|---|---|"]
+    for set_name, gpu, version, by_mode in modes:
+        inf, tr = by_mode["inference"], by_mode["training"]
+        if not inf and not tr:
+            continue
+        mi = statistics.median(inf) if inf else None
+        mt = statistics.median(tr) if tr else None
+        q = f"{mi / mt:.2f}" if mi and mt else ""
+        lines.append(f"| {set_name} | {gpu} | {version or '?'} | {len(inf)} | {'' if mi is None else f'{mi:.2f}'} | "
+                     f"{len(tr)} | {'' if mt is None else f'{mt:.2f}'} | {q} |")
+    return lines
 
 
 def dump_row(r, set_name, gpu, version, factor, j):
@@ -169,10 +203,13 @@ def dump_row(r, set_name, gpu, version, factor, j):
             "pred_latency_ms": j["latency_ms"], "pred_host_overhead_ms": j["breakdown"]["host_overhead_ms"]}
 
 
-def write_doc(path, lines, shots):
+def write_doc(path, lines, mode_lines, shots):
     body = ["", f"`/usr/bin/python3 tools/eval_host_factor.py --shots {shots} --doc docs/accuracy.md`: held-out "
             "PyTorch latency rows per machine; the factor is fitted on the machine's most host-bound inference rows (by "
-            "the default prediction) and scored on its other rows only.", ""] + lines
+            "the default prediction) and scored on its other rows only.", ""] + lines + [
+            "", f"The same machines' host-bound rows (at least {HOST_BOUND:.0%} of the predicted latency exposed host time) "
+            "by mode, at F = 1: median measured / predicted, and the inference median over the training one (1 where one "
+            "factor would fit both modes).", ""] + mode_lines
     ea.rewrite_section(path, BEGIN, END, body, "eval_host_factor")
     print(f"eval_host_factor: rewrote the host-factor table of {path}", file=sys.stderr)
 
@@ -194,7 +231,7 @@ def main():
         sys.exit("eval_host_factor: --shots must be at least 1")
     if not os.path.exists(a.perfpred):
         sys.exit(f"eval_host_factor: no perfpred binary at {a.perfpred} (build first or pass --perfpred)")
-    lines, dumped = evaluate(a)
+    lines, mode_lines, dumped = evaluate(a)
     if a.dump:
         os.makedirs(os.path.dirname(os.path.abspath(a.dump)), exist_ok=True)
         with open(a.dump, "w", encoding="utf-8") as f:
@@ -202,9 +239,9 @@ def main():
             f.write("\n")
         print(f"eval_host_factor: wrote {len(dumped)} rows at their machines' fitted factors to {a.dump}", file=sys.stderr)
     if a.markdown:
-        print("\n".join(lines))
+        print("\n".join(lines + [""] + mode_lines))
     if a.doc:
-        write_doc(a.doc, lines, a.shots)
+        write_doc(a.doc, lines, mode_lines, a.shots)
 
 
 if __name__ == "__main__":
