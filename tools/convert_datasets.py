@@ -263,7 +263,9 @@ HELP_GPUS = {"1080ti": "gtx-1080ti", "2080ti": "rtx-2080ti", "titanx": "titan-x-
 HELP_SOURCE = {"name": "help", "repository": "https://github.com/HayeonLee/HELP",
                "commit": "45f70eb92d0d735970a33b608d1544ad3c52f285", "licence": "MIT"}
 HELP_NOTE = ("PyTorch eager inference latency, ms per batch, measured by the HELP authors (PyTorch 1.8.1 / CUDA "
-             "10.2 era per their README); precision not stated (fp32 assumed); input 32x32")
+             "10.2 era per their README); precision not stated (fp32 assumed); input 32x32; grad_mode = 1: the timing "
+             "script is not published, and perfpred's PyTorch host costs were fitted on these rows as inference with "
+             "autograd recording (no torch.no_grad(); docs/model.md, k_pytorch_no_grad_host_share)")
 TITANX_NOTE = ("HELP 'titanx' mapped to titan-x-pascal: the repo does not say which Titan X. Median over the 15,625 "
                "NAS-Bench-201 nets at batch 256 it is 1.19x the Titan Xp time and 1.09x the GTX 1080 Ti time, as "
                "expected of the Pascal card (11.0 TFLOPS, 480 GB/s); a Maxwell Titan X (6.6 TFLOPS, 336 GB/s) "
@@ -277,7 +279,7 @@ def convert_help(ctx):
     # NAS-Bench-201
     rows = read_csv(os.path.join(src, "nasbench201_latency_ms.csv"))[: ctx.limit]
     path = os.path.join(out_dir, "nasbench201.csv")
-    w = Writer("network", path)
+    w = Writer("network", path, extra_columns=["grad_mode"])
     chosen = ctx.exporter.choose("nasbench201", [r["nb201_index"] for r in rows])
     for r in rows:
         idx = r["nb201_index"]
@@ -292,14 +294,14 @@ def convert_help(ctx):
             w.add(id=f"nb201-{idx}-{m.group(1)}-b{m.group(2)}", source="help-nasbench201", gpu_id=gpu,
                   runtime="pytorch", runtime_version="1.8.1", precision="fp32", model=rel(mp, path),
                   model_family="nasbench201", recipe=r["arch_str"], mode="inference", batch=int(m.group(2)),
-                  latency_ms=num(val), notes="")
+                  latency_ms=num(val), notes="", grad_mode=1)
     written[path] = w.write({"sources": [HELP_SOURCE], "licence": "MIT",
                              "notes": [HELP_NOTE, TITANX_NOTE,
                                        "model: NAS-Bench-201 TinyNetwork C=16 N=5, 10 classes (tools/dataset_models.py)"]})
     # FBNet
     rows = read_csv(os.path.join(src, "fbnet_latency_ms.csv"))[: ctx.limit]
     path = os.path.join(out_dir, "fbnet.csv")
-    w = Writer("network", path)
+    w = Writer("network", path, extra_columns=["grad_mode"])
     chosen = ctx.exporter.choose("fbnet", [r["idx"] for r in rows])
     for r in rows:
         idx = r["idx"]
@@ -313,7 +315,7 @@ def convert_help(ctx):
             w.add(id=f"fbnet-{idx}-{m.group(1)}-b{m.group(2)}", source="help-fbnet", gpu_id=HELP_GPUS[m.group(1)],
                   runtime="pytorch", runtime_version="1.8.1", precision="fp32", model=rel(mp, path),
                   model_family="fbnet", recipe=r["op_idx_list"], mode="inference", batch=int(m.group(2)),
-                  latency_ms=num(val), notes=r["block_ops"])
+                  latency_ms=num(val), notes=r["block_ops"], grad_mode=1)
     written[path] = w.write({"sources": [HELP_SOURCE], "licence": "MIT",
                              "notes": [HELP_NOTE, TITANX_NOTE,
                                        "model: FBNet CIFAR-100 setting (HW-NAS-Bench fbnet_models), recipe = op_idx_list "
@@ -338,7 +340,7 @@ def convert_help_ofa(ctx, src, out_dir):
     import dataset_models as dm
     rows = read_csv(os.path.join(src, "ofa_mbv3_latency_ms.csv"))[: ctx.limit]
     path = os.path.join(out_dir, "ofa_mbv3.csv")
-    w = Writer("network", path)
+    w = Writer("network", path, extra_columns=["grad_mode"])
     chosen = ctx.exporter.choose("ofa-mbv3", [r["idx"] for r in rows])
     for r in rows:
         idx = r["idx"]
@@ -358,7 +360,7 @@ def convert_help_ofa(ctx, src, out_dir):
             w.add(id=f"ofa-{idx}-{m.group(1)}-b{m.group(2)}", source="help-ofa", gpu_id=HELP_GPUS[m.group(1)],
                   runtime="pytorch", runtime_version="1.8.1", precision="fp32", model=rel(mp, path),
                   model_family="ofa-mbv3", recipe=recipe, mode="inference", batch=int(m.group(2)), latency_ms=num(val),
-                  notes=f"input {r['resolution']}x{r['resolution']}", **({"status": "skipped", "reason": bad} if bad else {}))
+                  notes=f"input {r['resolution']}x{r['resolution']}", grad_mode=1, **({"status": "skipped", "reason": bad} if bad else {}))
     n = w.write({"sources": [HELP_SOURCE], "licence": "MIT",
                  "notes": [HELP_NOTE.replace("input 32x32", "input r x r (ImageNet, r = resolution)"),
                            "model: active subnet of once-for-all's ofa_mbv3_d234_e346_k357_w1.2 (MobileNetV3, widths "

@@ -123,7 +123,7 @@ def optimizer_of(row):
 def run_settings(row):
     """predict options for how a row's run was set up beyond GPU, model, batch, mode, runtime and precision: a
     training step's optimizer, PyTorch's parameter updates and fp16 mode (autocast or a half model), host copies,
-    CUDA graphs, attention."""
+    CUDA graphs, inference with autograd recording, attention."""
     args = []
     if row.get("mode") == "training":
         args += ["--optimizer", optimizer_of(row)]
@@ -135,6 +135,9 @@ def run_settings(row):
         args.append("--no-copies")
     if row.get("cuda_graphs") == "1":
         args.append("--cuda-graphs")
+    if row.get("grad_mode") == "1" and row.get("mode", "inference") in ("", "inference") and \
+            runtime_of(row.get("runtime") or "pytorch") == "pytorch":
+        args.append("--grad-mode")  # inference recorded autograd (HELP's rows, as the host costs were fitted)
     if row.get("attention"):
         args += ["--attention", row["attention"]]
     return args

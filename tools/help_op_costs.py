@@ -54,8 +54,9 @@ def read_rows(path):
 
 
 def predict(perfpred, model, gpu, batch):
-    out = subprocess.run([perfpred, "-q", "predict", model, "--gpu", gpu, "--batch", str(batch), "--json", "--analytical"],
-                         capture_output=True, text=True)
+    # --grad-mode: HELP's rows are predicted as inference with autograd recording (tools/convert_datasets.py).
+    out = subprocess.run([perfpred, "-q", "predict", model, "--gpu", gpu, "--batch", str(batch), "--json", "--analytical",
+                          "--grad-mode"], capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"help_op_costs: perfpred predict {model} --gpu {gpu} failed: {out.stderr.strip()}")
     d = json.loads(out.stdout)

@@ -42,6 +42,7 @@ struct PredictCmdOptions {
   double host_factor = 1;  ///< --host-factor: this machine's host CPU time over the reference machine's
   bool no_tf32 = false;    ///< --no-tf32: FP32 convolutions stay on FP32 math (allow_tf32 = False)
   bool cuda_graphs = false;  ///< --cuda-graphs: the iteration replayed as a captured CUDA graph
+  bool grad_mode = false;    ///< --grad-mode: inference records autograd (PredictOptions::grad_mode)
   bool channels_last = false;  ///< --channels-last: NHWC tensors (PredictOptions::channels_last)
   std::string attention = "sdpa";  ///< --attention sdpa|math: PyTorch eager's attention (PredictOptions::fused_attention)
   /// --param-updates foreach|loop: PyTorch eager training's parameter updates (PredictOptions::foreach_updates)

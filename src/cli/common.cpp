@@ -139,6 +139,12 @@ void echo_cuda_graphs(nlohmann::json& j, bool cuda_graphs) {
 
 std::string cuda_graphs_text(bool cuda_graphs) { return cuda_graphs ? ", CUDA graphs" : std::string(); }
 
+void echo_grad_mode(nlohmann::json& j, bool grad_mode) {
+  if (grad_mode) j["grad_mode"] = true;
+}
+
+std::string grad_mode_text(bool grad_mode) { return grad_mode ? ", grad mode" : std::string(); }
+
 void echo_channels_last(nlohmann::json& j, bool channels_last) {
   if (channels_last) j["channels_last"] = true;
 }

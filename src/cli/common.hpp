@@ -71,6 +71,10 @@ std::string allow_tf32_text(bool allow_tf32);
 void echo_cuda_graphs(nlohmann::json& j, bool cuda_graphs);
 /// ", CUDA graphs" for a text header with --cuda-graphs, else "".
 std::string cuda_graphs_text(bool cuda_graphs);
+/// `"grad_mode": true` in a command's JSON document only with --grad-mode (byte-identical without it).
+void echo_grad_mode(nlohmann::json& j, bool grad_mode);
+/// ", grad mode" for a text header with --grad-mode, else "".
+std::string grad_mode_text(bool grad_mode);
 /// Echo --channels-last in a command's JSON document: `"channels_last": true` only where it is set.
 void echo_channels_last(nlohmann::json& j, bool channels_last);
 /// ", channels_last" for a text header where --channels-last is set, else "".

@@ -87,6 +87,13 @@ void add_cuda_graphs(CLI::App* sub, bool& cuda_graphs) {
                 "mode=\"reduce-overhead\", TensorRT under stream capture): no host cost per op or kernel");
 }
 
+/// --grad-mode on every command that predicts.
+void add_grad_mode(CLI::App* sub, bool& grad_mode) {
+  sub->add_flag("--grad-mode", grad_mode,
+                "PyTorch eager inference records autograd: the model is called without torch.no_grad() / "
+                "torch.inference_mode() (default: inference under no_grad, each forward op's dispatch cheaper)");
+}
+
 /// --channels-last on every command that predicts.
 void add_channels_last(CLI::App* sub, bool& channels_last) {
   sub->add_flag("--channels-last", channels_last,
@@ -108,6 +115,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--runtime", p.runtime, "pytorch|tensorrt|onnxruntime|cudnn")->default_val("pytorch");
   add_no_tf32(sub, p.no_tf32);
   add_cuda_graphs(sub, p.cuda_graphs);
+  add_grad_mode(sub, p.grad_mode);
   add_channels_last(sub, p.channels_last);
   add_attention(sub, p.attention);
   add_param_updates(sub, p.param_updates);
@@ -263,6 +271,7 @@ int main(int argc, char** argv) {
     add_host_factor(sub, p.host_factor);
     add_no_tf32(sub, p.no_tf32);
     add_cuda_graphs(sub, p.cuda_graphs);
+    add_grad_mode(sub, p.grad_mode);
     add_channels_last(sub, p.channels_last);
     add_attention(sub, p.attention);
     add_param_updates(sub, p.param_updates);

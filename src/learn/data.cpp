@@ -176,6 +176,9 @@ PredictOptions network_options(const NetworkRow& r, const std::string& where) {
   o.include_copies = r.includes_h2d.value_or(false);
   // An extra column: the run replayed a captured CUDA graph (MLPerf's harness configs say so per run).
   if (auto it = r.extra.find("cuda_graphs"); it != r.extra.end()) o.cuda_graphs = it->second == "1";
+  // And whether its inference recorded autograd (no torch.no_grad(): HELP's rows, as the host costs were fitted).
+  if (auto it = r.extra.find("grad_mode"); it != r.extra.end())
+    o.grad_mode = it->second == "1" && o.mode == Mode::inference && o.runtime == Runtime::pytorch;
   // And how the source's PyTorch ran attention (NeuSight's HF models of PyTorch 2.1's era: as written).
   if (auto it = r.extra.find("attention"); it != r.extra.end() && !it->second.empty())
     o.fused_attention = fused_attention_from_string(it->second, where + ": attention");

@@ -278,6 +278,17 @@ inline constexpr double k_pytorch_conv_extra_host_s = 18e-6;
 inline constexpr double k_pytorch_view_host_s = 8e-6;
 /// CPU time of an extra kernel inside one op (conv bias add, a second kernel of an op). Prior.
 inline constexpr double k_pytorch_inner_kernel_host_s = 6e-6;
+/// PyTorch eager inference under torch.no_grad() / torch.inference_mode() (PredictOptions::grad_mode false):
+/// the share of the forward per-op host costs above that is left when autograd records nothing. The costs above
+/// were fitted on HELP's inference rows, taken as recorded with autograd on (HELP's timing script is not
+/// published; its rows keep grad_mode = 1). Fitted on the machines that measured both modes with inference
+/// under no_grad, where a machine's own host speed cancels: on their host-bound calibration rows (at least a
+/// quarter of the predicted latency exposed host time), the median measured / predicted of inference over that
+/// of training is 0.65 on perfpred's H200 (PyTorch 2.11, inference_mode; ResNet-50, VGG-16) and 1.00, 0.70 and
+/// 0.84 on ryujaehun's three RTX 2080 Ti machines (no_grad), geometric mean 0.79; the held-out rows of the same
+/// and two more machines give 0.54-0.92, median 0.80 (tools/eval_host_factor.py's mode table). Training's host
+/// costs (fitted on ryujaehun's training rows) are unchanged.
+inline constexpr double k_pytorch_no_grad_host_share = 0.8;
 /// Autograd engine (C++ thread) CPU time per backward node (its gradient kernel, and each AccumulateGrad);
 /// conv/GEMM gradients add k_pytorch_conv_extra_host_s per cuDNN/cuBLAS call, as their forwards do.
 /// Summing the gradients of a tensor with several consumers is not a node (the engine's InputBuffer calls

@@ -111,20 +111,23 @@ struct HostCosts {
   double kernel = 0;    ///< per kernel for runtimes without per-op dispatch
 };
 
-HostCosts host_costs(const GpuSpec& gpu, Runtime rt, double host_factor) {
-  const double f = (gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0) * host_factor;
+HostCosts host_costs(const GpuSpec& gpu, const PredictOptions& opts) {
+  const double f = (gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0) * opts.host_factor;
   HostCosts h;
-  switch (rt) {
-    case Runtime::pytorch:
-      h.op = model::k_pytorch_op_host_s * f;
-      h.arith = model::k_pytorch_arith_host_s * f;
-      h.matrix_extra = model::k_pytorch_conv_extra_host_s * f;
-      h.view = model::k_pytorch_view_host_s * f;
-      h.inner = model::k_pytorch_inner_kernel_host_s * f;
+  switch (opts.runtime) {
+    case Runtime::pytorch: {
+      // The forward's dispatch: cheaper where autograd records nothing (inference under no_grad).
+      const double fwd = f * (opts.mode == Mode::inference && !opts.grad_mode ? model::k_pytorch_no_grad_host_share : 1.0);
+      h.op = model::k_pytorch_op_host_s * fwd;
+      h.arith = model::k_pytorch_arith_host_s * fwd;
+      h.matrix_extra = model::k_pytorch_conv_extra_host_s * fwd;
+      h.view = model::k_pytorch_view_host_s * fwd;
+      h.inner = model::k_pytorch_inner_kernel_host_s * fwd;
       h.backward = model::k_pytorch_backward_host_s * f;
       h.optimizer = model::k_pytorch_optimizer_host_s * f;
-      h.kernel = model::k_pytorch_inner_kernel_host_s * f;
+      h.kernel = model::k_pytorch_inner_kernel_host_s * fwd;
       break;
+    }
     case Runtime::onnxruntime:
       h.op = h.arith = h.backward = h.optimizer = h.inner = h.kernel = model::k_onnxruntime_node_host_s * f;
       break;
@@ -304,9 +307,14 @@ void init_context(PlanContext& c) {
     throw InputError("--channels-last is PyTorch's memory format (and onnxruntime's NHWC layout); --runtime " +
                      to_string(c.opts.runtime) +
                      " picks its own layouts: drop --channels-last or use --runtime pytorch|onnxruntime");
+  if (c.opts.grad_mode && c.training)
+    throw InputError("--grad-mode: a training step always records autograd; it describes inference only (drop it)");
+  if (c.opts.grad_mode && c.opts.runtime != Runtime::pytorch)
+    throw InputError("--grad-mode is PyTorch eager's autograd recording; --runtime " + to_string(c.opts.runtime) +
+                     " has none: drop it or use --runtime pytorch");
   c.fuse = !c.training && (c.opts.runtime == Runtime::tensorrt || c.opts.runtime == Runtime::onnxruntime);
   c.eager = c.opts.runtime == Runtime::pytorch;
-  c.host = host_costs(c.gpu, c.opts.runtime, c.opts.host_factor);
+  c.host = host_costs(c.gpu, c.opts);
   c.scale = activation_scale(g, c.opts.precision);
   c.plan.activation_scale = c.scale;
   c.has_tf32 = c.gpu.uses_tensor_cores(Precision::tf32);

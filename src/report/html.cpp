@@ -456,6 +456,7 @@ std::string render_html_report(const ReportInput& in) {
        (in.options.host_factor != 1 ? " &middot; host factor " + fmt_given(in.options.host_factor) : std::string()) +
        (in.options.allow_tf32 ? std::string() : " &middot; no TF32 (allow_tf32 = False)") +
        (in.options.cuda_graphs ? " &middot; CUDA graphs (replayed, no host cost per kernel)" : "") +
+       (in.options.grad_mode ? " &middot; grad mode (inference records autograd)" : "") +
        (in.options.channels_last ? " &middot; channels_last (NHWC: no cuDNN reorders)" : "") +
        (in.options.fused_attention ? "" : " &middot; attention as written (--attention math)") +
        (in.options.foreach_updates ? "" : " &middot; per-tensor parameter updates (--param-updates loop)") +

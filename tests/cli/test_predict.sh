@@ -166,6 +166,26 @@ assert m.get('cuda_graphs') is True, m.keys()" "$BIN" "$MODEL"
 check grep -q "CUDA graphs" "$TMP/g.txt"
 "$BIN" report "$MODEL" --gpu a100-sxm4-40gb --cuda-graphs --out "$TMP/g.html" >/dev/null
 check grep -q "CUDA graphs (replayed" "$TMP/g.html"
+
+# 9b. --grad-mode: inference called without torch.no_grad() records autograd, so each forward op's dispatch
+# costs more (the default is served inference under no_grad): same kernels, more host time; echoed only when
+# given; refused for training (it always records) and for runtimes without autograd.
+check $PY -c "
+import json,subprocess,sys
+run=lambda *a: json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','a100-sxm4-40gb','--json','--no-meta']+list(a)))
+n, g = run(), run('--grad-mode')
+assert g['breakdown']['kernels_ms'] == n['breakdown']['kernels_ms'], (n['breakdown'], g['breakdown'])
+assert g['breakdown']['host_overhead_ms'] > 1.1 * n['breakdown']['host_overhead_ms'], (n['breakdown'], g['breakdown'])
+assert g.get('grad_mode') is True and 'grad_mode' not in n
+s=json.loads(subprocess.check_output([sys.argv[1],'select',sys.argv[2],'--devices','t4','--json','--grad-mode']))
+assert s.get('grad_mode') is True, s.keys()" "$BIN" "$MODEL"
+"$BIN" predict "$MODEL" --gpu a100-sxm4-40gb --grad-mode >"$TMP/gm.txt"
+check grep -q "grad mode" "$TMP/gm.txt"
+"$BIN" predict "$MODEL" --gpu a100-sxm4-40gb --grad-mode --mode training >/dev/null 2>"$TMP/err"
+check test $? -eq 2
+check grep -q "a training step always records autograd" "$TMP/err"
+"$BIN" predict "$MODEL" --gpu a100-sxm4-40gb --grad-mode --runtime tensorrt >/dev/null 2>"$TMP/err"
+check test $? -eq 2
 "$BIN" report "$MODEL" --gpu a100-sxm4-40gb --out "$TMP/e.html" >/dev/null
 if grep -q "CUDA graphs" "$TMP/e.html"; then echo "FAIL: report names CUDA graphs without the flag"; fail=1; fi
 

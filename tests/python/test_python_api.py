@@ -42,6 +42,7 @@ class Predict(unittest.TestCase):
                           (["--host-factor", "1.5"], dict(host_factor=1.5)),
                           (["--no-tf32"], dict(tf32=False)),
                           (["--cuda-graphs"], dict(cuda_graphs=True)),
+                          (["--grad-mode"], dict(grad_mode=True)),
                           (["--precision", "fp16", "--batch", "32", "--channels-last"],
                            dict(precision="fp16", batch=32, channels_last=True)),
                           (["--attention", "math"], dict(attention="math")),
@@ -305,15 +306,17 @@ class Advise(unittest.TestCase):
         self.assertTrue(got.rows[0]["violations"])
 
     def test_select_range_limits_match_cli(self):
+        # A latency limit between the two devices' range high ends: one kept, one rejected on its range.
+        ranges = perfpred.select(RESNET18, ["t4", "a100-sxm4-40gb"], batch=8).rows
+        highs = sorted(r["latency_range_ms"]["high"] for r in ranges)
+        limit = f"{(highs[0] + highs[1]) / 2:.4f}"
         want = cli("select", RESNET18, "--devices", "t4,a100-sxm4-40gb", "--batch", "8",
-                   "--max-latency-range-high-ms", "8", "--max-power-range-high-w", "200", "--json")
-        got = perfpred.select(RESNET18, ["t4", "a100-sxm4-40gb"], batch=8, max_latency_range_high_ms=8,
-                              max_power_range_high_w=200)
+                   "--max-latency-range-high-ms", limit, "--max-power-range-high-w", "1000", "--json")
+        got = perfpred.select(RESNET18, ["t4", "a100-sxm4-40gb"], batch=8, max_latency_range_high_ms=float(limit),
+                              max_power_range_high_w=1000)
         self.assertEqual(got.to_json(), want)
-        for r in got.rows:
-            self.assertIn("latency_range_ms", r)
-            if r["violations"]:
-                self.assertIn("--max-latency-range-high-ms", r["violations"])
+        self.assertEqual(len(got.ranked), 1)
+        self.assertIn("--max-latency-range-high-ms", got.rejected[0]["violations"][0])
         with self.assertRaises(perfpred.InputError) as ctx:
             perfpred.select(RESNET18, ["t4"], max_latency_range_high_ms=8, bundle="default")
         self.assertIn("drop --bundle", str(ctx.exception))
@@ -414,6 +417,14 @@ class Advise(unittest.TestCase):
             self.assertIs(got["cuda_graphs"], True, name)
             self.assertNotIn("cuda_graphs", base, name)
             self.assertLess(latency(got), 0.8 * latency(base), name)
+
+    def test_grad_mode_matches_cli(self):
+        """grad_mode=True is --grad-mode on select, sweep and mig: the CLI's JSON, echoed, and a batch-1 eager
+        ResNet-18 (host-bound on an A100) slower with autograd recording its forward than under no_grad."""
+        for name, _, _, latency, got, base in self._decision_flag(1, "--grad-mode", grad_mode=True):
+            self.assertIs(got["grad_mode"], True, name)
+            self.assertNotIn("grad_mode", base, name)
+            self.assertGreater(latency(got), 1.05 * latency(base), name)
 
     def test_channels_last_matches_cli(self):
         """channels_last=True is --channels-last on select, sweep and mig: the CLI's JSON, echoed (at FP32, where

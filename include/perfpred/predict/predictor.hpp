@@ -35,6 +35,12 @@ struct PredictOptions {
   /// "reduce-overhead", TensorRT under cudaStreamBeginCapture as MLPerf's harnesses run it): no host cost per
   /// op or kernel, one graph launch per iteration.
   bool cuda_graphs = false;
+  /// PyTorch eager inference records autograd: the model is called without torch.no_grad() or
+  /// torch.inference_mode(), so every forward op whose inputs require grad (any op past a layer with weights)
+  /// builds its backward node and saves its inputs. False (the default, how models are served): each forward op
+  /// dispatches at k_pytorch_no_grad_host_share of the grad-mode cost. Inference with runtime pytorch only; a
+  /// training step always records.
+  bool grad_mode = false;
   /// PyTorch eager runs attention as one scaled_dot_product_attention call (PyTorch >= 2.0's
   /// nn.MultiheadAttention and F.scaled_dot_product_attention, HF transformers' and timm's default attention):
   /// a fused flash / memory-efficient kernel that never writes the [.., Sq, Sk] scores. False (--attention

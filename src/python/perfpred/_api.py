@@ -310,16 +310,18 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
 
 
 def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-          cuda_graphs=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
+          cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """--branch, --loop-trips, --dim and --allow-partial (models with If/Loop, symbolic dims or shapes
     left unknown), --host-factor (this machine's host CPU time over the reference machine's; its range
     is checked in C++ with the CLI's message), --no-tf32 (tf32=False; fp32 only, checked in C++),
-    --cuda-graphs (the iteration replayed as a captured CUDA graph), --channels-last (torch.channels_last
+    --cuda-graphs (the iteration replayed as a captured CUDA graph), --grad-mode (inference records autograd),
+    --channels-last (torch.channels_last
     tensors), --attention ("sdpa" or "math"), --param-updates ("foreach" or "loop") and --mixed-precision ("amp"
     or "half"), all checked in C++."""
     o.host_factor = _number("host_factor", host_factor)
     o.no_tf32 = not tf32
     o.cuda_graphs = bool(cuda_graphs)
+    o.grad_mode = bool(grad_mode)
     o.channels_last = bool(channels_last)
     o.attention = _str("attention", attention)
     o.param_updates = _str("param_updates", param_updates)
@@ -365,7 +367,7 @@ def _bundles(bundles):
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
-            allow_partial=False, host_factor=1.0, dims=None, tf32=True, cuda_graphs=False, channels_last=False,
+            allow_partial=False, host_factor=1.0, dims=None, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False,
             attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
@@ -378,6 +380,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's);
     tf32=False is --no-tf32 (FP32 convolutions on FP32 math, torch.backends.cudnn.allow_tf32 = False);
     cuda_graphs=True is --cuda-graphs (the iteration replayed as a captured CUDA graph: no host cost per op);
+    grad_mode=True is --grad-mode (inference with autograd recording: the model called without torch.no_grad());
     channels_last=True is --channels-last (the model runs in torch.channels_last: no cuDNN NCHW<->NHWC reorders);
     attention="math" is --attention math (MatMul -> Softmax -> MatMul as exported, not one fused
     scaled_dot_product_attention); param_updates="loop" is --param-updates loop (a PyTorch 1.x training step:
@@ -390,6 +393,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
                                   host_factor=host_factor))
         o.no_tf32 = not tf32
         o.cuda_graphs = bool(cuda_graphs)
+        o.grad_mode = bool(grad_mode)
         o.channels_last = bool(channels_last)
         o.attention = _str("attention", attention)
         o.param_updates = _str("param_updates", param_updates)
@@ -402,7 +406,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
 def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
              optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
              copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
-             allow_partial=False, dims=None, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
+             allow_partial=False, dims=None, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa",
              param_updates="foreach", mixed_precision="amp"):
     """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
     `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s; a
@@ -414,6 +418,7 @@ def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="infere
                               dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
         po.no_tf32 = not tf32
         po.cuda_graphs = bool(cuda_graphs)
+        po.grad_mode = bool(grad_mode)
         po.channels_last = bool(channels_last)
         po.attention = _str("attention", attention)
         po.param_updates = _str("param_updates", param_updates)
@@ -444,7 +449,7 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
            max_latency_range_high_ms=None, max_power_range_high_w=None, objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
            example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
+           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa",
            param_updates="foreach", mixed_precision="amp"):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
@@ -471,7 +476,7 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
         o.prices = "" if prices is None else _str("prices", prices)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
+                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, grad_mode=grad_mode,
                       channels_last=channels_last, attention=attention,
                       param_updates=param_updates, mixed_precision=mixed_precision))
         return Selection(scratch.clean_json(_perfpred.select(o)))
@@ -488,7 +493,7 @@ def _axis(field, spec):
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-          dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, channels_last=False, attention="sdpa",
+          dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa",
           param_updates="foreach", mixed_precision="amp"):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
     vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points.
@@ -505,7 +510,7 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
         o.max_points = _int("max_points", max_points)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
+                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, grad_mode=grad_mode,
                       channels_last=channels_last, attention=attention,
                       param_updates=param_updates, mixed_precision=mixed_precision))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
@@ -515,7 +520,7 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
         branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
-        cuda_graphs=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
+        cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
     `recommended` is None where no profile fits and meets slo_ms. host_factor and tf32 are --host-factor and
     --no-tf32, as in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last."""
@@ -529,7 +534,7 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs,
+                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, grad_mode=grad_mode,
                       channels_last=channels_last, attention=attention,
                       param_updates=param_updates, mixed_precision=mixed_precision))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))

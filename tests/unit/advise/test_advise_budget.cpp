@@ -120,6 +120,29 @@ TEST(BudgetParse, CudaGraphs) {
   }
 }
 
+TEST(BudgetParse, GradMode) {
+  // An entry whose service calls the model without torch.no_grad() is predicted as --grad-mode: each forward op
+  // records autograd, so a host-bound model at batch 1 is slower; echoed where on; a non-boolean is exit 2.
+  json grad = entry("grad", {{"latency_ms", 30}});
+  grad["grad_mode"] = true;
+  auto f = parse_budget_json(file_with({entry("no_grad", {{"latency_ms", 30}}), grad}), "ci/budgets.json");
+  ASSERT_EQ(f.entries.size(), 2u);
+  EXPECT_FALSE(f.entries[0].options.grad_mode);
+  EXPECT_TRUE(f.entries[1].options.grad_mode);
+  const auto results = check_budgets(f, text_loader(), catalog_resolver());
+  EXPECT_GT(results.results[1].prediction.latency_ms, results.results[0].prediction.latency_ms);
+  const json v = budget_verdict_json(results);
+  EXPECT_FALSE(v["entries"][0].contains("grad_mode"));
+  EXPECT_EQ(v["entries"][1]["grad_mode"], true);
+  grad["grad_mode"] = 1;
+  try {
+    parse_budget_json(file_with({grad}), "ci/budgets.json");
+    ADD_FAILURE() << "a numeric grad_mode was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("grad_mode"), std::string::npos) << e.what();
+  }
+}
+
 /// A string field of a budget entry that turns one PredictOptions flag (true by default) off: absent and
 /// `standard` keep it, `other` clears it and is echoed in the verdict (the default is not), any other value or a
 /// non-string is exit 2 naming the entry and the field. `settings` are fields every entry gets (mode, precision).

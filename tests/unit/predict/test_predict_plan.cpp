@@ -9,6 +9,7 @@
 #include "net_builder.hpp"
 #include "perfpred/hw/catalog.hpp"
 #include "perfpred/predict/predictor.hpp"
+#include "perfpred/util/error.hpp"
 
 namespace perfpred {
 namespace {
@@ -689,6 +690,41 @@ TEST(EagerPlan, ShapeArithmeticExportedIntoTheGraphCostsNothing) {
   EXPECT_DOUBLE_EQ(b.latency_ms, a.latency_ms);
   EXPECT_EQ(plan_kernels(shaped.g, shaped.c, gpu("rtx-2080ti"), o).size(),
             plan_kernels(plain.g, plain.c, gpu("rtx-2080ti"), o).size());
+}
+
+TEST(EagerPlan, InferenceUnderNoGradDispatchesEachForwardOpForLess) {
+  // Served inference runs under torch.no_grad() / inference_mode(): no op records a backward node, and each
+  // forward op's host cost is k_pytorch_no_grad_host_share of the grad-mode cost the constants were fitted at
+  // (--grad-mode: a model called without no_grad). A training step's host costs do not depend on it.
+  test::NetBuilder b;
+  const int x = b.input("x", {1, 3, 32, 32});
+  int y = b.relu(b.bn(b.conv(x, 16, 3)));
+  y = b.add(y, b.relu(b.bn(b.conv(y, 16, 3))));
+  b.output(b.relu(y));
+  PredictOptions o;
+  o.batch = 1;
+  const auto no_grad = plan_kernels(b.g, b.c, gpu("rtx-2080ti"), o);
+  o.grad_mode = true;
+  const auto grad = plan_kernels(b.g, b.c, gpu("rtx-2080ti"), o);
+  ASSERT_EQ(no_grad.size(), grad.size());
+  double h0 = 0, h1 = 0;
+  for (size_t i = 0; i < grad.size(); ++i) {
+    EXPECT_NEAR(no_grad[i].host_s, 0.8 * grad[i].host_s, 1e-12) << grad[i].name;
+    EXPECT_DOUBLE_EQ(no_grad[i].time_s, grad[i].time_s);  // the GPU's work is the same
+    h0 += no_grad[i].host_s;
+    h1 += grad[i].host_s;
+  }
+  EXPECT_GT(h1, 0);
+  PredictOptions plain;
+  plain.batch = 1;
+  const Prediction p0 = predict(b.g, b.c, gpu("rtx-2080ti"), plain), p1 = predict(b.g, b.c, gpu("rtx-2080ti"), o);
+  EXPECT_LT(p0.latency_ms, p1.latency_ms);  // host-bound at batch 1: the dispatch is the latency
+  // Training always records: the flag is refused there, as on a runtime without autograd.
+  o.mode = Mode::training;
+  EXPECT_THROW(plan_kernels(b.g, b.c, gpu("rtx-2080ti"), o), InputError);
+  o.mode = Mode::inference;
+  o.runtime = Runtime::onnxruntime;
+  EXPECT_THROW(plan_kernels(b.g, b.c, gpu("rtx-2080ti"), o), InputError);
 }
 
 TEST(EagerPlan, LinearOnAnNdInputIsOneCallItsBiasAddNoPythonOperator) {
