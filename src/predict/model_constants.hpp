@@ -286,8 +286,9 @@ inline constexpr double k_pytorch_inner_kernel_host_s = 6e-6;
 /// quarter of the predicted latency exposed host time), the median measured / predicted of inference over that
 /// of training is 0.65 on perfpred's H200 (PyTorch 2.11, inference_mode; ResNet-50, VGG-16) and 1.00, 0.70 and
 /// 0.84 on ryujaehun's three RTX 2080 Ti machines (no_grad), geometric mean 0.79; the held-out rows of the same
-/// and two more machines give 0.54-0.92, median 0.80 (tools/eval_host_factor.py's mode table). Training's host
-/// costs (fitted on ryujaehun's training rows) are unchanged.
+/// and two more machines gave 0.54-0.92, median 0.80, without this share and give 0.66-1.09, median 0.98, with it
+/// (tools/eval_host_factor.py's mode table). Training's host costs (fitted on ryujaehun's training rows) are
+/// unchanged.
 inline constexpr double k_pytorch_no_grad_host_share = 0.8;
 /// Autograd engine (C++ thread) CPU time per backward node (its gradient kernel, and each AccumulateGrad);
 /// conv/GEMM gradients add k_pytorch_conv_extra_host_s per cuDNN/cuBLAS call, as their forwards do.

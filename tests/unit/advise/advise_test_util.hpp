@@ -6,7 +6,7 @@
 #include "perfpred/advise/model.hpp"
 #include "perfpred/analysis/cost.hpp"
 #include "perfpred/onnx/importer.hpp"
-#include "perfpred/util/error.hpp"
+#include "../error_of.hpp"
 
 namespace perfpred::test {
 
@@ -35,17 +35,6 @@ inline std::shared_ptr<const advise::AnalyzedModel> analysed_text(const std::str
   m->cost = analyze(m->graph);
   m->batch = batch;
   return m;
-}
-
-/// The message of the InputError `f` throws ("" when it throws none).
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 /// A ModelAtBatch over an inline model (no caching: tests are small).

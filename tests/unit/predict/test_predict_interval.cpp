@@ -7,8 +7,10 @@
 #include "perfpred/hw/catalog.hpp"
 #include "perfpred/predict/interval.hpp"
 #include "perfpred/util/error.hpp"
+#include "../error_of.hpp"
 
 using namespace perfpred;
+using perfpred::test::error_of;
 
 namespace {
 
@@ -35,16 +37,6 @@ Prediction predicted(double latency_ms, double host_ms) {
   return p;
 }
 
-// The message of the InputError `f` throws ("" when it throws none).
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
