@@ -120,6 +120,9 @@ void parse_flags(const nlohmann::json& e, const std::string& where, PredictOptio
                      to_string(o.precision) + "); drop it, or set \"precision\": \"fp32\"");
   read_flag(e, "cuda_graphs", where, o.cuda_graphs);
   read_flag(e, "grad_mode", where, o.grad_mode);
+  if (o.grad_mode && (o.mode != Mode::inference || o.runtime != Runtime::pytorch))
+    throw InputError(where + ": field 'grad_mode': true describes PyTorch eager inference (it is " + to_string(o.mode) +
+                     " with runtime " + to_string(o.runtime) + "; a training step always records autograd); drop it");
   read_flag(e, "channels_last", where, o.channels_last);
   if (e.contains("attention")) {
     const auto& v = e["attention"];
@@ -342,7 +345,11 @@ BudgetReport check_budgets(const BudgetFile& file, const ModelLoader& load, cons
     r.batch = m->batch;
     PredictOptions opts = e.options;
     opts.batch = m->batch;  // throughput per sample of the batch the model actually runs at
-    r.prediction = predict(m->graph, m->cost, r.gpu, opts, corrector);
+    try {
+      r.prediction = predict(m->graph, m->cost, r.gpu, opts, corrector);
+    } catch (const InputError& err) {  // a combination of the entry's fields the planner refuses
+      throw InputError(e.where + ": " + err.what());
+    }
     const auto& p = r.prediction;
     const auto& L = e.limits;
     if (L.latency_ms) r.checks.push_back(upper("latency_ms", p.latency_ms, *L.latency_ms));

@@ -130,6 +130,23 @@ TEST(BudgetParse, CudaGraphsAndGradMode) {
   // service calls the model without torch.no_grad() (--grad-mode) records autograd in every forward op: slower.
   check_boolean_option("cuda_graphs", &PredictOptions::cuda_graphs, true);
   check_boolean_option("grad_mode", &PredictOptions::grad_mode, false);
+  // grad_mode describes inference: on a training entry it is exit 2 naming the entry and the field.
+  json training = entry("t", {{"latency_ms", 30}});
+  training["mode"] = "training";
+  training["grad_mode"] = true;
+  const std::string msg = error_of(file_with({training}));
+  EXPECT_NE(msg.find("entries[0]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("field 'grad_mode'"), std::string::npos) << msg;
+  // A combination only the planner refuses (TensorRT training) names the entry too.
+  json trt = entry("trt", {{"latency_ms", 30}});
+  trt["mode"] = "training";
+  trt["runtime"] = "tensorrt";
+  try {
+    check_budgets(parse_budget_json(file_with({trt}), "ci/budgets.json"), text_loader(), catalog_resolver());
+    ADD_FAILURE() << "TensorRT training was predicted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("entries[0]"), std::string::npos) << e.what();
+  }
 }
 
 /// A string field of a budget entry that turns one PredictOptions flag (true by default) off: absent and
