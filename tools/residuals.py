@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Where the held-out error of the kernel and HELP rows lives, from scripts/eval_learned.sh's rows.
 
-    /usr/bin/python3 tools/residuals.py floor|narrow-gemm|conv-waves|help-ratios [--eval cache/eval/learned]
-                                        [--datasets cache/datasets]
+    /usr/bin/python3 tools/residuals.py floor|narrow-gemm|conv-waves|help-ratios|duration
+                                        [--eval cache/eval/learned] [--datasets cache/datasets] [--rows FILE]
 
 Reads the per-row files scripts/eval_learned.sh leaves (`<split>.rows.csv`: measured, analytical, learned, each
 row held out by GPU or family) and the converted data sets (for shapes and kernel names), and prints:
@@ -13,6 +13,10 @@ row held out by GPU or family) and the converted data sets (for shapes and kerne
   measured/predicted by the narrow side (min(M, N)), pre-Volta GPUs against Volta and later;
 - conv-waves: NeuSight's convolutions, median measured/predicted by output tiles of 128 x 128 per SM;
 - help-ratios: HELP's rows held out by family (NAS-Bench-201, FBNet), median measured/predicted per GPU and batch.
+- duration: NeuSight's kernels per held-out GPU and kernel class (nn.Linear's cuBLAS GEMM, the batched MatMul,
+  convolutions, the rest), median measured/predicted by the measured time in half-decades: a kernel that runs
+  for milliseconds on a power-limited or passively cooled card shows what its sustained clock does, which the
+  short ones do not. `--rows FILE` reads one `perfpred eval --rows` file instead of the held-out splits.
 """
 import argparse
 import collections
@@ -141,13 +145,48 @@ def help_ratios(a):
             print(f"| {fam} | {gpu} | {batch} | {len(v)} | {statistics.median(v):.2f} |")
 
 
+def duration(a):
+    ops = {}
+    for f in glob.glob(os.path.join(a.datasets, "neusight-gpu-kernels", "*.csv")):
+        ops.update({i: r["op"] for i, r in dataset(f).items()})
+    if not ops:
+        sys.exit(f"residuals: no NeuSight kernels under {a.datasets} (run tools/convert_datasets.py --all first)")
+    if a.rows:
+        if not os.path.exists(a.rows):
+            sys.exit(f"residuals: no {a.rows} (write it with perfpred eval --rows)")
+        with open(a.rows, newline="") as f:
+            evaluated = list(csv.DictReader(f))
+    else:
+        evaluated = [r for gpu in NEUSIGHT_GPUS for r in rows(a.eval, f"kernels-{gpu}")]
+    kinds = {"Gemm": "linear", "MatMul": "bmm", "Conv": "conv"}
+    groups = collections.defaultdict(list)
+    for r in evaluated:
+        if r["id"] not in ops or not (float(r["measured"]) > 0 and float(r["analytical"]) > 0):
+            continue
+        decade = math.floor(2 * math.log10(float(r["measured"]))) / 2
+        groups[(r["gpu_id"], kinds.get(ops[r["id"]], "other"), decade)].append(ratio(r))
+    decades = sorted({k[2] for k in groups})
+    print("| GPU | kernels | " + " | ".join(f"{10 ** d:.3g} ms" for d in decades) + " |")
+    print("|---|---|" + "---|" * len(decades))
+    for gpu in sorted({k[0] for k in groups}):
+        for kind in ("linear", "bmm", "conv", "other"):
+            cells = [groups.get((gpu, kind, d), []) for d in decades]
+            if not any(cells):
+                continue
+            print(f"| {gpu} | {kind} | " + " | ".join(f"{statistics.median(c):.2f}" if len(c) >= a.min_rows else "-"
+                                                     for c in cells) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=("floor", "narrow-gemm", "conv-waves", "help-ratios"))
+    ap.add_argument("what", choices=("floor", "narrow-gemm", "conv-waves", "help-ratios", "duration"))
     ap.add_argument("--eval", default=os.path.join(REPO, "cache", "eval", "learned"))
     ap.add_argument("--datasets", default=os.path.join(REPO, "cache", "datasets"))
+    ap.add_argument("--rows", default="", help="duration: one `perfpred eval --rows` file instead of the splits")
+    ap.add_argument("--min-rows", type=int, default=10, help="duration: fewest rows a cell's median needs")
     a = ap.parse_args()
-    {"floor": floor, "narrow-gemm": narrow_gemm, "conv-waves": conv_waves, "help-ratios": help_ratios}[a.what](a)
+    {"floor": floor, "narrow-gemm": narrow_gemm, "conv-waves": conv_waves, "help-ratios": help_ratios,
+     "duration": duration}[a.what](a)
 
 
 if __name__ == "__main__":
