@@ -2,7 +2,7 @@
 """What one op or block costs on each of HELP's machines, measured and as perfpred predicts it.
 
     /usr/bin/python3 tools/help_op_costs.py [--perfpred build/src/cli/perfpred] [--datasets cache/datasets]
-                                            [--models 120] [--batches 1,64]
+                                            [--models 120] [--batches 1,64] [--by-stage]
 
 HELP's latency tables (help-nas-latency) time thousands of random cells of one search space per GPU, so a
 least-squares fit of latency on what each network is built from prices its parts:
@@ -15,6 +15,9 @@ The same fit over perfpred's predictions of the same networks (`predict --json`,
 kernel time) says which part the model prices differently from each machine. The networks are those
 tools/convert_datasets.py exported (cache/models); the fit uses the first --models of them per space.
 Batch 1 is host-bound on every machine (expansion and kernel size get no weight), so its prices are dispatch.
+--by-stage prices FBNet's blocks per stage (output map 32, 32, 16, 8, 8, 4, 4 px) and expansion (1, 3, 6) instead:
+where a stage's blocks cost what perfpred's kernels do and the later stages a flat dispatch price, the machine
+paid each block's larger part (GPU or host) in turn; perfpred's timeline lets the host run ahead of early blocks.
 """
 import argparse
 import csv
@@ -32,6 +35,9 @@ ROOT = os.path.dirname(HERE)
 NB201_EDGES = ("nor_conv_3x3", "nor_conv_1x1", "avg_pool_3x3", "none")  # each over skip_connect
 FBNET_OPS = ("k3_e1", "k3_e1_g2", "k3_e3", "k3_e6", "k5_e1", "k5_e1_g2", "k5_e3", "k5_e6", "skip")
 GPUS = ("gtx-1080ti", "rtx-2080ti", "titan-x-pascal", "titan-xp")
+FBNET_STAGES = (0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6)  # stage of each of the 22 slots
+FBNET_STAGE_PX = (32, 32, 16, 8, 8, 4, 4)  # output map of each stage at HELP's 32 x 32 input
+EXPANSIONS = ("e1", "e3", "e6")
 
 
 def nb201_features(recipe):
@@ -45,6 +51,36 @@ def fbnet_features(recipe):
     extras = [sum("g2" in o for o in blocks), sum(o.startswith("k5") for o in blocks),
               sum("_e3" in o for o in blocks), sum("_e6" in o for o in blocks)]
     return extras + [0.0 if o == "skip" else 1.0 for o in ops] + [1.0]
+
+
+def fbnet_stage_features(recipe):
+    """Blocks per (stage, expansion) over the slot's skip, and the all-skip network."""
+    x = [0.0] * (len(FBNET_STAGE_PX) * len(EXPANSIONS)) + [1.0]
+    for slot, t in enumerate(recipe.split()):
+        op = FBNET_OPS[int(t)]
+        if op != "skip":
+            x[FBNET_STAGES[slot] * len(EXPANSIONS) + EXPANSIONS.index(op.split("_")[1])] += 1
+    return x
+
+
+def by_stage(a, base, batches):
+    rows = read_rows(os.path.join(base, "fbnet.csv"))
+    keep = set(sorted({r["model"] for r in rows})[: a.models])
+    print("\n## fbnet by stage: microseconds per block over its slot's skip (measured / perfpred / perfpred kernels)\n")
+    print("| GPU | batch | stage (px) | " + " | ".join(f"{e}: measured / perfpred / kernels" for e in EXPANSIONS) + " |")
+    print("|---|---|---|" + "---|" * len(EXPANSIONS))
+    for gpu in GPUS:
+        for batch in batches:
+            sel = [r for r in rows if r["gpu_id"] == gpu and int(r["batch"]) == batch and r["model"] in keep]
+            if not sel:
+                continue
+            x = [fbnet_stage_features(r["recipe"]) for r in sel]
+            pred = [predict(a.perfpred, os.path.normpath(os.path.join(base, r["model"])), gpu, batch) for r in sel]
+            fits = [fit(x, y) for y in ([float(r["latency_ms"]) for r in sel], [p[0] for p in pred], [p[1] for p in pred])]
+            for stage, px in enumerate(FBNET_STAGE_PX):
+                cells = [" / ".join(f"{c[stage * len(EXPANSIONS) + e] * 1000:.0f}" for c in fits)
+                         for e in range(len(EXPANSIONS))]
+                print(f"| {gpu} | {batch} | {stage} ({px}) | " + " | ".join(cells) + " |")
 
 
 def read_rows(path):
@@ -74,6 +110,7 @@ def main():
     ap.add_argument("--datasets", default=os.path.join(ROOT, "cache", "datasets"))
     ap.add_argument("--models", type=int, default=120, help="networks per search space (the fit's rows per GPU)")
     ap.add_argument("--batches", default="1,64", help="FBNet batches (NAS-Bench-201: 1 and 32 of these)")
+    ap.add_argument("--by-stage", action="store_true", help="FBNet only: a block's price per stage and expansion")
     a = ap.parse_args()
     if not os.access(a.perfpred, os.X_OK):
         sys.exit(f"help_op_costs: no perfpred binary at {a.perfpred} (scripts/build.sh)")
@@ -81,6 +118,9 @@ def main():
     if not os.path.isdir(base):
         sys.exit(f"help_op_costs: {base} missing (tools/convert_datasets.py --all --out cache)")
     batches = [int(b) for b in a.batches.split(",")]
+    if a.by_stage:
+        by_stage(a, base, batches)
+        return
 
     spaces = [("nasbench201", nb201_features, [b for b in batches if b in (1, 32)] or [1]),
               ("fbnet", fbnet_features, batches)]

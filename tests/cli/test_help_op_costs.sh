@@ -3,7 +3,8 @@
 # NAS-Bench-201 150 us per ReLU-Conv-BN edge, 50 per pool, 20 per skip, 40 per `none`, 1 ms fixed (so 130, 30
 # and 20 over a skip edge, 2.8 ms for the all-skip network); FBNet 400 us per block, 80 more for g2, 300 more
 # for expansion 6, 2 ms fixed. The fit must give those prices back, and the perfpred rows must come from the
-# real binary. No ../shared needed.
+# real binary. --by-stage on a second FBNet set priced 100 us x (stage + 1) per block, 200 more for expansion 6:
+# the per-stage prices come back. No ../shared needed.
 # Usage: bash test_help_op_costs.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
 set -u
 BIN=${1:?perfpred binary}
@@ -67,6 +68,31 @@ assert [float(v) for v in fb[3:8]] == [80, 0, 0, 300, 400] and abs(float(fb[8]) 
 predicted = [r for r in rows if r[2] == "perfpred"]
 assert len(predicted) == 2 and all(float(r[-1]) > 0 for r in predicted), predicted  # lenet5 priced by the binary
 EOF
+# --by-stage: a block's price per stage and expansion.
+$PY - "$TMP/datasets/help-nas-latency" <<'EOF' || { echo "FAIL: could not build the staged set"; exit 1; }
+import csv, random, sys
+path = sys.argv[1] + "/fbnet.csv"
+with open(path, newline="") as f:
+    head = f.readline()
+    rows = list(csv.DictReader(f))
+stages = [0] + [1] * 4 + [2] * 4 + [3] * 4 + [4] * 4 + [5] * 4 + [6]
+fb_ops = ["k3_e1", "k3_e1_g2", "k3_e3", "k3_e6", "k5_e1", "k5_e1_g2", "k5_e3", "k5_e6", "skip"]
+rng = random.Random(11)
+for r in rows:
+    idx = [rng.randrange(9) for _ in range(22)]
+    us = sum(100 * (stages[s] + 1) + (200 if "_e6" in fb_ops[j] else 0) for s, j in enumerate(idx) if fb_ops[j] != "skip")
+    r["recipe"], r["latency_ms"] = " ".join(map(str, idx)), f"{2.0 + us / 1000:.6f}"
+with open(path, "w", newline="") as f:
+    f.write(head)
+    w = csv.DictWriter(f, list(rows[0].keys()))
+    w.writeheader()
+    w.writerows(rows)
+EOF
+$PY "$ROOT/tools/help_op_costs.py" --perfpred "$BIN" --datasets "$TMP/datasets" --models 10 --batches 1 --by-stage \
+  >"$TMP/stage" 2>"$TMP/err3" || { echo "FAIL: --by-stage exited $?"; cat "$TMP/err3"; exit 1; }
+grep -q "^| gtx-1080ti | 1 | 0 (32) | 100 / [-0-9]* / [-0-9]* | 100 / [-0-9]* / [-0-9]* | 300 / " "$TMP/stage" \
+  && grep -q "^| gtx-1080ti | 1 | 5 (4) | 600 / [-0-9]* / [-0-9]* | 600 / [-0-9]* / [-0-9]* | 800 / " "$TMP/stage" \
+  || { echo "FAIL: per-stage prices"; cat "$TMP/stage"; exit 1; }
 # A data directory without HELP's set is an error naming it, not a traceback.
 if $PY "$ROOT/tools/help_op_costs.py" --perfpred "$BIN" --datasets "$TMP/none" >"$TMP/out2" 2>"$TMP/err2"; then
   echo "FAIL: a missing data set was accepted"; exit 1
