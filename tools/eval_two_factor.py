@@ -1,14 +1,14 @@
 #!/usr/bin/python3
-"""Experiment: what two per-machine factors (host CPU and GPU clock) fitted on three measured rows buy.
+"""What perfpred's two per-machine factors, --host-factor and --gpu-factor, fitted on three measured rows buy.
 
     /usr/bin/python3 tools/eval_two_factor.py [--perfpred BIN] [--jobs 4]
 
 For every held-out PyTorch machine of tools/eval_host_factor.py (same rows, 60 per machine), takes its two most
-host-bound inference rows and its most GPU-bound row as shots, fits --host-factor F and a GPU clock factor G
-(every clock and math rate of the catalogued GPU scaled by G, through a spec file; DRAM bandwidth kept) by
-coordinate descent on log grids (F 1/4..4, G 0.6..1.6), and scores the machine's other rows: default, host factor
-alone (fitted on the two host-bound shots) and both. Prints one line per machine and the pooled mean APE. Not a
-feature: perfpred has no GPU clock factor; this measures what one would buy (docs/accuracy.md, "Session 21").
+host-bound inference rows and its most GPU-bound row as shots, fits --host-factor F and --gpu-factor G (every
+kernel's time times G; docs/model.md, "GPU speed") by coordinate descent on log grids (F 1/4..4, G 1/4..4), and
+scores the machine's other rows: default, host factor alone (fitted on the two host-bound shots) and both. Prints
+one line per machine and the pooled mean APE (docs/accuracy.md, "Session 27"). A user does the same with
+`perfpred fit-host` on a host-bound run and `perfpred fit-gpu` on a GPU-bound one.
 """
 import argparse
 import collections
@@ -18,7 +18,6 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -30,39 +29,14 @@ ap.add_argument("--perfpred", default=os.path.join(ea.REPO, "build", "src", "cli
 ap.add_argument("--jobs", type=int, default=4)
 a = ap.parse_args()
 BIN = a.perfpred
-SPECS = tempfile.mkdtemp(prefix="perfpred-two-factor-")
-RATE = ("boost_clock_mhz", "base_clock_mhz", "fp16_tflops", "bf16_tflops", "fp32_tflops", "fp64_tflops", "int8_tops",
-        "tensor_bf16_tflops", "tensor_fp16_fp16acc_tflops", "tensor_fp16_tflops", "tensor_int8_tops", "tensor_tf32_tflops")
-NOT_SPEC = ("power_modes", "chip", "launch_date", "mig_profiles", "provisional", "reference_conflicts",
-            "reference_derived_fields", "reference_id", "reference_notes", "reference_unsourced_fields",
-            "tensor_core_generation", "tensor_fp8_tflops", "tensor_fp8_dense_tflops", "tensor_int4_tops", "sources",
-            "assumptions", "host_interface", "l1_shared_combined_per_sm_kb", "memory_type")
-
-
-def spec(gpu, g):
-    p = os.path.join(SPECS, f"{gpu}-{g:.4f}.json")
-    if not os.path.exists(p):
-        d = json.load(open(os.path.join(ea.REPO, "data", "gpus", f"{gpu}.json")))
-        for k in RATE:
-            if isinstance(d.get(k), (int, float)):
-                d[k] = d[k] * g
-        d["id"] = d["name"] = f"{gpu}-g{g:.4f}"
-        for k in NOT_SPEC:
-            d.pop(k, None)
-        json.dump(d, open(p, "w"))
-    return p
-
-
 cache = {}
 
 
 def pred(r, f, g):
-    """predict --json of row r at host factor f and GPU clock factor g (memoised; None where refused)."""
+    """predict --json of row r at host factor f and GPU factor g (memoised; None where refused)."""
     key = (r["id"], round(f, 4), round(g, 4))
     if key not in cache:
-        args = eh.predict_args(BIN, r, f)
-        i = args.index("--gpu")
-        args[i + 1] = spec(r["gpu_id"], g) if abs(g - 1) > 1e-9 else r["gpu_id"]
+        args = eh.predict_args(BIN, r, f) + (["--gpu-factor", f"{g:.6g}"] if abs(g - 1) > 1e-9 else [])
         p = subprocess.run(args, capture_output=True, text=True)
         cache[key] = json.loads(p.stdout) if p.returncode == 0 else None
     return cache[key]
@@ -76,7 +50,7 @@ def log_grid(lo, hi, n):
     return [math.exp(math.log(lo) + i * math.log(hi / lo) / (n - 1)) for i in range(n)]
 
 
-FS, GS = log_grid(0.25, 4.0, 25), log_grid(0.6, 1.6, 15)
+FS, GS = log_grid(0.25, 4.0, 25), log_grid(0.25, 4.0, 25)
 machines = {m: rs for m, rs in eh.machine_rows(os.path.join(ea.REPO, "cache", "datasets"), 60,
                                                os.path.join(ea.REPO, "data", "measured")).items() if len(rs) >= 6}
 pooled = collections.defaultdict(list)

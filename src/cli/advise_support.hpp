@@ -91,6 +91,7 @@ inline PredictOptions predict_options(const PredictChoices& c) {
   o.runtime = runtime_from_string(c.runtime, "--runtime");
   if (!c.optimizer.empty()) o.optimizer = optimizer_from_string(c.optimizer, "--optimizer");
   o.host_factor = checked_host_factor(c.host_factor);
+  o.gpu_factor = checked_gpu_factor(c.gpu_factor);
   o.allow_tf32 = checked_allow_tf32(c.no_tf32, o.precision, c.precision);
   o.cuda_graphs = c.cuda_graphs;
   o.grad_mode = c.grad_mode;

@@ -36,7 +36,7 @@ std::string check_line(const advise::BudgetCheck& c) {
 
 /// One JUnit test case per entry and limit (class perfpred.budget.<name>, name = the limit).
 void write_junit(const std::string& out, const advise::BudgetFile& file, const advise::BudgetReport& rep,
-                 double host_factor) {
+                 double host_factor, double gpu_factor) {
   std::vector<report::JUnitCase> cases;
   for (const auto& r : rep.results)
     for (const auto& c : r.checks) {
@@ -51,7 +51,7 @@ void write_junit(const std::string& out, const advise::BudgetFile& file, const a
                           r.entry->model + ", batch " + std::to_string(r.batch) + ", " + to_string(eo.precision) +
                           ", " + to_string(eo.mode) + allow_tf32_text(eo.allow_tf32) + cuda_graphs_text(eo.cuda_graphs) + grad_mode_text(eo.grad_mode) + channels_last_text(eo.channels_last) +
                           attention_text(eo.fused_attention) + param_updates_text(eo.foreach_updates) + mixed_precision_text(eo.autocast) +
-                          host_factor_text(host_factor);
+                          machine_factors_text(host_factor, gpu_factor);
       }
       cases.push_back(std::move(jc));
     }
@@ -62,9 +62,11 @@ void write_junit(const std::string& out, const advise::BudgetFile& file, const a
 
 int run_budget_check(const BudgetCliOptions& o) {
   const double host_factor = checked_host_factor(o.host_factor);
+  const double gpu_factor = checked_gpu_factor(o.gpu_factor);
   advise::BudgetFile file = advise::parse_budget_file(o.file);
   for (auto& e : file.entries) {
     e.options.host_factor = host_factor;  // the machine CI runs on, for every entry
+    e.options.gpu_factor = gpu_factor;
     if (!o.no_tf32) continue;
     if (e.options.precision != Precision::fp32)
       throw InputError(e.where + ": --no-tf32 applies to fp32 entries only (this one is " +
@@ -100,11 +102,11 @@ int run_budget_check(const BudgetCliOptions& o) {
   advise::BudgetReport rep =
       advise::check_budgets(file, loader, resolver, corr.get(), ranges ? &*ranges : nullptr);
 
-  if (!o.junit.empty()) write_junit(o.junit, file, rep, host_factor);
+  if (!o.junit.empty()) write_junit(o.junit, file, rep, host_factor, gpu_factor);
   if (o.json) {
     nlohmann::json j = advise::budget_verdict_json(rep);
     j["model_bundle"] = corr.label();
-    echo_host_factor(j, host_factor);
+    echo_machine_factors(j, host_factor, gpu_factor);
     if (!o.no_meta)
       j["meta"] = {{"perfpred_version", k_perfpred_version},
                    {"budget_file", o.file},
@@ -114,6 +116,7 @@ int run_budget_check(const BudgetCliOptions& o) {
   } else {
     std::cout << advise::budget_text(rep);
     if (host_factor != 1) std::cout << "note: " << host_factor_note(host_factor) << "\n";
+    if (gpu_factor != 1) std::cout << "note: " << gpu_factor_note(gpu_factor) << "\n";
   }
   return rep.passed() ? 0 : 1;
 }

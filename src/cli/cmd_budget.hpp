@@ -12,6 +12,7 @@ struct BudgetCliOptions {
   std::string bundle;
   bool analytical = false;
   double host_factor = 1;      ///< --host-factor: every entry predicted for a host this much slower
+  double gpu_factor = 1;       ///< --gpu-factor: every entry predicted for a GPU this much slower
   bool no_tf32 = false;        ///< --no-tf32: every entry with allow_tf32 = False (fp32 entries only)
   bool allow_partial = false;  ///< check models whose working nodes have unknown shapes ("complete": false)
 };

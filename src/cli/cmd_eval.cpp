@@ -194,8 +194,8 @@ int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std:
   return print_predict(compute_with_bundles(opts, b));
 }
 
-LatencyByHostFactor latency_by_host_factor(const PredictCmdOptions& opts, const std::vector<std::string>& models,
-                                           bool analytical) {
+LatencyByFactor latency_by_factor(const PredictCmdOptions& opts, const std::vector<std::string>& models,
+                                  bool analytical, MachineFactor which) {
   struct State {
     std::shared_ptr<const PredictBundles> bundles;
     Graph graph;
@@ -214,12 +214,12 @@ LatencyByHostFactor latency_by_host_factor(const PredictCmdOptions& opts, const 
     st->po = o;
     if (b->after) b->after(p, g, cost, gpu, o);
   };
-  LatencyByHostFactor out;
+  LatencyByFactor out;
   out.run = compute_predict(opts, b->corrector.get(), hook);
   record_predictor(*b, out.run, st->po);
-  out.latency_ms = [st](double f) {
+  out.latency_ms = [st, which](double f) {
     PredictOptions o = st->po;
-    o.host_factor = f;
+    (which == MachineFactor::host ? o.host_factor : o.gpu_factor) = f;
     return predict(st->graph, st->cost, st->gpu, o, st->bundles->corrector.get()).latency_ms;
   };
   return out;

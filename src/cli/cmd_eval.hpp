@@ -33,13 +33,17 @@ int run_predict_with_model(const PredictCmdOptions& opts, const std::vector<std:
 nlohmann::json predict_document_with_model(const PredictCmdOptions& opts, const std::vector<std::string>& models,
                                            bool analytical);
 
-/// predict's latency as a function of the host factor, with the bundles run_predict_with_model uses for
-/// `models` and `analytical`: the model is imported and costed once (at opts), then predicted at any F.
-struct LatencyByHostFactor {
-  PredictRun run;                              ///< the prediction at opts (its host_factor)
+/// Which per-machine factor a fit varies: the host's (--host-factor) or the GPU's (--gpu-factor).
+enum class MachineFactor { host, gpu };
+
+/// predict's latency as a function of the host or the GPU factor (the other one held at opts'), with the
+/// bundles run_predict_with_model uses for `models` and `analytical`: the model is imported and costed once (at
+/// opts), then predicted at any value.
+struct LatencyByFactor {
+  PredictRun run;                              ///< the prediction at opts (its host_factor and gpu_factor)
   std::function<double(double)> latency_ms;    ///< latency_ms(F): run.prediction.latency_ms at F = opts'
 };
-LatencyByHostFactor latency_by_host_factor(const PredictCmdOptions& opts, const std::vector<std::string>& models,
-                                           bool analytical);
+LatencyByFactor latency_by_factor(const PredictCmdOptions& opts, const std::vector<std::string>& models,
+                                  bool analytical, MachineFactor which);
 
 }  // namespace perfpred::cli

@@ -92,7 +92,7 @@ nlohmann::json mig_json(const MigCliOptions& o, const MigRun& run) {
                    {"best_packing", adv.best_packing ? nlohmann::json(adv.profiles[*adv.best_packing].slice.mig_profile)
                                                      : nlohmann::json(nullptr)},
                    {"explanation", adv.explanation}};
-  echo_host_factor(j, popts.host_factor);
+  echo_machine_factors(j, popts.host_factor, popts.gpu_factor);
   echo_allow_tf32(j, popts.allow_tf32);
   echo_cuda_graphs(j, popts.cuda_graphs);
   echo_grad_mode(j, popts.grad_mode);
@@ -116,7 +116,7 @@ int run_mig(const MigCliOptions& o) {
   }
 
   std::cout << "MIG profiles of " << adv.gpu.id << " for " << o.model << " (batch " << popts.batch << ", "
-            << to_string(popts.precision) << ", " << to_string(popts.mode) << host_factor_text(popts.host_factor)
+            << to_string(popts.precision) << ", " << to_string(popts.mode) << machine_factors_text(popts.host_factor, popts.gpu_factor)
             << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << grad_mode_text(popts.grad_mode) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast) << ", "
             << (o.slo_ms ? "SLO " + fmt_exact(*o.slo_ms) + " ms" : std::string("no SLO")) << ", "
             << fmt_fixed(o.memory_headroom * 100, 0) << "% memory headroom, predictor " << label << ")\n\n";

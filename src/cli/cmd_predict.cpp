@@ -89,6 +89,7 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
   j["runtime"] = o.runtime;
   if (o.mode == "training") j["optimizer"] = o.optimizer;
   if (o.host_factor != 1) j["host_factor"] = o.host_factor;
+  if (o.gpu_factor != 1) j["gpu_factor"] = o.gpu_factor;
   echo_allow_tf32(j, !o.no_tf32);
   echo_cuda_graphs(j, o.cuda_graphs);
   echo_grad_mode(j, o.grad_mode);
@@ -160,6 +161,7 @@ PredictOptions predict_options(const PredictCmdOptions& o) {
   if (po.mode == Mode::training && po.runtime == Runtime::tensorrt)
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");
   po.host_factor = checked_host_factor(o.host_factor);
+  po.gpu_factor = checked_gpu_factor(o.gpu_factor);
   po.allow_tf32 = checked_allow_tf32(o.no_tf32, po.precision, o.precision);
   po.cuda_graphs = o.cuda_graphs;
   po.grad_mode = o.grad_mode;
@@ -243,6 +245,7 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
       break;
     }
   if (po.host_factor != 1) notes.push_back(host_factor_note(po.host_factor));
+  if (po.gpu_factor != 1) notes.push_back(gpu_factor_note(po.gpu_factor));
   p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
   for (const auto& w : g.warnings) spdlog::warn("{}", w);
 

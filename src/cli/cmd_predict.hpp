@@ -40,6 +40,7 @@ struct PredictCmdOptions {
   bool no_meta = false;
   bool no_copies = false;  ///< leave host<->device copies out of the latency
   double host_factor = 1;  ///< --host-factor: this machine's host CPU time over the reference machine's
+  double gpu_factor = 1;   ///< --gpu-factor: this machine's GPU kernel time over the model's
   bool no_tf32 = false;    ///< --no-tf32: FP32 convolutions stay on FP32 math (allow_tf32 = False)
   bool cuda_graphs = false;  ///< --cuda-graphs: the iteration replayed as a captured CUDA graph
   bool grad_mode = false;    ///< --grad-mode: inference records autograd (PredictOptions::grad_mode)

@@ -42,6 +42,7 @@ int run_report(const ReportCliOptions& o) {
   const auto ranges = support::shipped_ranges();  // as predict reports them: where the analytical model predicted
   for (const auto& g : gpus) {
     Prediction p = predict(model->graph, model->cost, g, popts, corr.get());
+    if (popts.gpu_factor != 1) p.notes.insert(p.notes.begin(), gpu_factor_note(popts.gpu_factor));
     if (popts.host_factor != 1) p.notes.insert(p.notes.begin(), host_factor_note(popts.host_factor));
     report::ReportDevice d{g, std::move(p), std::nullopt, std::nullopt};
     if (ranges && corr.label_for(g, popts) == "analytical") {

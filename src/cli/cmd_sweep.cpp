@@ -95,7 +95,7 @@ nlohmann::json sweep_json(const SweepCliOptions& o, const SweepRun& r) {
                    {"points", pts},
                    {"elapsed_s", res.elapsed_s},
                    {"points_per_second", res.points_per_second}};
-  echo_host_factor(j, popts.host_factor);
+  echo_machine_factors(j, popts.host_factor, popts.gpu_factor);
   echo_allow_tf32(j, popts.allow_tf32);
   echo_cuda_graphs(j, popts.cuda_graphs);
   echo_grad_mode(j, popts.grad_mode);
@@ -139,7 +139,7 @@ int run_sweep(const SweepCliOptions& o) {
     return 0;
   }
   std::cout << "Sweep of " << o.model << " around " << base.id << " (batch " << popts.batch << ", "
-            << to_string(popts.precision) << ", " << to_string(popts.mode) << host_factor_text(popts.host_factor)
+            << to_string(popts.precision) << ", " << to_string(popts.mode) << machine_factors_text(popts.host_factor, popts.gpu_factor)
             << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << grad_mode_text(popts.grad_mode) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast)
             << ", predictor " << label << ")\n\n";
   std::vector<std::string> head = res.fields;

@@ -108,17 +108,39 @@ double checked_host_factor(double f) {
   return f;
 }
 
+double checked_gpu_factor(double g) {
+  if (!(g >= k_gpu_factor_min && g <= k_gpu_factor_max))
+    throw InputError("--gpu-factor " + report::fmt_given(g) +
+                     ": must be between 0.25 and 4 (this machine's GPU kernel time over the model's)");
+  return g;
+}
+
 std::string host_factor_note(double f) {
   return "host costs (dispatch, autograd, enqueue) scaled by " + report::fmt_given(f) + " (--host-factor)";
 }
 
-std::string host_factor_text(double f) { return f == 1 ? std::string() : ", host factor " + report::fmt_given(f); }
+std::string gpu_factor_note(double g) {
+  return "kernel times scaled by " + report::fmt_given(g) + " (--gpu-factor: this machine's GPU speed)";
+}
 
-void echo_host_factor(nlohmann::json& j, double f) {
-  if (f == 1) return;
-  j["host_factor"] = f;
+std::string machine_factors_text(double host_factor, double gpu_factor) {
+  std::string s;
+  if (host_factor != 1) s += ", host factor " + report::fmt_given(host_factor);
+  if (gpu_factor != 1) s += ", GPU factor " + report::fmt_given(gpu_factor);
+  return s;
+}
+
+void echo_machine_factors(nlohmann::json& j, double host_factor, double gpu_factor) {
+  if (host_factor == 1 && gpu_factor == 1) return;
   if (!j.contains("notes")) j["notes"] = nlohmann::json::array();
-  j["notes"].push_back(host_factor_note(f));
+  if (host_factor != 1) {
+    j["host_factor"] = host_factor;
+    j["notes"].push_back(host_factor_note(host_factor));
+  }
+  if (gpu_factor != 1) {
+    j["gpu_factor"] = gpu_factor;
+    j["notes"].push_back(gpu_factor_note(gpu_factor));
+  }
 }
 
 bool checked_allow_tf32(bool no_tf32, Precision p, const std::string& given) {

@@ -50,13 +50,18 @@ nlohmann::json range_json(const PredictionRange& r);
 /// --host-factor F (this machine's host CPU time over the reference machine's) checked: F in [0.1, 10],
 /// else an InputError naming the flag. Every command that predicts for a machine takes it.
 double checked_host_factor(double f);
+/// --gpu-factor G (this machine's GPU time over the model's) checked: G in [0.25, 4], else an InputError naming
+/// the flag. Every command that takes --host-factor takes it.
+double checked_gpu_factor(double g);
 /// The note a prediction with host factor F != 1 carries ("host costs ... scaled by 2 (--host-factor)").
 std::string host_factor_note(double f);
-/// ", host factor 2" for a text header where F != 1, else "".
-std::string host_factor_text(double f);
-/// Echo F in a command's JSON document as predict does: `host_factor` and the note in `notes`, only
-/// where F != 1 (F = 1 leaves the document byte-identical to one without the flag).
-void echo_host_factor(nlohmann::json& j, double f);
+/// The note a prediction with GPU factor G != 1 carries ("kernel times scaled by 1.2 (--gpu-factor)").
+std::string gpu_factor_note(double g);
+/// ", host factor 2, GPU factor 1.2" for a text header: each factor where it is not 1, else "".
+std::string machine_factors_text(double host_factor, double gpu_factor);
+/// Echo F and G in a command's JSON document as predict does: `host_factor` / `gpu_factor` and their notes in
+/// `notes`, each only where it is not 1 (1 leaves the document byte-identical to one without the flag).
+void echo_machine_factors(nlohmann::json& j, double host_factor, double gpu_factor);
 
 /// PredictOptions::allow_tf32 for --no-tf32 at precision `p` (`given`: the precision as written): false
 /// with the flag. Every command that predicts takes the flag and checks it here: with a precision other

@@ -123,10 +123,17 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
 }
 
 /// `fit-host`: predict's model and settings, and the measured latency to match.
-void add_fit_host(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std::function<int()>& action) {
-  auto* sub = app.add_subcommand("fit-host", "Fit --host-factor: the host speed at which predict matches one measured latency");
+/// fit-host (the host factor) or fit-gpu (the GPU factor); the other factor is an option held during the fit.
+void add_fit(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std::function<int()>& action,
+             perfpred::cli::MachineFactor which) {
+  const bool host = which == perfpred::cli::MachineFactor::host;
+  fit_opts.factor = which;
+  auto* sub = host ? app.add_subcommand("fit-host", "Fit --host-factor: the host speed at which predict matches one measured latency")
+                   : app.add_subcommand("fit-gpu", "Fit --gpu-factor: the GPU speed at which predict matches one measured GPU-bound latency");
   auto& p = fit_opts.predict;
-  sub->add_option("model", p.model, "ONNX model file (a small model at batch 1 is host-bound: the best to fit on)")->required();
+  sub->add_option("model", p.model, host ? "ONNX model file (a small model at batch 1 is host-bound: the best to fit on)"
+                                         : "ONNX model file (a large batch keeps the GPU busy: the best to fit on)")
+      ->required();
   sub->add_option("--gpu", p.gpu, "Catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON: the GPU it was timed on")->required();
   sub->add_option("--measured-ms", fit_opts.measured_ms, "Measured latency per batch (per step in training), ms")->required();
   add_run_options(sub, p);
@@ -136,6 +143,12 @@ void add_fit_host(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std
   sub->add_option("--model", fit_opts.bundles, "Learned bundle, as predict's --model");
   sub->add_flag("--analytical", fit_opts.analytical, "Analytical model alone (refuses --model)");
   sub->add_flag("--json", fit_opts.json, "Print one JSON object");
+  if (host)
+    sub->add_option("--gpu-factor", p.gpu_factor, "This machine's GPU factor, held during the fit (perfpred fit-gpu)")
+        ->default_val(1);
+  else
+    sub->add_option("--host-factor", p.host_factor, "This machine's host factor, held during the fit (perfpred fit-host)")
+        ->default_val(1);
   sub->callback([&, sub] {
     fit_opts.predict.batch_given = sub->get_option("--batch")->count() > 0;
     action = [&] { return perfpred::cli::run_fit_host(fit_opts); };
@@ -221,11 +234,19 @@ int main(int argc, char** argv) {
     show->add_flag("--json", devices_opts.json, "Print JSON");
     sub->callback([&] { action = [&] { return perfpred::cli::run_devices(devices_opts); }; });
   }
-  // --host-factor on every command that predicts for a machine (checked by cli::checked_host_factor).
+  // --host-factor and --gpu-factor on every command that predicts for a machine (checked by
+  // cli::checked_host_factor and cli::checked_gpu_factor).
   auto add_host_factor = [](CLI::App* sub, double& f) {
     sub->add_option("--host-factor", f,
                     "Host CPU time of this machine over the reference one (0.1-10; 2 = a CPU half as fast). "
                     "Fit it from one measurement: perfpred fit-host, docs/model.md (Host speed)")
+        ->default_val(1);
+  };
+  auto add_gpu_factor = [](CLI::App* sub, double& g) {
+    sub->add_option("--gpu-factor", g,
+                    "GPU kernel time of this machine over the model's (0.25-4; 1.2 = every kernel 1.2x slower: clocks, "
+                    "cooling, driver, libraries). Fit it from one GPU-bound measurement: perfpred fit-gpu, "
+                    "docs/model.md (GPU speed)")
         ->default_val(1);
   };
   perfpred::cli::PredictCmdOptions predict_opts;
@@ -244,6 +265,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
     add_host_factor(sub, predict_opts.host_factor);
+    add_gpu_factor(sub, predict_opts.gpu_factor);
     sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the shipped bundle for the parts its policy gives it, the analytical model elsewhere");
     sub->add_flag("--analytical", predict_analytical, "Analytical model alone (refuses --model)");
     sub->callback([&, sub] {
@@ -251,10 +273,11 @@ int main(int argc, char** argv) {
       action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundles, predict_analytical); };
     });
   }
-  perfpred::cli::FitHostCmdOptions fit_opts;
-  add_fit_host(app, fit_opts, action);
+  perfpred::cli::FitHostCmdOptions fit_opts, fit_gpu_opts;
+  add_fit(app, fit_opts, action, perfpred::cli::MachineFactor::host);
+  add_fit(app, fit_gpu_opts, action, perfpred::cli::MachineFactor::gpu);
   // Options every decision subcommand shares (mig, select, sweep, report, diff).
-  auto add_predict_options = [&add_host_factor](CLI::App* sub, perfpred::cli::PredictChoices& p) {
+  auto add_predict_options = [&add_host_factor, &add_gpu_factor](CLI::App* sub, perfpred::cli::PredictChoices& p) {
     sub->add_option("--batch", p.batch, "Batch size (leading symbolic dim of each runtime input)")->default_val(1);
     sub->add_option("--precision", p.precision, "fp32, tf32, fp16, bf16 or int8")->default_val("fp32");
     sub->add_option("--mode", p.mode, "inference or training")->default_val("inference");
@@ -269,6 +292,7 @@ int main(int argc, char** argv) {
     sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
     sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
     add_host_factor(sub, p.host_factor);
+    add_gpu_factor(sub, p.gpu_factor);
     add_no_tf32(sub, p.no_tf32);
     add_cuda_graphs(sub, p.cuda_graphs);
     add_grad_mode(sub, p.grad_mode);
@@ -348,6 +372,7 @@ int main(int argc, char** argv) {
     check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone (the default)");
     check->add_flag("--allow-partial", budget_opts.allow_partial, "Check even models whose working nodes have unknown shapes");
     add_host_factor(check, budget_opts.host_factor);
+    add_gpu_factor(check, budget_opts.gpu_factor);
     add_no_tf32(check, budget_opts.no_tf32);  // every entry; one entry alone: "allow_tf32": false
     check->callback([&] { action = [&] { return perfpred::cli::run_budget_check(budget_opts); }; });
   }

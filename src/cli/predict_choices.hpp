@@ -13,6 +13,7 @@ struct PredictChoices {
   std::string runtime = "pytorch";
   std::string optimizer;                  ///< empty: the predictor's default
   double host_factor = 1;                ///< --host-factor: host CPU time over the reference machine's
+  double gpu_factor = 1;                 ///< --gpu-factor: GPU kernel time over the model's
   std::vector<std::string> input_shapes;  ///< NAME=D0,D1,...
   std::vector<std::string> branches;      ///< --branch NAME=then|else
   std::vector<std::string> loop_trips;    ///< --loop-trips NAME=N

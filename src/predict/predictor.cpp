@@ -121,6 +121,21 @@ double io_bytes(const Graph& g, const std::vector<int>& tensors) {
   return bytes;
 }
 
+/// This machine's GPU speed (PredictOptions::gpu_factor): every kernel's time, analytical and corrected, times G,
+/// after the corrector has seen the analytical terms; the same work over a longer time is a lower utilisation.
+void scale_gpu_time(double gpu_factor, std::vector<detail::KernelTerms>& terms, std::vector<KernelEstimate>* ks) {
+  if (gpu_factor == 1) return;
+  for (auto& t : terms) {
+    t.time_s *= gpu_factor;
+    t.utilisation = std::min(1.0, t.utilisation / gpu_factor);
+  }
+  if (ks)
+    for (auto& k : *ks) {
+      k.time_s *= gpu_factor;
+      k.corrected_time_s *= gpu_factor;
+    }
+}
+
 /// Analytical terms of every kernel and, when needed, their records with the corrector's factors applied.
 /// Returns the records (p.kernels with detail output, a scratch vector otherwise) or null when neither.
 std::vector<KernelEstimate>* time_kernels(const Graph& g, const GraphCost& cost, const detail::Plan& plan,
@@ -132,7 +147,10 @@ std::vector<KernelEstimate>* time_kernels(const Graph& g, const GraphCost& cost,
   const size_t nk = plan.kernels.size();
   terms.resize(nk);
   for (size_t i = 0; i < nk; ++i) terms[i] = detail::time_kernel(plan.kernels[i], rates);
-  if (!opts.detail && !corrector) return nullptr;
+  if (!opts.detail && !corrector) {
+    scale_gpu_time(opts.gpu_factor, terms, nullptr);
+    return nullptr;
+  }
   std::vector<KernelEstimate>* ks = opts.detail ? &p.kernels : &scratch_kernels;
   ks->resize(nk);
   for (size_t i = 0; i < nk; ++i) {
@@ -149,6 +167,7 @@ std::vector<KernelEstimate>* time_kernels(const Graph& g, const GraphCost& cost,
     for (size_t i = 0; i < nk; ++i)
       if (std::isfinite(factors[i]) && factors[i] > 0) (*ks)[i].corrected_time_s = terms[i].time_s * factors[i];
   }
+  scale_gpu_time(opts.gpu_factor, terms, ks);
   return ks;
 }
 

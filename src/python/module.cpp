@@ -72,6 +72,7 @@ void bind_options(py::module_& m) {
       .def_readwrite("no_meta", &cli::PredictCmdOptions::no_meta)
       .def_readwrite("no_copies", &cli::PredictCmdOptions::no_copies)
       .def_readwrite("host_factor", &cli::PredictCmdOptions::host_factor)
+      .def_readwrite("gpu_factor", &cli::PredictCmdOptions::gpu_factor)
       .def_readwrite("no_tf32", &cli::PredictCmdOptions::no_tf32)
       .def_readwrite("cuda_graphs", &cli::PredictCmdOptions::cuda_graphs)
       .def_readwrite("grad_mode", &cli::PredictCmdOptions::grad_mode)
@@ -85,7 +86,10 @@ void bind_options(py::module_& m) {
       .def_readwrite("predict", &cli::FitHostCmdOptions::predict)
       .def_readwrite("measured_ms", &cli::FitHostCmdOptions::measured_ms)
       .def_readwrite("bundles", &cli::FitHostCmdOptions::bundles)
-      .def_readwrite("analytical", &cli::FitHostCmdOptions::analytical);
+      .def_readwrite("analytical", &cli::FitHostCmdOptions::analytical)
+      .def_property(
+          "fit_gpu", [](const cli::FitHostCmdOptions& o) { return o.factor == cli::MachineFactor::gpu; },
+          [](cli::FitHostCmdOptions& o, bool gpu) { o.factor = gpu ? cli::MachineFactor::gpu : cli::MachineFactor::host; });
 
   py::class_<cli::PredictChoices>(m, "PredictChoices")
       .def(py::init<>())
@@ -103,6 +107,7 @@ void bind_options(py::module_& m) {
       .def_readwrite("bundle", &cli::PredictChoices::bundle)
       .def_readwrite("analytical", &cli::PredictChoices::analytical)
       .def_readwrite("host_factor", &cli::PredictChoices::host_factor)
+      .def_readwrite("gpu_factor", &cli::PredictChoices::gpu_factor)
       .def_readwrite("no_tf32", &cli::PredictChoices::no_tf32)
       .def_readwrite("cuda_graphs", &cli::PredictChoices::cuda_graphs)
       .def_readwrite("grad_mode", &cli::PredictChoices::grad_mode)

@@ -454,6 +454,7 @@ std::string render_html_report(const ReportInput& in) {
        " &middot; " + xml_escape(to_string(prec)) + " &middot; " + xml_escape(to_string(in.options.mode)) + " &middot; " +
        xml_escape(to_string(in.options.runtime)) +
        (in.options.host_factor != 1 ? " &middot; host factor " + fmt_given(in.options.host_factor) : std::string()) +
+       (in.options.gpu_factor != 1 ? " &middot; GPU factor " + fmt_given(in.options.gpu_factor) : std::string()) +
        (in.options.allow_tf32 ? std::string() : " &middot; no TF32 (allow_tf32 = False)") +
        (in.options.cuda_graphs ? " &middot; CUDA graphs (replayed, no host cost per kernel)" : "") +
        (in.options.grad_mode ? " &middot; grad mode (inference records autograd)" : "") +

@@ -214,6 +214,29 @@ class FitHost(unittest.TestCase):
                 perfpred.fit_host(lenet, "a100-sxm4-40gb", bad)
 
 
+class FitGpu(unittest.TestCase):
+    def test_round_trip_matches_cli(self):
+        """fit_gpu() is `fit-gpu --json`: ResNet-18 at batch 64 on an A30, predicted at G=1.3 with a host factor of
+        1.5 held, fits back to 1.3; fit_host() holds gpu_factor= as fit-host holds --gpu-factor; a host-bound run
+        is the CLI's error."""
+        t = perfpred.predict(RESNET18, gpu="a30", batch=64, gpu_factor=1.3, host_factor=1.5, layers=False).latency_ms
+        got = perfpred.fit_gpu(RESNET18, "a30", t, batch=64, host_factor=1.5)
+        self.assertEqual(got.to_json(), cli("fit-gpu", RESNET18, "--gpu", "a30", "--batch", "64", "--host-factor", "1.5",
+                                            "--measured-ms", repr(t), "--json"))
+        self.assertAlmostEqual(got.gpu_factor, 1.3, delta=0.013)
+        self.assertEqual(got.host_factor, 1.5)
+        lenet = os.path.join(ZOO, "lenet5.onnx")
+        h = perfpred.predict(lenet, gpu="a30", host_factor=2, gpu_factor=1.2, layers=False).latency_ms
+        fh = perfpred.fit_host(lenet, "a30", h, gpu_factor=1.2)
+        self.assertAlmostEqual(fh.host_factor, 2, delta=0.02)
+        self.assertEqual(fh.gpu_factor, 1.2)
+        rc, err = cli_error("fit-gpu", lenet, "--gpu", "a30", "--measured-ms", repr(h))
+        self.assertEqual(rc, 2)
+        with self.assertRaises(perfpred.InputError) as ctx:
+            perfpred.fit_gpu(lenet, "a30", h)
+        self.assertEqual("perfpred: error: " + str(ctx.exception), err)
+
+
 class Errors(unittest.TestCase):
     def assert_same_error(self, cli_args, call, *args, **kw):
         rc, err = cli_error(*cli_args)
@@ -417,6 +440,18 @@ class Advise(unittest.TestCase):
             self.assertIs(got["cuda_graphs"], True, name)
             self.assertNotIn("cuda_graphs", base, name)
             self.assertLess(latency(got), 0.8 * latency(base), name)
+
+    def test_gpu_factor_matches_cli(self):
+        """gpu_factor=1.5 is --gpu-factor 1.5 on select, sweep and mig: the CLI's JSON, echoed, and ResNet-18 at
+        batch 64 on an A100 (GPU-bound) over 1.3x slower; predict() echoes it too."""
+        for name, _, _, latency, got, base in self._decision_flag(64, "--gpu-factor=1.5", gpu_factor=1.5):
+            self.assertEqual(got["gpu_factor"], 1.5, name)
+            self.assertNotIn("gpu_factor", base, name)
+            self.assertGreater(latency(got), 1.3 * latency(base), name)
+        p = perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", batch=64, gpu_factor=1.5, layers=False)
+        self.assertEqual(p.to_dict()["gpu_factor"], 1.5)
+        with self.assertRaises(perfpred.InputError):
+            perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", gpu_factor=5)
 
     def test_grad_mode_matches_cli(self):
         """grad_mode=True is --grad-mode on select, sweep and mig: the CLI's JSON, echoed, and a batch-1 eager

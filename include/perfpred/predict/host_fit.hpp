@@ -1,14 +1,19 @@
 #pragma once
-/// Fitting the host factor (PredictOptions::host_factor) to one measured latency: the F in [lo, hi] at
-/// which a prediction's latency equals the measurement. Latency is non-decreasing in F (every host cost
-/// scales with it, kernel times do not), so a bisection on log F finds it; where the latency is flat over
-/// part of the range (kernel-bound there) the smallest matching F is returned.
+/// Fitting the host factor (PredictOptions::host_factor) or the GPU factor (PredictOptions::gpu_factor) to one
+/// measured latency: the F in [lo, hi] at which a prediction's latency equals the measurement. Latency is
+/// non-decreasing in either (every host cost, or every kernel time, scales with it), so a bisection on log F
+/// finds it; where the latency is flat over part of the range (bound by the other side there) the smallest
+/// matching F is returned.
 #include <functional>
 
 namespace perfpred {
 
 inline constexpr double k_host_factor_min = 0.1;
 inline constexpr double k_host_factor_max = 10;
+/// The GPU factor's range: machines with one GPU model ran GPU-bound networks up to 1.6x apart (docs/accuracy.md,
+/// Session 27); 4x either way leaves room and refuses a measurement of another GPU or batch.
+inline constexpr double k_gpu_factor_min = 0.25;
+inline constexpr double k_gpu_factor_max = 4;
 
 struct HostFit {
   enum class Status {
@@ -29,5 +34,10 @@ struct HostFit {
 /// measurement at the floor or the ceiling (within 1e-6 relative: predict's JSON rounding) fits lo or hi.
 HostFit fit_host_factor(const std::function<double(double)>& latency_at, double measured_ms,
                         double lo = k_host_factor_min, double hi = k_host_factor_max, double rel_tol = 1e-7);
+
+/// The same fit over the GPU factor's range.
+inline HostFit fit_gpu_factor(const std::function<double(double)>& latency_at, double measured_ms) {
+  return fit_host_factor(latency_at, measured_ms, k_gpu_factor_min, k_gpu_factor_max);
+}
 
 }  // namespace perfpred

@@ -31,6 +31,11 @@ struct PredictOptions {
   /// differs 1.5-1.8x between machines with the same GPU class; one measurement on the user's machine
   /// fixes it (docs/model.md, "Host speed").
   double host_factor = 1;
+  /// GPU time of this machine over the model's: every kernel (the learned corrections included) takes this many
+  /// times its predicted time, host costs and copies stay. Machines with the same GPU run GPU-bound networks up to
+  /// 1.2-1.6x apart (clocks, cooling, driver and library versions); one GPU-bound measurement on the user's machine
+  /// fixes it (perfpred fit-gpu; docs/model.md, "GPU speed").
+  double gpu_factor = 1;
   /// The iteration is captured once as a CUDA graph and replayed (torch.cuda.graphs, torch.compile's
   /// "reduce-overhead", TensorRT under cudaStreamBeginCapture as MLPerf's harnesses run it): no host cost per
   /// op or kernel, one graph launch per iteration.

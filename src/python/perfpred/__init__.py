@@ -23,9 +23,9 @@ except ImportError:  # the build tree: the extension knows the source tree's dat
     pass
 
 from ._perfpred import InputError, InternalError, UnsupportedOpError, set_log_level
-from ._api import Result, Prediction, devices, fit_host, gpu, mig, predict, select, sweep
+from ._api import Result, Prediction, devices, fit_gpu, fit_host, gpu, mig, predict, select, sweep
 from ._export import to_onnx_bytes
 
 __version__ = "0.1.0"
-__all__ = ["predict", "fit_host", "devices", "gpu", "select", "sweep", "mig", "to_onnx_bytes", "Result", "Prediction",
+__all__ = ["predict", "fit_host", "fit_gpu", "devices", "gpu", "select", "sweep", "mig", "to_onnx_bytes", "Result", "Prediction",
            "InputError", "UnsupportedOpError", "InternalError", "set_log_level"]

@@ -93,10 +93,11 @@ class Prediction(Result):
 
 
 class HostFit(Result):
-    """`perfpred fit-host --json`: `host_factor`, the measurement, the latency at 1 and at the fit."""
+    """`perfpred fit-host --json` (`host_factor`) or `fit-gpu --json` (`gpu_factor`): the fitted factor, the
+    measurement, the latency at 1 and at the fit."""
 
     def _brief(self):
-        keys = ("model", "gpu", "batch", "measured_ms", "host_factor")
+        keys = ("model", "gpu", "batch", "measured_ms", "host_factor", "gpu_factor")
         return [(k, self._doc[k]) for k in keys if k in self._doc]
 
 
@@ -309,16 +310,17 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
     _flow(o, **(flow or {}))
 
 
-def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
+def _flow(o, branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True,
           cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """--branch, --loop-trips, --dim and --allow-partial (models with If/Loop, symbolic dims or shapes
-    left unknown), --host-factor (this machine's host CPU time over the reference machine's; its range
-    is checked in C++ with the CLI's message), --no-tf32 (tf32=False; fp32 only, checked in C++),
+    left unknown), --host-factor (this machine's host CPU time over the reference machine's) and --gpu-factor
+    (its GPU kernel time over the model's; both ranges checked in C++ with the CLI's messages), --no-tf32 (tf32=False; fp32 only, checked in C++),
     --cuda-graphs (the iteration replayed as a captured CUDA graph), --grad-mode (inference records autograd),
     --channels-last (torch.channels_last
     tensors), --attention ("sdpa" or "math"), --param-updates ("foreach" or "loop") and --mixed-precision ("amp"
     or "half"), all checked in C++."""
     o.host_factor = _number("host_factor", host_factor)
+    o.gpu_factor = _number("gpu_factor", gpu_factor)
     o.no_tf32 = not tf32
     o.cuda_graphs = bool(cuda_graphs)
     o.grad_mode = bool(grad_mode)
@@ -367,8 +369,8 @@ def _bundles(bundles):
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
-            allow_partial=False, host_factor=1.0, dims=None, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False,
-            attention="sdpa", param_updates="foreach", mixed_precision="amp"):
+            allow_partial=False, host_factor=1.0, gpu_factor=1.0, dims=None, tf32=True, cuda_graphs=False, grad_mode=False,
+            channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
@@ -377,7 +379,8 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     latency bundle; one per target), as `--model` takes them. layers=False leaves the per-layer rows out;
     meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
     loop_trips ({"Loop_0": 12}), dims ({"seq": 128}) and allow_partial are --branch, --loop-trips, --dim and
-    --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's);
+    --allow-partial; host_factor is --host-factor (this machine's host CPU time over the reference machine's),
+    gpu_factor --gpu-factor (its GPU kernel time over the model's);
     tf32=False is --no-tf32 (FP32 convolutions on FP32 math, torch.backends.cudnn.allow_tf32 = False);
     cuda_graphs=True is --cuda-graphs (the iteration replayed as a captured CUDA graph: no host cost per op);
     grad_mode=True is --grad-mode (inference with autograd recording: the model called without torch.no_grad());
@@ -390,7 +393,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
         o = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
                              input_names, input_shapes, allow_unknown, copies, name,
                              dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                                  host_factor=host_factor))
+                                  host_factor=host_factor, gpu_factor=gpu_factor))
         o.no_tf32 = not tf32
         o.cuda_graphs = bool(cuda_graphs)
         o.grad_mode = bool(grad_mode)
@@ -403,19 +406,17 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
         return Prediction(scratch.clean_json(text))
 
 
-def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
-             optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
-             copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
-             allow_partial=False, dims=None, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa",
-             param_updates="foreach", mixed_precision="amp"):
-    """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
-    `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s; a
-    measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only floor ...)."""
+def _fit(which, model, gpu, measured_ms, batch, precision, mode, runtime, optimizer, example_inputs, input_names,
+         input_shapes, allow_unknown, copies, bundles, analytical, name, branches, loop_trips, allow_partial, dims, held,
+         tf32, cuda_graphs, grad_mode, channels_last, attention, param_updates, mixed_precision):
     with _Scratch() as scratch:
         o = _perfpred.FitHostOptions()
+        o.fit_gpu = which == "gpu"
+        held_factor = {"gpu_factor": held} if which == "host" else {"host_factor": held}
         po = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
                               input_names, input_shapes, allow_unknown, copies, name,
-                              dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims))
+                              dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
+                                   **held_factor))
         po.no_tf32 = not tf32
         po.cuda_graphs = bool(cuda_graphs)
         po.grad_mode = bool(grad_mode)
@@ -429,6 +430,36 @@ def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="infere
         o.measured_ms = _number("measured_ms", measured_ms)
         o.bundles, o.analytical = _bundles(bundles), bool(analytical)
         return HostFit(scratch.clean_json(_perfpred.fit_host(o)))
+
+
+def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
+             optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
+             copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
+             allow_partial=False, dims=None, gpu_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False,
+             channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
+    """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
+    `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s (gpu_factor is
+    held during the fit); a measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only
+    floor ...)."""
+    return _fit("host", model, gpu, measured_ms, batch, precision, mode, runtime, optimizer, example_inputs,
+                input_names, input_shapes, allow_unknown, copies, bundles, analytical, name, branches, loop_trips,
+                allow_partial, dims, gpu_factor, tf32, cuda_graphs, grad_mode, channels_last, attention,
+                param_updates, mixed_precision)
+
+
+def fit_gpu(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
+            optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
+            copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None,
+            allow_partial=False, dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False,
+            channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
+    """The GPU factor at which predict() matches a GPU-bound `measured_ms` (`perfpred fit-gpu --json`):
+    `gpu_factor`, `latency_ms` (at_gpu_factor_1, fitted) and `range_ms`. The other arguments are predict()'s
+    (host_factor is held during the fit); a measurement no factor in 0.25-4 matches, or one the host bounds, is an
+    InputError saying why."""
+    return _fit("gpu", model, gpu, measured_ms, batch, precision, mode, runtime, optimizer, example_inputs,
+                input_names, input_shapes, allow_unknown, copies, bundles, analytical, name, branches, loop_trips,
+                allow_partial, dims, host_factor, tf32, cuda_graphs, grad_mode, channels_last, attention,
+                param_updates, mixed_precision)
 
 
 def devices():
@@ -449,12 +480,12 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
            max_latency_range_high_ms=None, max_power_range_high_w=None, objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
            example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-           dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa",
-           param_updates="foreach", mixed_precision="amp"):
+           dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False,
+           attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
     Device objects; all=True ranks the whole catalog. prices: a prices.json path or the dict it holds
-    (docs/formats.md), needed for objective="cost". host_factor and tf32 are --host-factor and --no-tf32, as
-    in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last. max_latency_range_high_ms and
+    (docs/formats.md), needed for objective="cost". host_factor, gpu_factor and tf32 are --host-factor,
+    --gpu-factor and --no-tf32, as in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last. max_latency_range_high_ms and
     max_power_range_high_w are --max-latency-range-high-ms and --max-power-range-high-w (the ranges' high ends;
     analytical model); each candidate carries latency_range_ms, energy_range_mj and power_range_w where
     the analytical model predicted."""
@@ -476,7 +507,8 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
         o.prices = "" if prices is None else _str("prices", prices)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, grad_mode=grad_mode,
+                      host_factor=host_factor, gpu_factor=gpu_factor, tf32=tf32, cuda_graphs=cuda_graphs,
+                      grad_mode=grad_mode,
                       channels_last=channels_last, attention=attention,
                       param_updates=param_updates, mixed_precision=mixed_precision))
         return Selection(scratch.clean_json(_perfpred.select(o)))
@@ -493,12 +525,12 @@ def _axis(field, spec):
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, allow_partial=False,
-          dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa",
-          param_updates="foreach", mixed_precision="amp"):
+          dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False,
+          attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
     vary: {"sm_count": (40, 160, 20), ...} or ["sm_count=40:160:20", ...]. Rows are the grid points.
-    host_factor and tf32 are --host-factor and --no-tf32, as in predict(); cuda_graphs is --cuda-graphs,
-    channels_last --channels-last."""
+    host_factor, gpu_factor and tf32 are --host-factor, --gpu-factor and --no-tf32, as in predict(); cuda_graphs
+    is --cuda-graphs, channels_last --channels-last."""
     o = _perfpred.SweepOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -510,7 +542,8 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
         o.max_points = _int("max_points", max_points)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, grad_mode=grad_mode,
+                      host_factor=host_factor, gpu_factor=gpu_factor, tf32=tf32, cuda_graphs=cuda_graphs,
+                      grad_mode=grad_mode,
                       channels_last=channels_last, attention=attention,
                       param_updates=param_updates, mixed_precision=mixed_precision))
         return Sweep(scratch.clean_json(_perfpred.sweep(o)))
@@ -519,11 +552,11 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
 def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_batch_limit=65536, batch=1,
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
-        branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, tf32=True,
+        branches=None, loop_trips=None, allow_partial=False, dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True,
         cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
-    `recommended` is None where no profile fits and meets slo_ms. host_factor and tf32 are --host-factor and
-    --no-tf32, as in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last."""
+    `recommended` is None where no profile fits and meets slo_ms. host_factor, gpu_factor and tf32 are
+    --host-factor, --gpu-factor and --no-tf32, as in predict(); cuda_graphs is --cuda-graphs, channels_last --channels-last."""
     o = _perfpred.MigOptions()
     with _Scratch() as scratch:
         o.model = _model_file(model, scratch, example_inputs, input_names, name)
@@ -534,7 +567,8 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
                  dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                      host_factor=host_factor, tf32=tf32, cuda_graphs=cuda_graphs, grad_mode=grad_mode,
+                      host_factor=host_factor, gpu_factor=gpu_factor, tf32=tf32, cuda_graphs=cuda_graphs,
+                      grad_mode=grad_mode,
                       channels_last=channels_last, attention=attention,
                       param_updates=param_updates, mixed_precision=mixed_precision))
         return MigAdvice(scratch.clean_json(_perfpred.mig(o)))

@@ -1,5 +1,5 @@
-// fit_host_factor: the host factor at which a prediction matches one measured latency, and the
-// monotonicity in the host factor it relies on.
+// fit_host_factor / fit_gpu_factor: the host or GPU factor at which a prediction matches one measured latency,
+// the monotonicity in either factor they rely on, and what the GPU factor scales.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -89,6 +89,73 @@ TEST(HostFit, PredictionIsMonotoneInTheHostFactorAndRoundTrips) {
         }
     }
   }
+}
+
+/// --gpu-factor G: every kernel takes G times as long (the layer table and the kernel records too); host costs and
+/// copies do not move, and the same work over a longer time draws less power per kernel.
+TEST(GpuFactor, ScalesEveryKernelAndNothingElse) {
+  const GpuSpec g = catalog().resolve("a100-sxm4-40gb");
+  const auto net = test::resnet_like(64);
+  PredictOptions o;
+  o.batch = 64;
+  const Prediction base = predict(net.g, net.c, g, o);
+  o.gpu_factor = 1.5;
+  const Prediction slow = predict(net.g, net.c, g, o);
+  EXPECT_NEAR(slow.kernels_ms, 1.5 * base.kernels_ms, 1e-9 * base.kernels_ms);
+  EXPECT_DOUBLE_EQ(slow.h2d_ms, base.h2d_ms);
+  EXPECT_DOUBLE_EQ(slow.d2h_ms, base.d2h_ms);
+  ASSERT_EQ(slow.kernels.size(), base.kernels.size());
+  for (size_t i = 0; i < base.kernels.size(); ++i)
+    EXPECT_NEAR(slow.kernels[i].corrected_time_s, 1.5 * base.kernels[i].corrected_time_s, 1e-15) << i;
+  double layers = 0;
+  for (const auto& l : slow.layers) layers += l.time_ms;
+  EXPECT_NEAR(layers, slow.kernels_ms, 1e-6 * slow.kernels_ms);
+  // GPU-bound at batch 64: the latency follows; the average power falls (same work, longer kernels).
+  EXPECT_GT(slow.latency_ms, 1.4 * base.latency_ms);
+  EXPECT_LT(slow.avg_power_w, base.avg_power_w);
+  // Host-bound at batch 1 (PyTorch eager dispatch): the latency barely moves.
+  PredictOptions b1;
+  const Prediction one = predict(test::resnet_like(1).g, test::resnet_like(1).c, g, b1);
+  b1.gpu_factor = 1.5;
+  const auto net1 = test::resnet_like(1);
+  EXPECT_LT(predict(net1.g, net1.c, g, b1).latency_ms, 1.1 * one.latency_ms);
+}
+
+/// The latency never falls as the GPU slows, and a prediction at G is fitted back to G where the GPU bounds it.
+TEST(GpuFactor, PredictionIsMonotoneInTheGpuFactorAndRoundTrips) {
+  int fitted = 0;
+  for (const char* id : {"a100-sxm4-40gb", "t4", "jetson-orin-nano-8gb"}) {
+    const GpuSpec g = catalog().resolve(id);
+    const auto net = test::resnet_like(32);
+    for (Mode mode : {Mode::inference, Mode::training}) {
+      PredictOptions o;
+      o.batch = 32;
+      o.mode = mode;
+      o.host_factor = 1.3;  // held
+      auto lat = [&](double gf) {
+        PredictOptions p = o;
+        p.gpu_factor = gf;
+        return predict(net.g, net.c, g, p).latency_ms;
+      };
+      double prev = 0;
+      for (double gf = k_gpu_factor_min; gf <= k_gpu_factor_max * 1.0001; gf *= 1.25) {
+        EXPECT_GE(lat(gf), prev * (1 - 1e-12)) << id << " " << to_string(mode) << " G " << gf;
+        prev = lat(gf);
+      }
+      if (lat(1.4) > lat(1.3) * 1.01) {  // the GPU bounds it at 1.4
+        const HostFit r = fit_gpu_factor(lat, lat(1.4));
+        ASSERT_EQ(r.status, HostFit::Status::fitted) << id;
+        EXPECT_NEAR(r.factor, 1.4, 1.4e-3) << id << " " << to_string(mode);
+        ++fitted;
+      }
+    }
+  }
+  EXPECT_GE(fitted, 3);  // the GPU bounds batch 32 on most of these
+  // Its range is the GPU factor's, not the host's.
+  auto line = [](double gf) { return 1 + gf; };
+  EXPECT_EQ(fit_gpu_factor(line, line(0.2)).status, HostFit::Status::below);
+  EXPECT_EQ(fit_gpu_factor(line, line(5)).status, HostFit::Status::above);
+  EXPECT_DOUBLE_EQ(fit_gpu_factor(line, line(4)).factor, 4);
 }
 
 }  // namespace
