@@ -63,6 +63,18 @@ def fbnet_stage_features(recipe):
     return x
 
 
+def fits_per_source(a, base, rows, keep, features, gpu, batch):
+    """Least-squares prices of the networks of one GPU and batch (the first --models of them), one fit each for the
+    measured latency, perfpred's and perfpred's kernel time: [measured, perfpred, kernels] coefficient vectors, or
+    None where the set has no such rows."""
+    sel = [r for r in rows if r["gpu_id"] == gpu and int(r["batch"]) == batch and r["model"] in keep]
+    if not sel:
+        return None
+    x = [features(r["recipe"]) for r in sel]
+    pred = [predict(a.perfpred, os.path.normpath(os.path.join(base, r["model"])), gpu, batch) for r in sel]
+    return [fit(x, y) for y in ([float(r["latency_ms"]) for r in sel], [p[0] for p in pred], [p[1] for p in pred])]
+
+
 def by_stage(a, base, batches):
     rows = read_rows(os.path.join(base, "fbnet.csv"))
     keep = set(sorted({r["model"] for r in rows})[: a.models])
@@ -71,12 +83,9 @@ def by_stage(a, base, batches):
     print("|---|---|---|" + "---|" * len(EXPANSIONS))
     for gpu in GPUS:
         for batch in batches:
-            sel = [r for r in rows if r["gpu_id"] == gpu and int(r["batch"]) == batch and r["model"] in keep]
-            if not sel:
+            fits = fits_per_source(a, base, rows, keep, fbnet_stage_features, gpu, batch)
+            if fits is None:
                 continue
-            x = [fbnet_stage_features(r["recipe"]) for r in sel]
-            pred = [predict(a.perfpred, os.path.normpath(os.path.join(base, r["model"])), gpu, batch) for r in sel]
-            fits = [fit(x, y) for y in ([float(r["latency_ms"]) for r in sel], [p[0] for p in pred], [p[1] for p in pred])]
             for stage, px in enumerate(FBNET_STAGE_PX):
                 cells = [" / ".join(f"{c[stage * len(EXPANSIONS) + e] * 1000:.0f}" for c in fits)
                          for e in range(len(EXPANSIONS))]
@@ -139,14 +148,10 @@ def main():
         print("|---|---|---|" + "---|" * (len(head) + 1))
         for gpu in GPUS:
             for batch in space_batches:
-                sel = [r for r in rows if r["gpu_id"] == gpu and int(r["batch"]) == batch and r["model"] in keep]
-                if not sel:
+                fits = fits_per_source(a, base, rows, keep, features, gpu, batch)
+                if fits is None:
                     continue
-                x = [features(r["recipe"]) for r in sel]
-                pred = [predict(a.perfpred, os.path.normpath(os.path.join(base, r["model"])), gpu, batch) for r in sel]
-                for label, y in (("measured", [float(r["latency_ms"]) for r in sel]),
-                                 ("perfpred", [p[0] for p in pred]), ("perfpred kernels", [p[1] for p in pred])):
-                    c = fit(x, y)
+                for label, c in zip(("measured", "perfpred", "perfpred kernels"), fits):
                     if space == "nasbench201":
                         cells = [f"{v * 1000 / 15:.0f}" for v in c[:4]]
                     else:

@@ -406,29 +406,30 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
         return Prediction(scratch.clean_json(text))
 
 
-def _fit(which, model, gpu, measured_ms, batch, precision, mode, runtime, optimizer, example_inputs, input_names,
-         input_shapes, allow_unknown, copies, bundles, analytical, name, branches, loop_trips, allow_partial, dims, held,
-         tf32, cuda_graphs, grad_mode, channels_last, attention, param_updates, mixed_precision):
+def _fit(which, held, args):
+    """fit_host() (which="host", `held` its gpu_factor) or fit_gpu() ("gpu", `held` its host_factor); `args` the
+    caller's other arguments by name, as predict() takes them."""
+    a = dict(args)
     with _Scratch() as scratch:
         o = _perfpred.FitHostOptions()
         o.fit_gpu = which == "gpu"
-        held_factor = {"gpu_factor": held} if which == "host" else {"host_factor": held}
-        po = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
-                              input_names, input_shapes, allow_unknown, copies, name,
-                              dict(branches=branches, loop_trips=loop_trips, allow_partial=allow_partial, dims=dims,
-                                   **held_factor))
-        po.no_tf32 = not tf32
-        po.cuda_graphs = bool(cuda_graphs)
-        po.grad_mode = bool(grad_mode)
-        po.channels_last = bool(channels_last)
-        po.attention = _str("attention", attention)
-        po.param_updates = _str("param_updates", param_updates)
-        po.mixed_precision = _str("mixed_precision", mixed_precision)
+        po = _predict_options(scratch, a["model"], a["gpu"], a["batch"], a["precision"], a["mode"], a["runtime"],
+                              a["optimizer"], a["example_inputs"], a["input_names"], a["input_shapes"],
+                              a["allow_unknown"], a["copies"], a["name"],
+                              dict(branches=a["branches"], loop_trips=a["loop_trips"], allow_partial=a["allow_partial"],
+                                   dims=a["dims"], **{"gpu_factor" if which == "host" else "host_factor": held}))
+        po.no_tf32 = not a["tf32"]
+        po.cuda_graphs = bool(a["cuda_graphs"])
+        po.grad_mode = bool(a["grad_mode"])
+        po.channels_last = bool(a["channels_last"])
+        po.attention = _str("attention", a["attention"])
+        po.param_updates = _str("param_updates", a["param_updates"])
+        po.mixed_precision = _str("mixed_precision", a["mixed_precision"])
         o.predict = po
-        if measured_ms is None:
+        if a["measured_ms"] is None:
             raise InputError("measured_ms=None: give the measured latency in ms")
-        o.measured_ms = _number("measured_ms", measured_ms)
-        o.bundles, o.analytical = _bundles(bundles), bool(analytical)
+        o.measured_ms = _number("measured_ms", a["measured_ms"])
+        o.bundles, o.analytical = _bundles(a["bundles"]), bool(a["analytical"])
         return HostFit(scratch.clean_json(_perfpred.fit_host(o)))
 
 
@@ -441,10 +442,8 @@ def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="infere
     `latency_ms` (at_host_factor_1, fitted) and `range_ms`. The other arguments are predict()'s (gpu_factor is
     held during the fit); a measurement no factor in 0.1-10 matches is an InputError saying why (the kernel-only
     floor ...)."""
-    return _fit("host", model, gpu, measured_ms, batch, precision, mode, runtime, optimizer, example_inputs,
-                input_names, input_shapes, allow_unknown, copies, bundles, analytical, name, branches, loop_trips,
-                allow_partial, dims, gpu_factor, tf32, cuda_graphs, grad_mode, channels_last, attention,
-                param_updates, mixed_precision)
+    args = dict(locals())
+    return _fit("host", args.pop("gpu_factor"), args)
 
 
 def fit_gpu(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
@@ -456,10 +455,8 @@ def fit_gpu(model, gpu, measured_ms, batch=None, precision="fp32", mode="inferen
     `gpu_factor`, `latency_ms` (at_gpu_factor_1, fitted) and `range_ms`. The other arguments are predict()'s
     (host_factor is held during the fit); a measurement no factor in 0.25-4 matches, or one the host bounds, is an
     InputError saying why."""
-    return _fit("gpu", model, gpu, measured_ms, batch, precision, mode, runtime, optimizer, example_inputs,
-                input_names, input_shapes, allow_unknown, copies, bundles, analytical, name, branches, loop_trips,
-                allow_partial, dims, host_factor, tf32, cuda_graphs, grad_mode, channels_last, attention,
-                param_updates, mixed_precision)
+    args = dict(locals())
+    return _fit("gpu", args.pop("host_factor"), args)
 
 
 def devices():
