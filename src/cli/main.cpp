@@ -122,8 +122,8 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   add_mixed_precision(sub, p.mixed_precision);
 }
 
-/// `fit-host`: predict's model and settings, and the measured latency to match.
-/// fit-host (the host factor) or fit-gpu (the GPU factor); the other factor is an option held during the fit.
+/// `fit-host` (the host factor) or `fit-gpu` (the GPU factor): predict's model and settings, and the measured latency
+/// to match; the other factor is an option held during the fit.
 void add_fit(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std::function<int()>& action,
              perfpred::cli::MachineFactor which) {
   const bool host = which == perfpred::cli::MachineFactor::host;

@@ -10,8 +10,8 @@ namespace perfpred {
 
 inline constexpr double k_host_factor_min = 0.1;
 inline constexpr double k_host_factor_max = 10;
-/// The GPU factor's range: machines with one GPU model ran GPU-bound networks up to 1.6x apart (docs/accuracy.md,
-/// Session 27); 4x either way leaves room and refuses a measurement of another GPU or batch.
+/// The GPU factor's range: the held-out machines fitted 0.79-1.41 (docs/accuracy.md, Session 27); 4x either way
+/// leaves room and refuses a measurement of another GPU or batch.
 inline constexpr double k_gpu_factor_min = 0.25;
 inline constexpr double k_gpu_factor_max = 4;
 

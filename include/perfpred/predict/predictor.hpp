@@ -32,9 +32,9 @@ struct PredictOptions {
   /// fixes it (docs/model.md, "Host speed").
   double host_factor = 1;
   /// GPU time of this machine over the model's: every kernel (the learned corrections included) takes this many
-  /// times its predicted time, host costs and copies stay. Machines with the same GPU run GPU-bound networks up to
-  /// 1.2-1.6x apart (clocks, cooling, driver and library versions); one GPU-bound measurement on the user's machine
-  /// fixes it (perfpred fit-gpu; docs/model.md, "GPU speed").
+  /// times its predicted time, host costs and copies stay. Machines with the same GPU run GPU-bound networks apart
+  /// (clocks, cooling, driver and library versions; fitted 0.79-1.41 on the held-out machines); one GPU-bound
+  /// measurement on the user's machine fixes it (perfpred fit-gpu; docs/model.md, "GPU speed").
   double gpu_factor = 1;
   /// The iteration is captured once as a CUDA graph and replayed (torch.cuda.graphs, torch.compile's
   /// "reduce-overhead", TensorRT under cudaStreamBeginCapture as MLPerf's harnesses run it): no host cost per
