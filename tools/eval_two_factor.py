@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """What perfpred's two per-machine factors, --host-factor and --gpu-factor, fitted on three measured rows buy.
 
-    /usr/bin/python3 tools/eval_two_factor.py [--perfpred BIN] [--jobs 4]
+    /usr/bin/python3 tools/eval_two_factor.py [--perfpred BIN] [--jobs 4] [--dump cache/eval/two-factor-rows.json]
 
 For every held-out PyTorch machine of tools/eval_host_factor.py (same rows, 60 per machine), takes its two most
 host-bound inference rows and its most GPU-bound row as shots, fits --host-factor F and --gpu-factor G (every
 kernel's time times G; docs/model.md, "GPU speed") by coordinate descent on log grids (F 1/4..4, G 1/4..4), and
 scores the machine's other rows: default, host factor alone (fitted on the two host-bound shots) and both. Prints
 one line per machine and the pooled mean APE (docs/accuracy.md, "Session 27"). A user does the same with
-`perfpred fit-host` on a host-bound run and `perfpred fit-gpu` on a GPU-bound one.
+`perfpred fit-host` on a host-bound run and `perfpred fit-gpu` on a GPU-bound one. --dump writes the scored rows
+at the fitted factors as tools/eval_host_factor.py --dump does (with their `gpu_factor`): tools/fit_intervals.py
+--gpu-calibrated-rows fits the ranges of predictions made with --gpu-factor from them.
 """
 import argparse
 import collections
@@ -27,6 +29,8 @@ import eval_host_factor as eh  # noqa: E402
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--perfpred", default=os.path.join(ea.REPO, "build", "src", "cli", "perfpred"))
 ap.add_argument("--jobs", type=int, default=4)
+ap.add_argument("--dump", default="", help="write the scored rows at the fitted factors (JSON) here: "
+                "tools/fit_intervals.py --gpu-calibrated-rows")
 a = ap.parse_args()
 BIN = a.perfpred
 cache = {}
@@ -54,6 +58,7 @@ FS, GS = log_grid(0.25, 4.0, 25), log_grid(0.25, 4.0, 25)
 machines = {m: rs for m, rs in eh.machine_rows(os.path.join(ea.REPO, "cache", "datasets"), 60,
                                                os.path.join(ea.REPO, "data", "measured")).items() if len(rs) >= 6}
 pooled = collections.defaultdict(list)
+dumped = []
 ex = concurrent.futures.ThreadPoolExecutor(a.jobs)
 
 
@@ -82,10 +87,18 @@ for m, rs in sorted(machines.items()):
 
     a0 = ape([lat(first[i]) for i in rest_idx])
     a1 = ape(list(ex.map(lambda i: lat(pred(rs[i], f1, 1.0)), rest_idx)))
-    a2 = ape(list(ex.map(lambda i: lat(pred(rs[i], f, g)), rest_idx)))
+    at_fit = list(ex.map(lambda i: pred(rs[i], f, g), rest_idx))
+    a2 = ape([lat(j) for j in at_fit])
+    for i, j in zip(rest_idx, at_fit):
+        if j:
+            dumped.append(dict(eh.dump_row(rs[i], m[0], m[1], m[2], f, j), gpu_factor=round(g, 4)))
     pooled["default"] += a0
     pooled["host"] += a1
     pooled["two"] += a2
     print(m, len(rest_idx), "F1 %.2f | F %.2f G %.2f | default %.1f host-only %.1f two-factor %.1f"
           % (f1, f, g, sum(a0) / len(a0), sum(a1) / len(a1), sum(a2) / len(a2)), flush=True)
 print("pooled", {k: round(sum(v) / len(v), 1) for k, v in pooled.items()}, len(pooled["two"]))
+if a.dump:
+    with open(a.dump, "w", encoding="utf-8") as out:
+        json.dump(dumped, out, indent=1)
+    print(f"eval_two_factor: wrote {len(dumped)} rows at their machines' fitted factors to {a.dump}", file=sys.stderr)

@@ -5,6 +5,7 @@
                                             [--measured data/measured] [--coverage 0.8]
                                             [--out models/latency-intervals.json] [--markdown] [--doc docs/accuracy.md]
                                             [--calibrated-rows cache/eval/host-factor-rows.json]
+                                            [--gpu-calibrated-rows cache/eval/two-factor-rows.json]
 
 A prediction from the model and the GPU alone cannot see the machine that will run it (its CPU, driver and
 library releases, the card's cooling): the same network, GPU and settings measured on two machines differ by
@@ -34,7 +35,9 @@ better than one at F = 1. --calibrated-rows (tools/eval_host_factor.py --dump: e
 predicted at the factor fitted on two of its other rows) gives those predictions ranges of their own, in the
 host-bound regimes only (an exposed host share of 40% or more, where the factor moves most of the latency;
 elsewhere a prediction with a factor keeps the F = 1 ranges, which cover it at least as well), with tails chosen
-by the same leave-one-machine-out rule. They land in the table's "host_calibrated" section.
+by the same leave-one-machine-out rule. They land in the table's "host_calibrated" section. With `--gpu-factor G`
+as well (`perfpred fit-gpu`), --gpu-calibrated-rows (tools/eval_two_factor.py --dump: each machine's rows at the
+host and GPU factors fitted on three of its other rows) gives the GPU-bound regimes theirs, "gpu_calibrated".
 
 Writes --out (read by `perfpred predict`), the coverage table to stdout with --markdown, and between the
 intervals:begin/end markers of --doc.
@@ -233,24 +236,30 @@ def fit_metric(path, names, metric, coverage):
     return section, L
 
 
-CALIBRATED_PREFIX = "eager/host-bound"  # the regimes a --host-factor prediction takes from "host_calibrated"
+CALIBRATED = {  # section: (the regimes a prediction with that factor takes from it, the flag, the dump it comes from)
+    "host_calibrated": ("eager/host-bound", "--host-factor", "tools/eval_host_factor.py --dump",
+                        "host-bound rows of {machines} machines, each predicted at the factor fitted on two other rows "
+                        "of its machine"),
+    "gpu_calibrated": ("eager/gpu-bound", "--gpu-factor", "tools/eval_two_factor.py --dump",
+                       "GPU-bound rows of {machines} machines, each predicted at the host and GPU factors fitted on "
+                       "three other rows of its machine"),
+}
 
 
-def fit_calibrated(path, coverage):
-    """(section of the table, markdown lines) of the host-bound rows predicted at their machines' fitted host
-    factors, or None where there are too few of them."""
-    rows = [r for r in load_rows(path, {}) if "/".join(r["_parts"][:2]) == CALIBRATED_PREFIX]
+def fit_calibrated(path, coverage, section="host_calibrated"):
+    """(section of the table, markdown lines) of the rows predicted at their machines' fitted factors, in the
+    regimes of that factor (CALIBRATED), or None where there are too few of them."""
+    prefix, flag, source, what = CALIBRATED[section]
+    rows = [r for r in load_rows(path, {}) if "/".join(r["_parts"][:2]) == prefix]
     if len(rows) < MIN_ROWS:
         return None
-    regimes, lines, scores, pooled, _ = fit_section(rows, coverage, lambda k: k.startswith(CALIBRATED_PREFIX))
-    section = {"source": "held-out PyTorch rows of tools/eval_host_factor.py, predicted at the --host-factor fitted "
-                         "on two other rows of their machine",
-               "held_out_coverage": round(pooled, 4), "regimes": regimes}
-    L = ["", f"With `--host-factor` (the machine's host timed; `--calibrated-rows`, from "
-         f"`tools/eval_host_factor.py --dump`): {len(rows)} host-bound rows of {len(scores)} machines, each predicted "
-         f"at the factor fitted on two other rows of its machine; each machine scored with ranges fitted without it "
-         f"holds {pooled:.0%} pooled. Other regimes keep the ranges above.", ""] + REGIME_HEADER + lines
-    return section, L
+    regimes, lines, scores, pooled, _ = fit_section(rows, coverage, lambda k: k.startswith(prefix))
+    section_doc = {"source": f"held-out PyTorch rows of {source.split(' --')[0]}, predicted at the fitted {flag}",
+                   "held_out_coverage": round(pooled, 4), "regimes": regimes}
+    L = ["", f"With `{flag}` (the machine timed; from `{source}`): {len(rows)} "
+         + what.format(machines=len(scores)) + f"; each machine scored with ranges fitted without it holds {pooled:.0%} "
+         "pooled. Other regimes keep the ranges above.", ""] + REGIME_HEADER + lines
+    return section_doc, L
 
 
 def choose_tail(rows, coverage):
@@ -331,6 +340,8 @@ def main():
     ap.add_argument("--doc", default="")
     ap.add_argument("--calibrated-rows", default="",
                     help="tools/eval_host_factor.py --dump output: ranges of predictions made with --host-factor")
+    ap.add_argument("--gpu-calibrated-rows", default="",
+                    help="tools/eval_two_factor.py --dump output: ranges of predictions made with --gpu-factor")
     a = ap.parse_args()
     if not 0.5 <= a.coverage < 1:
         sys.exit(f"fit_intervals: --coverage {a.coverage}: give a share in [0.5, 1)")
@@ -363,13 +374,16 @@ def main():
         if fitted:
             doc[metric], more = fitted
             lines += more
-    if a.calibrated_rows:
-        if not os.path.exists(a.calibrated_rows):
-            sys.exit(f"fit_intervals: no {a.calibrated_rows}; run tools/eval_host_factor.py --dump first")
-        calibrated = fit_calibrated(a.calibrated_rows, a.coverage)
+    for section, path in (("host_calibrated", a.calibrated_rows), ("gpu_calibrated", a.gpu_calibrated_rows)):
+        if not path:
+            continue
+        prefix, _, source, _ = CALIBRATED[section]
+        if not os.path.exists(path):
+            sys.exit(f"fit_intervals: no {path}; run {source} first")
+        calibrated = fit_calibrated(path, a.coverage, section)
         if calibrated is None:
-            sys.exit(f"fit_intervals: fewer than {MIN_ROWS} host-bound rows in {a.calibrated_rows}")
-        doc["host_calibrated"], more = calibrated
+            sys.exit(f"fit_intervals: fewer than {MIN_ROWS} rows in {prefix} regimes in {path}")
+        doc[section], more = calibrated
         lines += more
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=2)

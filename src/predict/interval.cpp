@@ -99,12 +99,14 @@ IntervalTable interval_table_from_json(const nlohmann::json& j, const std::strin
   if (!(t.host_share_bins[0] < t.host_share_bins[1]))
     throw InputError(label + ".host_share_bins: the two edges must ascend");
   t.regimes = regimes_from_json(j, label);
-  if (j.contains("host_calibrated")) {
-    const std::string where = label + ".host_calibrated";
-    const auto& c = j["host_calibrated"];
+  for (const char* section : {"host_calibrated", "gpu_calibrated"}) {
+    if (!j.contains(section)) continue;
+    const std::string where = label + "." + section;
+    const auto& c = j[section];
     if (!c.is_object()) throw InputError(where + ": must be an object with held_out_coverage and regimes");
-    t.host_calibrated_coverage = share(c, "held_out_coverage", where);
-    t.host_calibrated = regimes_from_json(c, where);
+    const bool host = std::string(section) == "host_calibrated";
+    (host ? t.host_calibrated_coverage : t.gpu_calibrated_coverage) = share(c, "held_out_coverage", where);
+    (host ? t.host_calibrated : t.gpu_calibrated) = regimes_from_json(c, where);
   }
   if (j.contains("energy_mj")) t.energy = metric_from_json(j["energy_mj"], label + ".energy_mj");
   if (j.contains("power_w")) t.power = metric_from_json(j["power_w"], label + ".power_w");
@@ -158,10 +160,15 @@ std::optional<PredictionRange> metric_range(const IntervalTable& t, const std::o
 std::optional<PredictionRange> latency_range(const IntervalTable& t, const Prediction& p, const PredictOptions& o) {
   if (!(p.latency_ms > 0) || !std::isfinite(p.latency_ms)) return std::nullopt;
   const std::vector<std::string> names = interval_regimes(t, p, o);
-  // A timed host (predict --host-factor) narrows the host-bound ranges; the GPU-side spread stays as fitted.
+  // A timed host (predict --host-factor) narrows the host-bound ranges, a timed GPU (--gpu-factor) the GPU-bound
+  // ones; each section holds only its own regimes, so a prediction in another regime falls through to the others.
   if (o.host_factor != 1 && !t.host_calibrated.empty())
     if (auto r = range_from(t.host_calibrated, names, p.latency_ms, t.nominal_coverage, t.host_calibrated_coverage,
                             "host-calibrated/"))
+      return r;
+  if (o.gpu_factor != 1 && !t.gpu_calibrated.empty())
+    if (auto r = range_from(t.gpu_calibrated, names, p.latency_ms, t.nominal_coverage, t.gpu_calibrated_coverage,
+                            "gpu-calibrated/"))
       return r;
   return range_from(t.regimes, names, p.latency_ms, t.nominal_coverage, t.held_out_coverage, "");
 }

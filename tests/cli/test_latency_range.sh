@@ -3,8 +3,9 @@
 # with its regime (a host-calibrated one with --host-factor where the prediction is host-bound); a model
 # directory without the table gives a note, a malformed table exit 2 naming the file and the field;
 # tools/fit_intervals.py fits a table on a synthetic eval dump whose machines it scores left out, with a
-# host_calibrated section from a synthetic --calibrated-rows dump, and refuses a dump without runtimes. No
-# ../shared needed.
+# host_calibrated section from a synthetic --calibrated-rows dump and a gpu_calibrated one from a
+# --gpu-calibrated-rows dump (predict --gpu-factor takes it where GPU-bound), and refuses a dump without runtimes.
+# No ../shared needed.
 # Usage: bash test_latency_range.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
 set -u
 BIN=${1:?perfpred binary}
@@ -156,6 +157,52 @@ if $PY "$ROOT/tools/fit_intervals.py" --rows "$TMP/rows.json" --datasets "$TMP/n
   fail "a missing --calibrated-rows file was accepted"
 fi
 grep -q "run tools/eval_host_factor.py --dump first" "$TMP/miss.err" || { cat "$TMP/miss.err"; fail "unclear error"; }
+
+# 5b. --gpu-calibrated-rows: GPU-bound rows at their machines' fitted factors (0.9-1.1x) make the table's
+# gpu_calibrated section (GPU-bound regimes only; the dump's host-bound rows do not enter); predict with a GPU
+# factor, GPU-bound at batch 64, takes it; a missing dump is an error naming the tool that writes it.
+$PY - "$TMP/gpu.json" <<'PYEOF'
+import json, sys
+rows = []
+for m in range(3):
+    for i in range(40):
+        spread = 0.9 + 0.2 * ((i * 7 + m * 5) % 40) / 39
+        common = {"set": "synthetic", "gpu": f"gpu-{m}", "machine": f"synthetic / gpu-{m} / 1.0", "mode": "inference",
+                  "split": "held-out", "runtime": "pytorch", "cuda_graphs": False, "host_factor": 1.2, "gpu_factor": 1.3}
+        rows.append(dict(common, id=f"g{m}-{i}", latency_ms=10 * spread, pred_latency_ms=10, pred_host_overhead_ms=0.1))
+        rows.append(dict(common, id=f"h{m}-{i}", latency_ms=30, pred_latency_ms=10, pred_host_overhead_ms=8))
+json.dump(rows, open(sys.argv[1], "w"))
+PYEOF
+mkdir -p "$TMP/gcal"
+$PY "$ROOT/tools/fit_intervals.py" --rows "$TMP/rows.json" --datasets "$TMP/none" --measured "" \
+  --gpu-calibrated-rows "$TMP/gpu.json" --out "$TMP/gcal/latency-intervals.json" --markdown >"$TMP/gcal.md" 2>"$TMP/gcal.err" ||
+  { cat "$TMP/gcal.err"; fail "fit_intervals --gpu-calibrated-rows exited $?"; }
+$PY - "$TMP/gcal/latency-intervals.json" <<'PYEOF' || exit 1
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert "host_calibrated" not in t, t.keys()
+c = t["gpu_calibrated"]
+assert c["held_out_coverage"] >= 0.8, c
+assert set(c["regimes"]) == {"eager/gpu-bound", "eager/gpu-bound/inference"}, c["regimes"]  # no host-bound rows
+g = c["regimes"]["eager/gpu-bound/inference"]
+assert g["rows"] == 120 and 0.89 <= g["low"] < 0.97 and 1.03 < g["high"] <= 1.11, g
+PYEOF
+grep -q "^With \`--gpu-factor\`" "$TMP/gcal.md" || { cat "$TMP/gcal.md"; fail "no GPU-calibrated table"; }
+PERFPRED_MODEL_DIR="$TMP/gcal" "$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --batch 64 --gpu-factor 1.3 --json \
+  --no-meta >"$TMP/g.json" || fail "predict with the synthetic GPU table exited $?"
+$PY - "$TMP/g.json" <<'PYEOF' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["latency_range_ms"]
+assert r["regime"] == "gpu-calibrated/eager/gpu-bound/inference", r
+assert abs(r["low"] / d["latency_ms"] - 0.9) < 0.08 and abs(r["high"] / d["latency_ms"] - 1.1) < 0.08, (r, d["latency_ms"])
+PYEOF
+if $PY "$ROOT/tools/fit_intervals.py" --rows "$TMP/rows.json" --datasets "$TMP/none" --measured "" \
+  --gpu-calibrated-rows "$TMP/missing.json" --out "$TMP/t4.json" 2>"$TMP/gmiss.err"; then
+  fail "a missing --gpu-calibrated-rows file was accepted"
+fi
+grep -q "run tools/eval_two_factor.py --dump first" "$TMP/gmiss.err" || { cat "$TMP/gmiss.err"; fail "unclear error"; }
+
 
 $PY - "$TMP/rows.json" "$TMP/old.json" <<'PYEOF'
 import json, sys

@@ -51,6 +51,11 @@ struct IntervalTable {
   /// where this has none for it, takes `regimes`.
   std::map<std::string, IntervalRegime> host_calibrated;
   double host_calibrated_coverage = 0;  ///< pooled leave-one-machine-out coverage of host_calibrated's rows
+  /// The same for predictions made with a GPU factor (predict --gpu-factor, the machine's GPU timed): held-out rows
+  /// predicted at their machines' fitted host and GPU factors, GPU-bound regimes only ("eager/gpu-bound/..."); empty
+  /// where the table has no "gpu_calibrated" section.
+  std::map<std::string, IntervalRegime> gpu_calibrated;
+  double gpu_calibrated_coverage = 0;  ///< pooled leave-one-machine-out coverage of gpu_calibrated's rows
   /// Energy and average power ranges ("energy_mj" and "power_w" sections), where the table has them.
   std::optional<MetricRanges> energy;
   std::optional<MetricRanges> power;

@@ -166,6 +166,47 @@ TEST(LatencyRange, AHostFactorTakesTheHostCalibratedRangesInTheHostBoundRegimes)
             std::string::npos);
 }
 
+TEST(LatencyRange, AGpuFactorTakesTheGpuCalibratedRangesInTheGpuBoundRegimes) {
+  auto j = table_json();
+  j["host_calibrated"] = {{"held_out_coverage", 0.84},
+                          {"regimes", {{"eager/host-bound", {{"rows", 190}, {"low", 0.62}, {"high", 2.3}}}}}};
+  j["gpu_calibrated"] = {{"held_out_coverage", 0.81},
+                         {"regimes",
+                          {{"eager/gpu-bound", {{"rows", 331}, {"low", 0.89}, {"high", 1.24}}},
+                           {"eager/gpu-bound/inference",
+                            {{"rows", 221}, {"low", 0.88}, {"high", 1.21}, {"left_out_rows", 221},
+                             {"left_out_coverage", 0.8}}}}}};
+  const IntervalTable t = interval_table_from_json(j, "t.json");
+  PredictOptions o;
+  o.gpu_factor = 1.3;
+  auto r = latency_range(t, predicted(10, 0.1), o);  // 1% exposed host: GPU-bound
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->regime, "gpu-calibrated/eager/gpu-bound/inference");
+  EXPECT_DOUBLE_EQ(r->low, 8.8);
+  EXPECT_DOUBLE_EQ(r->high, 12.1);
+  EXPECT_DOUBLE_EQ(r->held_out_coverage, 0.8);
+  o.mode = Mode::training;  // the calibrated bin, with the section's pooled coverage
+  r = latency_range(t, predicted(10, 0.1), o);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->regime, "gpu-calibrated/eager/gpu-bound");
+  EXPECT_DOUBLE_EQ(r->held_out_coverage, 0.81);
+  // With both factors each regime takes its own section; a host-bound prediction with only a GPU factor, or a
+  // GPU-bound one at G = 1, keeps the ranges fitted at G = 1.
+  o.host_factor = 0.8;
+  EXPECT_EQ(latency_range(t, predicted(10, 6), o)->regime, "host-calibrated/eager/host-bound");
+  EXPECT_EQ(latency_range(t, predicted(10, 0.1), o)->regime, "gpu-calibrated/eager/gpu-bound");
+  o.host_factor = 1;
+  EXPECT_EQ(latency_range(t, predicted(10, 6), o)->regime, "eager/host-bound");
+  o.gpu_factor = 1;
+  EXPECT_EQ(latency_range(t, predicted(10, 0.1), o)->regime, "eager/gpu-bound/training");
+  j["gpu_calibrated"]["held_out_coverage"] = -0.1;
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.gpu_calibrated.held_out_coverage"),
+            std::string::npos);
+  j["gpu_calibrated"] = 3;
+  EXPECT_NE(error_of([&] { interval_table_from_json(j, "t.json"); }).find("t.json.gpu_calibrated: must be an object"),
+            std::string::npos);
+}
+
 TEST(LatencyRange, EnergyAndPowerTakeTheirSectionsPooledOrByMode) {
   auto j = table_json();
   Prediction p = predicted(10, 0.1);
