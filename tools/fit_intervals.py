@@ -236,13 +236,12 @@ def fit_metric(path, names, metric, coverage):
     return section, L
 
 
-CALIBRATED = {  # section: (the regimes a prediction with that factor takes from it, the flag, the dump it comes from)
+CALIBRATED = {  # section: (the regimes a prediction with that factor takes from it, the flag, the dump it comes
+    # from, what its rows are: the table's "source" and the markdown's sentence)
     "host_calibrated": ("eager/host-bound", "--host-factor", "tools/eval_host_factor.py --dump",
-                        "host-bound rows of {machines} machines, each predicted at the factor fitted on two other rows "
-                        "of its machine"),
+                        "predicted at the --host-factor fitted on two other rows of their machine"),
     "gpu_calibrated": ("eager/gpu-bound", "--gpu-factor", "tools/eval_two_factor.py --dump",
-                       "GPU-bound rows of {machines} machines, each predicted at the host and GPU factors fitted on "
-                       "three other rows of its machine"),
+                       "predicted at the --host-factor and --gpu-factor fitted on three other rows of their machine"),
 }
 
 
@@ -254,10 +253,10 @@ def fit_calibrated(path, coverage, section="host_calibrated"):
     if len(rows) < MIN_ROWS:
         return None
     regimes, lines, scores, pooled, _ = fit_section(rows, coverage, lambda k: k.startswith(prefix))
-    section_doc = {"source": f"held-out PyTorch rows of {source.split(' --')[0]}, predicted at the fitted {flag}",
+    section_doc = {"source": f"held-out PyTorch rows of {source.split(' --')[0]}, {what}",
                    "held_out_coverage": round(pooled, 4), "regimes": regimes}
-    L = ["", f"With `{flag}` (the machine timed; from `{source}`): {len(rows)} "
-         + what.format(machines=len(scores)) + f"; each machine scored with ranges fitted without it holds {pooled:.0%} "
+    L = ["", f"With `{flag}` (the machine timed; from `{source}`): {len(rows)} {prefix.split('/')[1]} rows of "
+         f"{len(scores)} machines, {what}; each machine scored with ranges fitted without it holds {pooled:.0%} "
          "pooled. Other regimes keep the ranges above.", ""] + REGIME_HEADER + lines
     return section_doc, L
 
