@@ -537,6 +537,8 @@ def build(records):
     for d in provisional_devices(devices):
         devices[d["id"]] = d
     for d in devices.values():
+        # Datacenter boards ship with DRAM ECC on (nvidia-smi -e); GeForce, Titan and Jetson boards without.
+        d["dram_ecc"] = d["segment"] == "datacenter"
         d["assumptions"] = sorted(set(d["assumptions"]), key=d["assumptions"].index)
     return {k: normalise(v) for k, v in devices.items()}
 

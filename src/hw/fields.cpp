@@ -69,6 +69,7 @@ const std::vector<Field>& fields() {
       integer("tensor_cores", &GpuSpec::tensor_cores, Rule::non_negative),
       number("memory_gb", &GpuSpec::memory_gb, Rule::positive),
       text("memory_type", &GpuSpec::memory_type, Rule::non_empty),
+      boolean("dram_ecc", &GpuSpec::dram_ecc),
       number("mem_bandwidth_gbps", &GpuSpec::mem_bandwidth_gbps, Rule::positive),
       number("l2_cache_mb", &GpuSpec::l2_cache_mb, Rule::positive),
       number("shared_mem_per_sm_kb", &GpuSpec::shared_mem_per_sm_kb, Rule::positive),

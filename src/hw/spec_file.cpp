@@ -332,6 +332,9 @@ GpuSpec from_essentials(const Given& g, const std::string& label) {
     s.memory_type = "unspecified";
     a.push_back("memory_type: not given.");
   }
+  if (!g.has("dram_ecc") && s.memory_type.rfind("GDDR", 0) == 0)
+    a.push_back("dram_ecc: not given, so off (the full GDDR bandwidth; datacenter boards ship with it on, which "
+                "costs a GDDR board about 9% of it: give \"dram_ecc\": true).");
   if (!g.has("tdp_w")) {
     s.tdp_w = std::round(tdp_heuristic(*row, s.fp32_tflops, s.mem_bandwidth_gbps));
     a.push_back("tdp_w: heuristic 25 W + " + fmt(row->watts_per_fp32_tflop) + " W per FP32 TFLOPS (" +

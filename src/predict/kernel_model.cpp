@@ -124,6 +124,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   r.int8_gemm_dp4a = p == Precision::int8 && rt == Runtime::cudnn && cc == "7.5" && r.tensor;
   r.dram_bps = gpu.mem_bandwidth_gbps * 1e9;
   if (!(r.dram_bps > 0)) throw InputError("GPU '" + gpu.id + "': mem_bandwidth_gbps must be positive");
+  r.dram_bps *= dram_ecc_share(gpu);
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;
   r.sms = std::max(1, gpu.sm_count);
   const double threads_per_sm = gpu.max_threads_per_sm > 0 ? gpu.max_threads_per_sm : 2048.0;
@@ -237,6 +238,11 @@ double memory_efficiency(const KernelDraft& k) {
 bool l1_caches_global_loads(const GpuSpec& gpu) {
   const double cc = std::strtod(gpu.compute_capability.c_str(), nullptr);
   return !(cc > 0 && cc < 7.0);
+}
+
+double dram_ecc_share(const GpuSpec& gpu) {
+  const bool gddr = gpu.memory_type.rfind("GDDR", 0) == 0;
+  return gddr && gpu.dram_ecc ? model::k_gddr_ecc_dram_share : 1.0;
 }
 
 void set_bn_backward_channels(KernelDraft& d, double numel, double channels) {

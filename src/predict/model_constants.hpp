@@ -198,6 +198,15 @@ inline constexpr double k_split_k_min_k = 128;
 /// Achievable share of DRAM bandwidth for streaming kernels (elementwise, copies). Prior: STREAM-like
 /// kernels reach 75-90% of peak on NVIDIA GPUs; fitted on HELP NAS-Bench-201 batch 256 (1080 Ti).
 inline constexpr double k_mem_eff_stream = 0.80;
+/// Share of the DRAM bandwidth GDDR memory with ECC on (GpuSpec::dram_ecc; on by default on the datacenter GDDR
+/// boards: P4, T4, A10, A40, L4, L40S) leaves to the data: inline ECC keeps its check words in the data's DRAM
+/// channels (HBM carries them beside the data; GeForce and Titan boards run without ECC). Evidence, the
+/// DRAM-bound NeuSight elementwise rows (PyTorch 2.1, 256 us and longer): measured/analytical 1.06-1.11 on the P4
+/// and T4 against 0.89-0.94 on the HBM V100 and A100, i.e. 73-75% of the P4's and T4's peak against 0.80. Fitted
+/// on those two GPUs, each checked on the other (mean APE of all their NeuSight rows, P4 / T4: 16.8 / 16.8% at 1,
+/// 15.4 / 15.6% at 0.94, 15.0 / 15.2% at 0.91, 15.0 / 15.0% at 0.88); held out: Zeus's A40 training energy
+/// (GDDR6 with ECC) 16.0% -> 11.6% (docs/accuracy.md, Session 28).
+inline constexpr double k_gddr_ecc_dram_share = 0.91;
 /// Norms, softmax, reductions, pooling, data movement (strided or two-pass). Prior.
 inline constexpr double k_mem_eff_irregular = 0.65;
 /// Windowed pooling (MaxPool/AveragePool k>1): several reads per output, strided. Fitted on HELP

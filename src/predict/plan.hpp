@@ -158,6 +158,9 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorc
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
 /// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
 bool l1_caches_global_loads(const GpuSpec& gpu);
+/// Share of the catalogued DRAM bandwidth left to data on this board: k_gddr_ecc_dram_share for GDDR memory with
+/// ECC on (GpuSpec::dram_ecc: inline ECC), 1 otherwise (no ECC, or HBM, which stores its check bits beside the data).
+double dram_ecc_share(const GpuSpec& gpu);
 /// cuDNN's NCHW BatchNorm backward as a per-channel reduction (KernelDraft::channel_*) on an input of `numel`
 /// elements and `channels` channels; nothing when either is unknown.
 void set_bn_backward_channels(KernelDraft& d, double numel, double channels);

@@ -38,6 +38,8 @@ struct GpuSpec {
   double memory_gb = 0;            ///< device memory as published ("80GB"); NVIDIA's figures are binary
                                    ///< (an "80GB" A100 has 80 GiB), so MIG slices carry usable GiB as is
   std::string memory_type;
+  bool dram_ecc = false;           ///< DRAM ECC on (datacenter boards by default); on GDDR it is inline: its
+                                   ///< check words share the data's channels and bandwidth
   double mem_bandwidth_gbps = 0;   ///< GB/s
   double l2_cache_mb = 0;
   double shared_mem_per_sm_kb = 0;

@@ -265,3 +265,26 @@ TEST(SpecFile, ValuesOutsideAnyDeviceAreRefused) {
   zero["fp64_tflops"] = 0;  // a missing path stays allowed
   EXPECT_EQ(error_of(zero), "(no error)");
 }
+
+// DRAM ECC: the catalog sets it on datacenter boards only; a spec file keeps its base's, says when it left a GDDR
+// board's off, and takes it from the file.
+TEST_F(SpecEnv, DramEccComesFromTheCatalogTheBaseOrTheFile) {
+  EXPECT_TRUE(resolve_gpu("t4").dram_ecc);
+  EXPECT_TRUE(resolve_gpu("a100-sxm4-40gb").dram_ecc);
+  EXPECT_FALSE(resolve_gpu("rtx-2080ti").dram_ecc);
+  EXPECT_FALSE(resolve_gpu("jetson-agx-orin-64gb").dram_ecc);
+  EXPECT_TRUE(resolve_gpu("a100-sxm4-40gb:1g.5gb").dram_ecc);  // a MIG slice is its board's
+  EXPECT_TRUE(spec_from_json({{"base", "t4"}, {"sm_count", 20}}, "t.json").dram_ecc);
+  EXPECT_FALSE(spec_from_json({{"base", "t4"}, {"dram_ecc", false}}, "t.json").dram_ecc);
+
+  nlohmann::json gddr = minimal();
+  gddr["memory_type"] = "GDDR6";
+  const GpuSpec off = spec_from_json(gddr, "g.json");
+  EXPECT_FALSE(off.dram_ecc);
+  EXPECT_TRUE(mentions(off.assumptions, "dram_ecc"));
+  gddr["dram_ecc"] = true;
+  const GpuSpec on = spec_from_json(gddr, "g.json");
+  EXPECT_TRUE(on.dram_ecc);
+  EXPECT_FALSE(mentions(on.assumptions, "dram_ecc"));
+  EXPECT_NE(error_of({{"base", "t4"}, {"dram_ecc", "yes"}}).find("'dram_ecc'"), std::string::npos);
+}

@@ -136,6 +136,28 @@ TEST(SustainedClock, LessPowerIsNeverFasterAndPredictSaysWhy) {
                            [](const std::string& s) { return s.find("power-limited") != std::string::npos; }));
 }
 
+// GDDR with ECC on streams 9% slower than without (inline check words); HBM's ECC and GEMMs' math do not pay it.
+TEST(DramEcc, InlineEccOnGddrTakesItsShareOfTheBandwidth) {
+  for (const char* id : {"t4", "a40", "p4"}) {
+    const GpuSpec on = gpu(id);
+    ASSERT_TRUE(on.dram_ecc) << id;
+    GpuSpec off = on;
+    off.dram_ecc = false;
+    EXPECT_NEAR(big_copy(on).time_s / big_copy(off).time_s, 1 / 0.91, 1e-3) << id;  // k_gddr_ecc_dram_share
+    EXPECT_NEAR(big_gemm(on).time_s / big_gemm(off).time_s, 1, 0.01) << id;  // compute-bound
+  }
+  GpuSpec hbm = gpu("v100-pcie-32gb");
+  ASSERT_TRUE(hbm.dram_ecc);
+  GpuSpec hbm_off = hbm;
+  hbm_off.dram_ecc = false;
+  EXPECT_DOUBLE_EQ(big_copy(hbm).time_s, big_copy(hbm_off).time_s);
+  GpuSpec desktop = gpu("rtx-2080ti");  // GeForce: no ECC, the whole bandwidth
+  ASSERT_FALSE(desktop.dram_ecc);
+  GpuSpec desktop_ecc = desktop;
+  desktop_ecc.dram_ecc = true;
+  EXPECT_GT(big_copy(desktop_ecc).time_s, 1.05 * big_copy(desktop).time_s);
+}
+
 TEST(LayoutReorders, KernelRowsPayThemOnlyWhereTheRuntimeHoldsNchwTensors) {
   // A measured FP16 convolution row: PyTorch hands cuDNN NCHW tensors (three reorder kernels on the tensor
   // path); a bare cuDNN call takes its caller's layout (DeepBench's FP16 harness gives NHWC): none.
