@@ -86,7 +86,10 @@ void train_kernel_models(const std::vector<KernelSample>& samples, const TrainOp
 void train_efficiency_models(const std::vector<KernelSample>& samples, const TrainOptions& opts, Bundle& out);
 
 /// Per-op timer floors of the sources whose labels carry one (SourceSettings::timer_floor), per GPU:
-/// the 2nd percentile of that op's measured times on that GPU (source -> gpu -> op -> seconds).
+/// the 2nd percentile of that op's measured times on that GPU over its rows with a roofline of at most 2 us;
+/// an op without 20 such rows, the time of its fastest 2% of calls where those are mostly floor (median
+/// roofline under a fourth of their time), else none; "*": the median of the first kind over the GPU's ops
+/// (source -> gpu -> op -> seconds).
 std::map<std::string, std::map<std::string, std::map<std::string, double>>> timer_floors_per_gpu(
     const std::vector<KernelSample>& samples);
 /// The op key of timer floors: the op type before any '+' (fusion) or '.' (phase) suffix.

@@ -185,6 +185,35 @@ TEST(LearnEfficiency, TimerFloorsComeFromTinyKernelsOnly) {
   EXPECT_EQ(floor_op("Conv.bwd_data"), "Conv");
 }
 
+// An op with no tiny rows (NeuSight's convolutions) takes the time of its fastest calls as its floor where those
+// are mostly floor; where even its fastest calls are mostly kernel it has none, and "*" stays the tiny rows'.
+TEST(LearnEfficiency, AnOpWithoutTinyRowsTakesItsFastestCallsAsItsFloorWhereTheyAreMostlyFloor) {
+  std::vector<KernelSample> v;
+  const GpuSpec g = gpu("g", 80, 14, 900);
+  for (int i = 0; i < 2000; ++i) {
+    KernelSample tiny;
+    tiny.gpu = g;
+    tiny.source = "neusight";
+    tiny.kernel = relu_kernel(1000 + i);
+    tiny.measured_s = 30e-6;
+    if (i < 100) v.push_back(tiny);
+    KernelSample conv = tiny;
+    conv.kernel = relu_kernel(1e6);  // roofline ~9 us
+    conv.kernel.op = "Conv";
+    conv.measured_s = 200e-6 + i * 1e-6;  // 200 us and up: mostly floor
+    v.push_back(conv);
+    KernelSample gemm = tiny;
+    gemm.kernel = relu_kernel(1e8);  // roofline ~0.9 ms
+    gemm.kernel.op = "MatMul";
+    gemm.measured_s = 1e-3 + i * 1e-6;  // mostly kernel
+    v.push_back(gemm);
+  }
+  const auto f = timer_floors_per_gpu(v).at("neusight").at("g");
+  EXPECT_NEAR(f.at("Conv"), 239e-6, 1e-6);  // the 40th fastest of 2,000 calls
+  EXPECT_EQ(f.count("MatMul"), 0u);
+  EXPECT_NEAR(f.at("*"), 30e-6, 0.05e-6);
+}
+
 TEST(LearnEfficiency, PredictionsNeverBeatTheRooflineAndShrinkOutsideTheTrainingRange) {
   const std::vector<GpuSpec> gpus = {gpu("a", 40, 8, 320), gpu("b", 80, 14, 900), gpu("c", 108, 19.5, 1555)};
   auto train = gemm_samples(gpus, 900, 1);
