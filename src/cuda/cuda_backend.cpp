@@ -68,6 +68,7 @@ DeviceProperties read_properties(int device) {
   p.registers_per_sm = prop.regsPerMultiprocessor;
   p.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   p.integrated = prop.integrated != 0;
+  p.ecc_enabled = prop.ECCEnabled != 0;
   char bus[32] = {0};
   if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) p.pci_bus_id = bus;
   return p;

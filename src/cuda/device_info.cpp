@@ -36,6 +36,13 @@ double mem_bandwidth_gbps(const DeviceProperties& p) {
   return 2.0 * p.mem_clock_khz * 1e3 * (p.mem_bus_width_bits / 8.0) / 1e9;
 }
 
+std::string memory_family(const DeviceProperties& p) {
+  if (p.integrated) return "LPDDR";
+  if (p.mem_bus_width_bits >= 2048) return "HBM";
+  if (p.mem_bus_width_bits > 0 && p.mem_bus_width_bits <= 512) return "GDDR";
+  return "";
+}
+
 nlohmann::json spec_json(const DeviceProperties& p) {
   std::string id;
   for (char c : p.name) {
@@ -65,9 +72,16 @@ nlohmann::json spec_json(const DeviceProperties& p) {
   j["registers_per_sm"] = p.registers_per_sm;
   j["max_threads_per_sm"] = p.max_threads_per_sm;
   j["unified_memory"] = p.integrated;
+  j["dram_ecc"] = p.ecc_enabled;
   j["assumptions"] = nlohmann::json::array(
       {"measured by perfpred profile from cudaGetDeviceProperties; fp32_tflops from SMs x lanes x 2 x max clock; "
        "mem_bandwidth_gbps from 2 x memory clock x bus width; tensor-core rates not derivable"});
+  if (const std::string family = memory_family(p); !family.empty()) {
+    j["memory_type"] = family;
+    j["assumptions"].push_back("memory_type: " + family + ", from the " + std::to_string(p.mem_bus_width_bits) +
+                               "-bit bus" + (p.integrated ? " of an integrated GPU" : "") +
+                               " (CUDA does not report the type); dram_ecc from cudaDeviceProp::ECCEnabled");
+  }
   return j;
 }
 

@@ -240,6 +240,11 @@ bool l1_caches_global_loads(const GpuSpec& gpu) {
   return !(cc > 0 && cc < 7.0);
 }
 
+double host_copy_time_s(double bytes, const GpuSpec& gpu) {
+  const double link = gpu.host_link_gbps > 0 ? gpu.host_link_gbps * 1e9 : 12e9;
+  return model::k_copy_fixed_s + bytes / link;
+}
+
 double dram_ecc_share(const GpuSpec& gpu) {
   const bool gddr = gpu.memory_type.rfind("GDDR", 0) == 0;
   return gddr && gpu.dram_ecc ? model::k_gddr_ecc_dram_share : 1.0;
@@ -527,6 +532,14 @@ double attr_or(const KernelEstimate& k, const char* name, double def) {
 
 void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions& opts) {
   using detail::Phase;
+  // A host<->device copy (a profile's MemcpyH2D / MemcpyD2H rows) crosses the host link, not DRAM.
+  if (k.op == "MemcpyH2D" || k.op == "MemcpyD2H") {
+    detail::KernelTerms t;
+    t.memory_s = t.time_s = detail::host_copy_time_s(k.bytes, gpu);
+    t.bound = Bound::memory;
+    detail::apply_terms(t, k);
+    return;
+  }
   detail::KernelDraft d;
   d.family = k.family;
   d.flops = k.flops;

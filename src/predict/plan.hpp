@@ -156,6 +156,10 @@ struct GpuRates {
 /// 0: sustained_clock_scale(gpu), the clock of FP32 work flat out.
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorch, double clock_scale = 0);
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
+/// One host<->device copy of `bytes` over the host link (host_link_gbps; 12 GB/s where a spec has none), with
+/// its fixed call and DMA setup cost: the input and output copies of `predict` and a profile's MemcpyH2D /
+/// MemcpyD2H rows. Pinned-memory rates: a pageable copy is also staged through a driver buffer by the CPU.
+double host_copy_time_s(double bytes, const GpuSpec& gpu);
 /// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
 bool l1_caches_global_loads(const GpuSpec& gpu);
 /// Share of the catalogued DRAM bandwidth left to data on this board: k_gddr_ecc_dram_share for GDDR memory with

@@ -65,10 +65,7 @@ void describe(const Graph& g, const GraphCost& cost, const detail::Plan& plan, c
   if (with_attrs) k.attrs = cost.nodes[d.node_index].attrs;
 }
 
-double copy_time(double bytes, const GpuSpec& gpu) {
-  const double link = gpu.host_link_gbps > 0 ? gpu.host_link_gbps * 1e9 : 12e9;
-  return model::k_copy_fixed_s + bytes / link;
-}
+double copy_time(double bytes, const GpuSpec& gpu) { return detail::host_copy_time_s(bytes, gpu); }
 
 /// GPU power budget: what the board draws running flat out (its TDP, or less for a compute chip whose FP32
 /// work needs less: full_load_power_w), or the GPU's share of a Jetson module's budget.

@@ -22,6 +22,7 @@ struct DeviceProperties {
   int registers_per_sm = 0;
   int max_threads_per_sm = 0;
   bool integrated = false;          ///< shares DRAM with the host (Jetson)
+  bool ecc_enabled = false;         ///< cudaDeviceProp::ECCEnabled: DRAM ECC on
   std::string pci_bus_id;
 };
 
@@ -32,6 +33,9 @@ int fp32_lanes_per_sm(int cc_major, int cc_minor);
 std::string architecture_name(int cc_major, int cc_minor);
 /// Peak DRAM bandwidth in GB/s: 2 (double data rate) x memory clock x bus width.
 double mem_bandwidth_gbps(const DeviceProperties& p);
+/// The DRAM family a device's bus says (CUDA does not report the type): "LPDDR" on an integrated GPU, "HBM"
+/// from a 2048-bit bus up (1024 bits per stack), "GDDR" up to 512 bits, "" in between.
+std::string memory_family(const DeviceProperties& p);
 /// GpuSpec fields the properties determine (catalog JSON keys); tensor-core rates are not
 /// derivable from properties and are left out (the catalog entry, when matched, has them).
 nlohmann::json spec_json(const DeviceProperties& p);

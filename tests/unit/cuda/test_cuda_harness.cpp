@@ -63,6 +63,29 @@ TEST(CudaDeviceInfo, SpecFromPropertiesIsACatalogSpec) {
   EXPECT_EQ(s.sm_count, 108);
   EXPECT_NEAR(s.mem_bandwidth_gbps, 1555.2, 0.1);
   EXPECT_NEAR(s.boost_clock_mhz, 1410, 1e-9);
+  EXPECT_EQ(s.memory_type, "HBM");  // a 5120-bit bus
+  EXPECT_FALSE(s.dram_ecc);
+}
+
+// CUDA reports ECC but not the DRAM type: the bus says HBM or GDDR, and a GDDR board with ECC on pays its share.
+TEST(CudaDeviceInfo, EccAndTheBusSayHowMuchBandwidthKernelsSee) {
+  auto t4 = a100_like();
+  t4.name = "Tesla T4";
+  t4.cc_major = 7;
+  t4.cc_minor = 5;
+  t4.mem_bus_width_bits = 256;
+  t4.ecc_enabled = true;
+  EXPECT_EQ(cuda::memory_family(t4), "GDDR");
+  const GpuSpec s = spec_from_json(cuda::spec_json(t4), "measured");
+  EXPECT_EQ(s.memory_type, "GDDR");
+  EXPECT_TRUE(s.dram_ecc);
+  auto jetson = t4;
+  jetson.integrated = true;
+  EXPECT_EQ(cuda::memory_family(jetson), "LPDDR");
+  auto odd = t4;
+  odd.mem_bus_width_bits = 1024;
+  EXPECT_EQ(cuda::memory_family(odd), "");
+  EXPECT_FALSE(cuda::spec_json(odd).contains("memory_type"));
 }
 
 TEST(CudaDeviceInfo, LanesAndArchitectures) {

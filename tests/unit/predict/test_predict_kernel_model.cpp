@@ -136,6 +136,23 @@ TEST(SustainedClock, LessPowerIsNeverFasterAndPredictSaysWhy) {
                            [](const std::string& s) { return s.find("power-limited") != std::string::npos; }));
 }
 
+// A profile's host<->device copy rows cross the host link (as predict's input and output copies do), not DRAM.
+TEST(HostCopies, MemcpyRowsArePricedByTheHostLink) {
+  const GpuSpec h200 = gpu("h200-sxm-141gb");
+  for (const char* op : {"MemcpyH2D", "MemcpyD2H"}) {
+    KernelEstimate k;
+    k.family = OpFamily::data_movement;
+    k.op = op;
+    k.bytes = 268435456;
+    estimate_kernel(k, h200, PredictOptions{});
+    EXPECT_NEAR(k.time_s, 10e-6 + 268435456 / (h200.host_link_gbps * 1e9), 1e-9) << op;
+    KernelEstimate device = k;
+    device.op = "DeviceCopy";
+    estimate_kernel(device, h200, PredictOptions{});
+    EXPECT_GT(k.time_s, 20 * device.time_s) << op;  // PCIe, not HBM
+  }
+}
+
 // GDDR with ECC on streams 9% slower than without (inline check words); HBM's ECC and GEMMs' math do not pay it.
 TEST(DramEcc, InlineEccOnGddrTakesItsShareOfTheBandwidth) {
   for (const char* id : {"t4", "a40", "p4"}) {
