@@ -146,8 +146,7 @@ std::map<std::string, std::map<std::string, std::map<std::string, double>>> time
     for (const auto& [gpu, ops] : gpus) {
       std::vector<double> each;
       for (const auto& [op, rows] : ops) {
-        const auto& tiny = times[src][gpu][op];
-        if (tiny.size() >= k_floor_probe_min_rows) {
+        if (const auto& tiny = times[src][gpu][op]; tiny.size() >= k_floor_probe_min_rows) {
           each.push_back(out[src][gpu][op] = quantile(tiny, 0.02));
           continue;
         }

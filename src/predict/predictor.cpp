@@ -65,8 +65,6 @@ void describe(const Graph& g, const GraphCost& cost, const detail::Plan& plan, c
   if (with_attrs) k.attrs = cost.nodes[d.node_index].attrs;
 }
 
-double copy_time(double bytes, const GpuSpec& gpu) { return detail::host_copy_time_s(bytes, gpu); }
-
 /// GPU power budget: what the board draws running flat out (its TDP, or less for a compute chip whose FP32
 /// work needs less: full_load_power_w), or the GPU's share of a Jetson module's budget.
 double gpu_budget_w(const GpuSpec& gpu) {
@@ -202,7 +200,7 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
   double host_t = 0, gpu_t = 0;
   const bool copies = opts.include_copies && !gpu.unified_memory;
   if (copies) {
-    p.h2d_ms = copy_time(io_bytes(g, g.inputs), gpu) * 1e3;
+    p.h2d_ms = detail::host_copy_time_s(io_bytes(g, g.inputs), gpu) * 1e3;
     host_t = gpu_t = p.h2d_ms * 1e-3;  // pageable cudaMemcpy: the host waits for it
     energy_j += pw.gap * gpu_t;
   }
@@ -231,7 +229,7 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
   double end = std::max(host_t, gpu_t);
   energy_j += pw.gap * (end - gpu_t);
   if (copies) {
-    p.d2h_ms = copy_time(io_bytes(g, g.outputs), gpu) * 1e3;
+    p.d2h_ms = detail::host_copy_time_s(io_bytes(g, g.outputs), gpu) * 1e3;
     end += p.d2h_ms * 1e-3;
     energy_j += pw.gap * p.d2h_ms * 1e-3;
   }
