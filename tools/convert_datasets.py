@@ -785,7 +785,8 @@ def convert_neusight(ctx):
                     row.update(op_family=fam, op=onnx_op, inputs=";".join(shapes),
                                attrs=f"elements={el};inner={hh};outer={b}", flops=per * el,
                                bytes=4 * (n_in * el + extra + el))
-                    if op.endswith("u"):
+                    if op in ("addu", "mulu", "divu", "powu"):  # `x + 2.0`: the second operand a Python number (its own timer floor)
+                        row["attrs"] += ";scalar_operand=1"
                         row["notes"] += "; tensor-scalar variant"
                 w.add(**row)
         written[path] = w.write(dict(meta_common, notes=[

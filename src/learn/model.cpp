@@ -86,10 +86,10 @@ std::vector<float> predict_unique(const xgb::Booster& booster, const xgb::DenseM
 
 namespace {
 // The bundle's timer floor for an op of a source whose labels carry one (0 otherwise).
-double bundle_floor(const Bundle& b, const std::string& source, const std::string& op) {
+double bundle_floor(const Bundle& b, const std::string& source, const std::string& key) {
   auto fit = b.timer_floors.find(source);
   if (fit == b.timer_floors.end() || !source_settings(source).timer_floor) return 0;
-  auto oit = fit->second.find(floor_op(op));
+  auto oit = fit->second.find(key);
   if (oit == fit->second.end()) oit = fit->second.find("*");
   return oit == fit->second.end() ? 0.0 : oit->second;
 }
@@ -162,7 +162,7 @@ std::vector<double> kernel_ratios(const LearnedModel::Impl& m, size_t n, const V
       if (weights) (*weights)[idx[r]] = w;
       double t = efficiency_time_s(*v.k, roofs[r], y[r], w);
       double analytical = v.k->time_s;
-      if (v.source) t = with_timer_floor(t, bundle_floor(b, *v.source, v.k->op));  // the timer sees the floor too
+      if (v.source) t = with_timer_floor(t, bundle_floor(b, *v.source, floor_key(*v.k)));  // the timer sees the floor too
       out[idx[r]] = std::log(t / analytical);
     }
   }
@@ -188,7 +188,7 @@ std::vector<double> LearnedModel::sample_log_ratios(const std::vector<KernelSamp
 
 double LearnedModel::timer_floor_s(const KernelSample& s) const {
   const Bundle& b = m_impl->bundle;
-  return b.kernel_target == k_efficiency_target ? bundle_floor(b, s.source, s.kernel.op) : 0.0;
+  return b.kernel_target == k_efficiency_target ? bundle_floor(b, s.source, floor_key(s.kernel)) : 0.0;
 }
 
 bool LearnedModel::has_host_model(Runtime r) const { return m_impl->bundle.host_models.count(to_string(r)) != 0; }

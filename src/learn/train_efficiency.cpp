@@ -126,6 +126,12 @@ FeatureCodes codes_of(const Rows& rows) {
 
 std::string floor_op(const std::string& op) { return op.substr(0, op.find_first_of("+.")); }
 
+std::string floor_key(const KernelEstimate& k) {
+  for (const auto& [name, v] : k.attrs)
+    if (name == "scalar_operand" && v == 1) return floor_op(k.op) + ":scalar";
+  return floor_op(k.op);
+}
+
 std::map<std::string, std::map<std::string, std::map<std::string, double>>> timer_floors_per_gpu(
     const std::vector<KernelSample>& samples) {
   // Only rows whose roofline is far below any floor say what the floor is; an op with too few of them
@@ -137,7 +143,7 @@ std::map<std::string, std::map<std::string, std::map<std::string, double>>> time
     const SourceSettings set = source_settings(s.source);
     if (!set.timer_floor || !(s.measured_s > 0)) continue;
     const double roofline = kernel_roofline(s.kernel, s.gpu, s.opts, set.tf32_conv).time_s;
-    const std::string op = floor_op(s.kernel.op);
+    const std::string op = floor_key(s.kernel);
     calls[s.source][s.gpu.id][op].emplace_back(s.measured_s, roofline);
     if (roofline <= k_floor_probe_roofline_s) times[s.source][s.gpu.id][op].push_back(s.measured_s);
   }
@@ -176,17 +182,56 @@ double gpu_floor(const std::map<std::string, std::map<std::string, std::map<std:
   if (it == g->second.end()) it = g->second.find("*");
   return it == g->second.end() ? 0.0 : it->second;
 }
+
+// Quantiles of the training GPUs' floors that may stand for an unseen GPU's: a machine's floor is the software's
+// own cost plus whatever its host adds (a slower CPU only ever adds), so the middle of a few machines can sit on
+// a slow one.
+constexpr double k_unseen_floor_quantiles[] = {0.0, 0.25, 0.5};
+
+// The quantile (of k_unseen_floor_quantiles) of the other training GPUs' floors that best predicts each training
+// GPU's own (each left out in turn; mean |log(predicted / own)| over its ops); the median with fewer than three
+// GPUs. The error per quantile goes to `report`.
+double unseen_floor_quantile(const std::map<std::string, std::map<std::string, double>>& gpus, nlohmann::json& report) {
+  if (gpus.size() < 3) {
+    report = {{"quantile", 0.5}, {"why", "fewer than three GPUs"}};
+    return 0.5;
+  }
+  double best_q = 0.5, best = std::numeric_limits<double>::infinity();
+  nlohmann::json errors = nlohmann::json::object();
+  for (const double q : k_unseen_floor_quantiles) {
+    double sum = 0;
+    size_t n = 0;
+    for (const auto& [gpu, ops] : gpus)
+      for (const auto& [op, own] : ops) {
+        std::vector<double> others;
+        for (const auto& [g, o] : gpus)
+          if (g != gpu)
+            if (auto it = o.find(op); it != o.end()) others.push_back(it->second);
+        if (others.empty() || !(own > 0)) continue;
+        sum += std::abs(std::log(quantile(others, q) / own));
+        ++n;
+      }
+    const double err = n ? sum / static_cast<double>(n) : std::numeric_limits<double>::infinity();
+    errors[std::to_string(q).substr(0, 4)] = err;
+    if (err < best - 1e-12) best = err, best_q = q;
+  }
+  report = {{"quantile", best_q}, {"mean_abs_log_error_leave_one_gpu_out", errors}};
+  return best_q;
+}
 }  // namespace
 
 void train_efficiency_models(const std::vector<KernelSample>& samples, const TrainOptions& opts, Bundle& out) {
   const auto floors = timer_floors_per_gpu(samples);
-  // Bundle floors: per op, the median over the training GPUs; "*" over every (GPU, op).
+  // Bundle floors (an unseen GPU's): per op and "*", a quantile of the training GPUs' floors chosen by leaving
+  // each training GPU out in turn.
   out.timer_floors.clear();
+  nlohmann::json floor_report = nlohmann::json::object();
   for (const auto& [src, gpus] : floors) {
+    const double q = unseen_floor_quantile(gpus, floor_report[src]);
     std::map<std::string, std::vector<double>> per_op;
     for (const auto& [gpu, ops] : gpus)
       for (const auto& [op, v] : ops) per_op[op].push_back(v);
-    for (const auto& [op, v] : per_op) out.timer_floors[src][op] = quantile(v, 0.5);
+    for (const auto& [op, v] : per_op) out.timer_floors[src][op] = quantile(v, q);
   }
 
   const auto& names = efficiency_feature_names();
@@ -207,7 +252,7 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
     }
     double body = s.measured_s;
     if (set.timer_floor) {
-      body = body_behind_floor(s.measured_s, gpu_floor(floors, s.source, s.gpu.id, floor_op(s.kernel.op)));
+      body = body_behind_floor(s.measured_s, gpu_floor(floors, s.source, s.gpu.id, floor_key(s.kernel)));
       if (!(body > 0)) {
         ++at_floor;  // the measurement is the floor: it says nothing about the kernel
         continue;
@@ -271,6 +316,7 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
   out.params["kernel_target"] = k_efficiency_target;
   out.params["early_stopping"] = stopping;
   out.params["monotone_increasing"] = {"log_waves", "log_roofline_over_launch"};
+  out.params["unseen_timer_floor"] = floor_report;
   out.params["label_corrections"] = {
       {"rows", all.y.size()},
       {"rows_at_timer_floor_dropped", at_floor},
@@ -280,8 +326,10 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
       {"source_exclusions", "neusight convolutions do not train (random shapes at about half the efficiency of "
                             "network-shaped convolutions on the same GPUs); they are still evaluated"},
       {"timer_floor", "sources with a per-op floor (neusight): floor = 2nd percentile of the op's time per GPU over rows "
-                      "whose roofline is under 2 us (ops with fewer than 20: the GPU's median op floor); "
-                      "body = sqrt(measured^2 - floor^2); rows under twice the floor dropped"},
+                      "whose roofline is under 2 us (an op without 20 such rows: its fastest 2% of calls where those "
+                      "are mostly floor, else the GPU's median op floor); a tensor-scalar op (scalar_operand=1) is an "
+                      "op of its own; body = sqrt(measured^2 - floor^2); rows under twice the floor dropped; an "
+                      "unseen GPU's floor: the quantile of the training GPUs' floors in unseen_timer_floor"},
       {"tf32", "neusight ran with cudnn.allow_tf32 = False: its FP32 convolutions are costed on the SIMT roofline"}};
 }
 

@@ -217,6 +217,11 @@ attrs = dict(kv.split("=") for kv in c["attrs"].split(";"))
 for key in ("in_channels", "out_channels", "kernel_h", "kernel_w", "stride_h", "stride_w", "pad_h", "pad_w",
             "dilation_h", "groups", "in_h", "in_w", "out_h", "out_w", "batch"):
     check(key in attrs, f"neusight conv attr {key} missing")
+# NeuSight's tensor-scalar variants (addu, mulu, divu, powu: `x + 2.0`) say so (their own timer floor); ops whose
+# name merely ends in "u" (relu, gelu) do not
+for op, scalar in (("addu", True), ("powu", True), ("add", False), ("relu", False), ("gelu", False)):
+    r = tables[f"datasets/neusight-gpu-kernels/{op}.csv"][0]
+    check(("scalar_operand=1" in r["attrs"]) == scalar, f"neusight {op} attrs {r['attrs']}")
 
 # GPUMemNet: peak memory in bytes, licence none-stated
 m = tables["datasets/gpumemnet-a100-memory/mlp.csv"][0]

@@ -67,9 +67,10 @@ struct Bundle {
   std::map<std::string, FeatureRanges> kernel_ranges;
   /// Efficiency bundles: values seen in training per booster family of efficiency_code_features().
   std::map<std::string, FeatureCodes> kernel_codes;
-  /// Efficiency bundles: per-op timer floor (seconds) of each source whose labels include one, the median
-  /// over the training GPUs (source -> op -> seconds; op "*" is the median over ops). Evaluation on that
-  /// source's rows adds it back (with_timer_floor); predict never does.
+  /// Efficiency bundles: per-op timer floor (seconds) of each source whose labels include one, an unseen GPU's:
+  /// a quantile over the training GPUs' floors, chosen by leaving each training GPU out (params
+  /// "unseen_timer_floor"; source -> floor_key -> seconds; "*" stands for an op without a floor of its own).
+  /// Evaluation on that source's rows adds it back (with_timer_floor); predict never does.
   std::map<std::string, std::map<std::string, double>> timer_floors;
   /// Efficiency bundles: per booster family, the weight of its time against the analytical model's in a
   /// log-space blend (time = learned^w x analytical^(1-w), w further shrunk outside the training range):

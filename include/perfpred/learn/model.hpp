@@ -38,7 +38,7 @@ class LearnedModel {
   std::vector<double> sample_log_ratios(const std::vector<KernelSample>& samples,
                                         std::vector<double>* weights = nullptr) const;
   /// The timer floor sample_log_ratios adds to a sample of a source whose labels carry one (the bundle's
-  /// floor for the op, the median over its training GPUs); 0 for other sources and non-efficiency bundles.
+  /// floor for the op's floor_key, Bundle::timer_floors); 0 for other sources and non-efficiency bundles.
   /// Evaluation adds the same floor to the analytical time, so both predictors face the same timer.
   double timer_floor_s(const KernelSample& s) const;
   /// Corrected host overhead (seconds) for an analytical one; unchanged when the runtime has no booster.

@@ -92,8 +92,12 @@ void train_efficiency_models(const std::vector<KernelSample>& samples, const Tra
 /// (source -> gpu -> op -> seconds).
 std::map<std::string, std::map<std::string, std::map<std::string, double>>> timer_floors_per_gpu(
     const std::vector<KernelSample>& samples);
-/// The op key of timer floors: the op type before any '+' (fusion) or '.' (phase) suffix.
+/// The op type before any '+' (fusion) or '.' (phase) suffix.
 std::string floor_op(const std::string& op);
+/// The op key of a kernel's timer floor: floor_op of its op, and ":scalar" where the row's second operand was a
+/// Python number (attribute scalar_operand = 1: `x + 2.0` wraps the number into a tensor on the host, so NeuSight's
+/// tensor-scalar ops sit 4-8 us above the same op on two tensors on every one of its machines).
+std::string floor_key(const KernelEstimate& k);
 
 /// One whole-network measurement of host overhead: the measured latency minus everything the
 /// prediction attributes to other terms (kernels, copies, optimizer), against the analytical overhead.

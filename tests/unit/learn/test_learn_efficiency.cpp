@@ -185,6 +185,61 @@ TEST(LearnEfficiency, TimerFloorsComeFromTinyKernelsOnly) {
   EXPECT_EQ(floor_op("Conv.bwd_data"), "Conv");
 }
 
+// `x + 2.0` wraps the number into a tensor on the host: NeuSight's tensor-scalar ops sit 4-8 us above the same op on
+// two tensors on every machine, so they keep a floor of their own, and a bundle prices each with its own.
+TEST(LearnEfficiency, AnOpWithAScalarOperandHasAFloorOfItsOwn) {
+  KernelEstimate two = relu_kernel(1000);
+  two.op = "Add";
+  KernelEstimate scalar = two;
+  scalar.attrs = {{"elements", 1000}, {"scalar_operand", 1}};
+  EXPECT_EQ(floor_key(two), "Add");
+  EXPECT_EQ(floor_key(scalar), "Add:scalar");
+  KernelEstimate fused = scalar;
+  fused.op = "Add.bwd";
+  EXPECT_EQ(floor_key(fused), "Add:scalar");
+  scalar.attrs[1].second = 0;
+  EXPECT_EQ(floor_key(scalar), "Add");
+  scalar.attrs[1].second = 1;
+
+  // Two machines dispatch at the software's own floor, two add 10 and 20 us of a slower host.
+  std::vector<KernelSample> v;
+  for (const char* id : {"a", "b", "c", "d"}) {
+    const double host = id[0] == 'c' ? 10e-6 : id[0] == 'd' ? 20e-6 : 0.0;
+    for (int i = 0; i < 40; ++i) {
+      KernelSample s;
+      s.gpu = gpu(id, 80, 14, 900);
+      s.source = "neusight";
+      s.kernel = two;
+      s.measured_s = 26e-6 + host;
+      v.push_back(s);
+      s.kernel = scalar;
+      s.measured_s = 31e-6 + host;
+      v.push_back(s);
+    }
+  }
+  const auto f = timer_floors_per_gpu(v).at("neusight");
+  EXPECT_NEAR(f.at("a").at("Add"), 26e-6, 1e-9);
+  EXPECT_NEAR(f.at("c").at("Add:scalar"), 41e-6, 1e-9);
+
+  // An unseen GPU's floor: the quantile of the training GPUs' that best predicts each of them from the others,
+  // here the fastest (the median, 31 / 36 us, would sit between the slow hosts).
+  TrainOptions o;
+  o.kernel_target = KernelTarget::efficiency;
+  o.rounds = 5;
+  o.nthread = 1;
+  Bundle b;
+  b.name = "floors";
+  std::vector<KernelSample> train = v;
+  for (auto& s : gemm_samples({gpu("a", 80, 14, 900), gpu("b", 80, 14, 900)}, 50, 1)) train.push_back(s);
+  train_efficiency_models(train, o, b);
+  EXPECT_EQ(b.params["unseen_timer_floor"]["neusight"]["quantile"].get<double>(), 0.0);
+  const LearnedModel m(b);
+  KernelSample probe = v[1];
+  EXPECT_NEAR(m.timer_floor_s(probe), 31e-6, 1e-9);
+  probe.kernel = two;
+  EXPECT_NEAR(m.timer_floor_s(probe), 26e-6, 1e-9);
+}
+
 // An op with no tiny rows (NeuSight's convolutions) takes the time of its fastest calls as its floor where those
 // are mostly floor; where even its fastest calls are mostly kernel it has none, and "*" stays the tiny rows'.
 TEST(LearnEfficiency, AnOpWithoutTinyRowsTakesItsFastestCallsAsItsFloorWhereTheyAreMostlyFloor) {
