@@ -88,7 +88,7 @@ assert b["created_by"].startswith("perfpred train --data") and "--kernel-blend 1
 assert b["kernel_blend"] == {k: 1.0 for k in b["kernel_models"]}, b["kernel_blend"]
 EOF2
 
-# The default blend: learned^0.1 x analytical^0.9 per kernel, recorded per booster; held out, between the boosters
+# The default blend: learned^0.2 x analytical^0.8 per kernel, recorded per booster; held out, between the boosters
 # alone and the analytical model on these rows (where the boosters are right). A weight outside [0, 1] is exit 2.
 "$BIN" train --data "$TMP/train.csv" --out "$TMP/bdef.json" --rounds 80 --threads 1 --json >/dev/null \
   || { echo "FAIL: train with the default blend exited $?"; exit 1; }
@@ -97,9 +97,9 @@ EOF2
 check $PY - "$TMP/bdef.json" "$TMP/evaldef.json" "$TMP/eval1.json" <<'EOF2'
 import json, sys
 b = json.load(open(sys.argv[1])); o3 = json.load(open(sys.argv[2]))["overall"]; o1 = json.load(open(sys.argv[3]))["overall"]
-assert set(b["kernel_blend"].values()) == {0.1}, b["kernel_blend"]
+assert set(b["kernel_blend"].values()) == {0.2}, b["kernel_blend"]
 assert o1["learned"]["mean_ape"] < o3["learned"]["mean_ape"] < o3["analytical"]["mean_ape"], (o1, o3)
-assert abs(o3["learned_share"] - 0.1) < 1e-9, o3["learned_share"]
+assert abs(o3["learned_share"] - 0.2) < 1e-9, o3["learned_share"]
 EOF2
 expect_exit 2 train --data "$TMP/train.csv" --out "$TMP/bad.json" --kernel-blend 1.5
 grep -q "kernel-blend must be in \[0, 1\]" "$TMP/err" || { echo "FAIL: unclear --kernel-blend error"; cat "$TMP/err"; fail=1; }
