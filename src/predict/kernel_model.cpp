@@ -114,6 +114,8 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   if (cc_number >= 5.0 && cc_number < 7.0) r.batched_sgemm = GpuRates::BatchedSgemm::pascal;
   if (cc_number >= 8.0 && cc_number < 9.0) r.batched_sgemm = GpuRates::BatchedSgemm::ampere;
   const std::string& cc = gpu.compute_capability;
+  // cuBLAS's volta_sgemm kernels (sm_70/72/75) write C at their own share of DRAM bandwidth.
+  if (cc == "7.0" || cc == "7.2" || cc == "7.5") r.sgemm_store_eff = model::k_volta_sgemm_store_eff;
   const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0";
   // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
   if (int_pipe && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
@@ -462,7 +464,14 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   } else {
     compute = k.flops / (r.vector_flops * model::k_vector_compute_eff);
   }
-  const double memory = memory_time(k.bytes, r.dram_bps * r.limit_memory_share, memory_efficiency(k));
+  double memory = memory_time(k.bytes, r.dram_bps * r.limit_memory_share, memory_efficiency(k));
+  if (k.family == OpFamily::gemm && !tensor_path && !r.half_precision && !r.int8 && !k.fused_attention &&
+      r.runtime != Runtime::tensorrt && r.sgemm_store_eff > 0 && k.gemm.m > 0 && k.gemm.n > 0) {
+    // cuBLAS's FP32 SIMT GEMM: its result (FP32, batch x M x N) leaves at the kernel family's store share.
+    const double c = std::min(k.bytes, 4.0 * std::max<int64_t>(1, k.gemm.batch) * k.gemm.m * k.gemm.n);
+    memory = memory_time(k.bytes - c, r.dram_bps * r.limit_memory_share, memory_efficiency(k)) +
+             memory_time(c, r.dram_bps * r.limit_memory_share, r.sgemm_store_eff);
+  }
 
   const double hi = std::max(compute, memory), lo = std::min(compute, memory);
   double body_step = (hi + model::k_roofline_alpha * lo) / steps;

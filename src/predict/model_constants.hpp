@@ -214,6 +214,16 @@ inline constexpr double k_mem_eff_irregular = 0.65;
 inline constexpr double k_mem_eff_pool = 0.25;
 /// GEMM/conv operand traffic. Prior.
 inline constexpr double k_mem_eff_gemm = 0.80;
+/// cuBLAS's FP32 SIMT GEMMs on sm_70/72/75 (its volta_sgemm_* kernels, NeuSight's V100 and T4 rows) write their
+/// result from registers at this share of DRAM bandwidth, against k_mem_eff_gemm for their operands: with a
+/// reduction of 16 or less the result is most of the traffic, and those rows ran at 0.66-0.75 of the model's time
+/// on both GPUs (C written at 0.41-0.51 of peak, where their elementwise kernels stream at about 0.85; the A100's
+/// ampere_sgemm kernels at 0.75, Pascal's maxwell_sgemm at 0.50-0.67, each near its own streaming rate). Fitted on
+/// each GPU alone and checked on the other (NeuSight bmm and Linear rows, `perfpred eval --model default`, mean
+/// APE): the T4 picks 0.55 (20.5% -> 19.6%; 0.45 / 0.5 / 0.6: 20.3 / 19.7 / 19.8%), the V100 0.52-0.55 (14.8% ->
+/// 14.3%); the same term on Pascal (0.5-0.7) or the A100 (0.7) is no better. Other kernels (cuDNN, tensor cores,
+/// half precision, TensorRT) keep k_mem_eff_gemm.
+inline constexpr double k_volta_sgemm_store_eff = 0.55;
 /// Depthwise convolution bandwidth share (halo re-reads, poor coalescing). Prior; checked on the
 /// Jetson Nano depthwise-separable sets.
 inline constexpr double k_mem_eff_depthwise = 0.50;

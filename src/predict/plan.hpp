@@ -150,6 +150,9 @@ struct GpuRates {
   /// Which tiles cuBLAS's strided-batched FP32 SIMT GEMM runs on this architecture (model_constants.hpp,
   /// k_batched_tiles_sgemm_*): one kernel on Maxwell/Pascal and on Ampere/Ada, a choice elsewhere.
   enum class BatchedSgemm { choice, pascal, ampere } batched_sgemm = BatchedSgemm::choice;
+  /// Share of DRAM bandwidth cuBLAS's FP32 SIMT GEMMs write their result at (k_volta_sgemm_store_eff on
+  /// sm_70/72/75); 0: at the operands' k_mem_eff_gemm.
+  double sgemm_store_eff = 0;
 };
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 /// `clock_scale` > 0: the sustained clock over boost the math runs at (a workload's own under a power limit);

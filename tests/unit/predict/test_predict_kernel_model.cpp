@@ -175,6 +175,37 @@ TEST(DramEcc, InlineEccOnGddrTakesItsShareOfTheBandwidth) {
   EXPECT_GT(big_copy(desktop_ecc).time_s, 1.05 * big_copy(desktop).time_s);
 }
 
+TEST(SgemmStores, VoltaSgemmWritesItsResultAtItsOwnShareOfTheBandwidth) {
+  // A batched FP32 product with a reduction of 8 (NeuSight's small-K bmm rows): the result is most of the traffic.
+  auto small_k = [](const GpuSpec& g, Precision p) {
+    KernelEstimate k;
+    k.family = OpFamily::gemm;
+    k.op = "MatMul";
+    k.gemm = GemmShape{32, 512, 1024, 8};
+    const double e = p == Precision::fp32 ? 4 : 2;
+    k.flops = 2.0 * 32 * 512 * 1024 * 8;
+    k.bytes = e * 32 * (512.0 * 8 + 8.0 * 1024 + 512.0 * 1024);
+    PredictOptions o;
+    o.precision = p;
+    estimate_kernel(k, g, o);
+    return k;
+  };
+  const double c = 4.0 * 32 * 512 * 1024;
+  for (const char* id : {"v100-pcie-32gb", "t4", "a100-pcie-40gb"}) {
+    const GpuSpec g = gpu(id);
+    const KernelEstimate k = small_k(g, Precision::fp32);
+    const double bw = g.mem_bandwidth_gbps * 1e9 * (std::string(id) == "t4" ? 0.91 : 1.0);  // the T4's ECC share
+    const bool volta = g.compute_capability == "7.0" || g.compute_capability == "7.5";
+    const double want = volta ? (k.bytes - c) / (bw * 0.80) + c / (bw * 0.55) : k.bytes / (bw * 0.80);
+    EXPECT_NEAR(k.memory_s / want, 1.0, 1e-6) << id;
+    EXPECT_EQ(k.bound, Bound::memory) << id;
+  }
+  // Half precision runs other kernels (and tensor cores): its operands' share for everything.
+  const GpuSpec v100 = gpu("v100-pcie-32gb");
+  const KernelEstimate h = small_k(v100, Precision::fp16);
+  EXPECT_NEAR(h.memory_s, h.bytes / (v100.mem_bandwidth_gbps * 1e9 * 0.80), 1e-12);
+}
+
 TEST(LayoutReorders, KernelRowsPayThemOnlyWhereTheRuntimeHoldsNchwTensors) {
   // A measured FP16 convolution row: PyTorch hands cuDNN NCHW tensors (three reorder kernels on the tensor
   // path); a bare cuDNN call takes its caller's layout (DeepBench's FP16 harness gives NHWC): none.
