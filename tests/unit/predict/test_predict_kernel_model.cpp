@@ -327,7 +327,9 @@ TEST(IntPipe, VoltaClassComputeSmsRunSimtGemmsFaster) {
   const GpuSpec turing = gpu("rtx-2080ti");
   GpuSpec as_pascal = turing;
   as_pascal.compute_capability = "6.0";
-  EXPECT_DOUBLE_EQ(big_gemm(turing).time_s, big_gemm(as_pascal).time_s);
+  // (Turing's volta_sgemm kernels store their result at a lower share of the bandwidth: a compute-bound GEMM's
+  // memory term moves it by under 0.1%.)
+  EXPECT_NEAR(big_gemm(turing).time_s / big_gemm(as_pascal).time_s, 1.0, 1e-3);
   // Nor on GH100, whose SM doubled its FP32 lanes (128) over GA100's register file: perfpred's H200 harness
   // timed cuBLAS SGEMMs of 8192 x 4096 x 4096 at 50-52 TFLOP/s (CUPTI), 0.77 of the 67 TFLOP/s peak.
   const GpuSpec h200 = gpu("h200-sxm-141gb");
