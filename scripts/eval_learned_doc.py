@@ -353,7 +353,6 @@ def main():
               f"where the policy below finds a clear win (learned {parts}); where it takes none, `predict`'s own "
               f"figure on these rows is the analytical column.", ""]
 
-    pol = load(out, "policy.json")
     L += ["### What `predict` uses by default", ""]
     if pol:
         L += ["`scripts/eval_learned_policy.py` turns the held-out rows above into the shipped bundle's policy: per "

@@ -408,6 +408,12 @@ FewTiles few_tiles_of(const KernelDraft& k, const GpuRates& r, bool tensor) {
   return FewTiles::whole_k_shared_sm;
 }
 
+/// A matrix kernel that runs cuBLAS's FP32 SGEMM kernels (NeuSight's bmm rows) where it is a GEMM: FP32 SIMT
+/// math outside TensorRT and fused attention; FP16/INT8 on SIMT lanes run other kernels.
+bool simt_sgemm(const KernelDraft& k, const GpuRates& r, bool tensor) {
+  return !tensor && !r.half_precision && !r.int8 && !k.fused_attention && r.runtime != Runtime::tensorrt;
+}
+
 /// Compute time of a matrix kernel at `m`: on its GEMM view, the fastest tile and split (waves and wave
 /// efficiency into `out`), times its serial steps, plus any extra FLOPs a fused group carries; without a
 /// GEMM view, its FLOPs at the rate.
@@ -415,9 +421,7 @@ double matrix_compute_s(const KernelDraft& k, const GpuRates& r, const MatrixMat
   if (!(k.gemm.m > 0 && k.gemm.n > 0 && k.gemm.k > 0)) return k.flops / (m.rate * m.eff);
   // A MatMul with batch dims is cuBLAS's strided-batched GEMM; RNN directions and conv groups are cuDNN's.
   const bool strided_batched = k.family == OpFamily::gemm && k.gemm.batch > 1;
-  // cuBLAS's FP32 SGEMM (NeuSight's bmm rows); FP16/INT8 on SIMT lanes run other kernels.
-  const bool simt_cublas =
-      !m.tensor && !r.half_precision && !r.int8 && !k.fused_attention && r.runtime != Runtime::tensorrt;
+  const bool simt_cublas = simt_sgemm(k, r, m.tensor);
   const TileResult t = best_tile(k.gemm, gemm_tiles(strided_batched, simt_cublas, r), strided_batched,
                                  few_tiles_of(k, r, m.tensor), m.rate, m.eff, r.sms, r.dram_bps, r.clock_scale);
   double compute = t.time_s * steps;
@@ -465,8 +469,8 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     compute = k.flops / (r.vector_flops * model::k_vector_compute_eff);
   }
   double memory = memory_time(k.bytes, r.dram_bps * r.limit_memory_share, memory_efficiency(k));
-  if (k.family == OpFamily::gemm && !tensor_path && !r.half_precision && !r.int8 && !k.fused_attention &&
-      r.runtime != Runtime::tensorrt && r.sgemm_store_eff > 0 && k.gemm.m > 0 && k.gemm.n > 0) {
+  if (k.family == OpFamily::gemm && r.sgemm_store_eff > 0 && k.matrix && simt_sgemm(k, r, tensor_path) &&
+      k.gemm.m > 0 && k.gemm.n > 0) {
     // cuBLAS's FP32 SIMT GEMM: its result (FP32, batch x M x N) leaves at the kernel family's store share.
     const double c = std::min(k.bytes, 4.0 * std::max<int64_t>(1, k.gemm.batch) * k.gemm.m * k.gemm.n);
     memory = memory_time(k.bytes - c, r.dram_bps * r.limit_memory_share, memory_efficiency(k)) +
