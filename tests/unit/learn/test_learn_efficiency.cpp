@@ -89,6 +89,19 @@ std::vector<KernelSample> gemm_samples(const std::vector<GpuSpec>& gpus, size_t 
   return out;
 }
 
+// An efficiency bundle of `samples` (30 rounds, one thread).
+Bundle train_bundle(const std::vector<KernelSample>& samples, double blend = k_default_kernel_blend) {
+  TrainOptions o;
+  o.kernel_target = KernelTarget::efficiency;
+  o.rounds = 30;
+  o.nthread = 1;
+  o.kernel_blend = blend;
+  Bundle b;
+  b.name = "codes";
+  train_efficiency_models(samples, o, b);
+  return b;
+}
+
 }  // namespace
 
 TEST(LearnEfficiency, RooflineIsTheFasterOfThePathAndDram) {
@@ -223,15 +236,9 @@ TEST(LearnEfficiency, AnOpWithAScalarOperandHasAFloorOfItsOwn) {
 
   // An unseen GPU's floor: the quantile of the training GPUs' that best predicts each of them from the others,
   // here the fastest (the median, 31 / 36 us, would sit between the slow hosts).
-  TrainOptions o;
-  o.kernel_target = KernelTarget::efficiency;
-  o.rounds = 5;
-  o.nthread = 1;
-  Bundle b;
-  b.name = "floors";
   std::vector<KernelSample> train = v;
   for (auto& s : gemm_samples({gpu("a", 80, 14, 900), gpu("b", 80, 14, 900)}, 50, 1)) train.push_back(s);
-  train_efficiency_models(train, o, b);
+  const Bundle b = train_bundle(train);
   EXPECT_EQ(b.params["unseen_timer_floor"]["neusight"]["quantile"].get<double>(), 0.0);
   const LearnedModel m(b);
   KernelSample probe = v[1];
@@ -485,17 +492,6 @@ std::vector<KernelSample> samples_with(const std::vector<GpuSpec>& gpus, size_t 
   return v;
 }
 
-Bundle train_bundle(const std::vector<KernelSample>& samples, double blend = k_default_kernel_blend) {
-  TrainOptions o;
-  o.kernel_target = KernelTarget::efficiency;
-  o.rounds = 30;
-  o.nthread = 1;
-  o.kernel_blend = blend;
-  Bundle b;
-  b.name = "codes";
-  train_efficiency_models(samples, o, b);
-  return b;
-}
 }  // namespace
 
 TEST(LearnEfficiency, KernelBlendWeighsTheBoosterAgainstTheAnalyticalTime) {
