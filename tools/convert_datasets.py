@@ -771,7 +771,8 @@ def convert_neusight(ctx):
                                    gemm_batch=1, gemm_m=b * m, gemm_n=k, gemm_k=n,
                                    flops=2 * b * m * n * k + b * m * k,
                                    bytes=4 * (b * m * n + n * k + k + b * m * k))
-                        row["attrs"] = f"batch=1;m={b * m};n={k};k={n}"
+                        # cuBLAS runs x W^T as TN (column-major, DeepBench's trans_a/trans_b; kernel names *_tn)
+                        row["attrs"] = f"batch=1;m={b * m};n={k};k={n};trans_a=1;trans_b=0"
                         row["notes"] += "; torch.nn.Linear with bias (flops include the bias add)"
                 else:
                     onnx_op, fam, per, n_in = NEUSIGHT_VEC[op]

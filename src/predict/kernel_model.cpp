@@ -113,6 +113,8 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   r.l1_caches_global = l1_caches_global_loads(gpu);
   if (cc_number >= 5.0 && cc_number < 7.0) r.batched_sgemm = GpuRates::BatchedSgemm::pascal;
   if (cc_number >= 8.0 && cc_number < 9.0) r.batched_sgemm = GpuRates::BatchedSgemm::ampere;
+  // PyTorch's cuBLAS (11+) on Maxwell/Pascal: an nn.Linear forward's SGEMM (TN) takes small tiles only.
+  r.sgemm_tn_small_tiles = cc_number >= 5.0 && cc_number < 7.0 && rt == Runtime::pytorch;
   const std::string& cc = gpu.compute_capability;
   // cuBLAS's volta_sgemm kernels (sm_70/72/75) write C at their own share of DRAM bandwidth.
   if (cc == "7.0" || cc == "7.2" || cc == "7.5") r.sgemm_store_eff = model::k_volta_sgemm_store_eff;
@@ -152,8 +154,11 @@ using Tiles = std::span<const model::TileConfig>;
 
 /// The tiles a GEMM view may run: a batched product (`strided_batched`) only the large tiles of
 /// k_batched_tiles, or the one tile cuBLAS's batched FP32 SIMT kernel has on this architecture (`simt_cublas`:
-/// FP32 math off the tensor cores, not TensorRT's tactics, not a fused attention kernel); any other GEMM k_tiles.
-Tiles gemm_tiles(bool strided_batched, bool simt_cublas, const GpuRates& r) {
+/// FP32 math off the tensor cores, not TensorRT's tactics, not a fused attention kernel); an nn.Linear forward
+/// on cuBLAS's FP32-math kernels of Maxwell/Pascal (`tn`: FP32 or FP16 storage, no tensor cores there) the small
+/// tiles of k_tiles_sgemm_pascal_tn; any other GEMM k_tiles.
+Tiles gemm_tiles(bool strided_batched, bool simt_cublas, bool tn, const GpuRates& r) {
+  if (!strided_batched && tn && r.sgemm_tn_small_tiles) return Tiles(model::k_tiles_sgemm_pascal_tn);
   if (!strided_batched) return Tiles(model::k_tiles);
   if (simt_cublas && r.batched_sgemm == GpuRates::BatchedSgemm::pascal) return Tiles(model::k_batched_tiles_sgemm_pascal);
   if (simt_cublas && r.batched_sgemm == GpuRates::BatchedSgemm::ampere) return Tiles(model::k_batched_tiles_sgemm_ampere);
@@ -422,7 +427,8 @@ double matrix_compute_s(const KernelDraft& k, const GpuRates& r, const MatrixMat
   // A MatMul with batch dims is cuBLAS's strided-batched GEMM; RNN directions and conv groups are cuDNN's.
   const bool strided_batched = k.family == OpFamily::gemm && k.gemm.batch > 1;
   const bool simt_cublas = simt_sgemm(k, r, m.tensor);
-  const TileResult t = best_tile(k.gemm, gemm_tiles(strided_batched, simt_cublas, r), strided_batched,
+  const bool tn = k.cublas_tn && !m.tensor && !r.int8 && !k.fused_attention;  // dp4a GEMMs run kernels of their own
+  const TileResult t = best_tile(k.gemm, gemm_tiles(strided_batched, simt_cublas, tn, r), strided_batched,
                                  few_tiles_of(k, r, m.tensor), m.rate, m.eff, r.sms, r.dram_bps, r.clock_scale);
   double compute = t.time_s * steps;
   out.waves = t.waves;
@@ -570,6 +576,8 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     d.matrix = true;
     d.gemm = *k.gemm;
     d.tensor_ok = true;
+    d.cublas_tn = k.family == OpFamily::gemm && d.phase == Phase::forward && attr_or(k, "trans_a", 0) == 1 &&
+                  attr_or(k, "trans_b", 0) == 0;
   }
   if (k.family == OpFamily::conv || k.family == OpFamily::conv_transpose) {
     detail::ConvShape s;

@@ -183,6 +183,20 @@ inline constexpr TileConfig k_batched_tiles[] = {
 /// (its kernel names chose the tile; its times were seen).
 inline constexpr TileConfig k_batched_tiles_sgemm_pascal[] = {{64, 128, 2, 1.00}};
 inline constexpr TileConfig k_batched_tiles_sgemm_ampere[] = {{128, 128, 1, 1.00}};
+/// cuBLAS's FP32-math GEMM of an nn.Linear forward (x W^T: op(A) = A^T in cuBLAS's column-major terms, "TN") on
+/// Maxwell/Pascal (sm_5x/6x: FP32, or FP16 storage with FP32 math, as PyTorch calls cublasGemmEx without tensor
+/// cores) under the cuBLAS PyTorch ships (11 and later): NeuSight's FP32 Linear rows (PyTorch 2.1)
+/// ran maxwell_sgemm_32x128_tn, 64x64_tn and 128x32_tn (the last with a split-K reduction) on every P100 and P4
+/// row, never the 128x128 and 128x64 tiles of k_tiles nor the 128x64 one its NN products (bmm) ran. These kernels
+/// reach k_sgemm_pascal_tn_eff of the large tile's efficiency, at 64x64's occupancy (the same outputs per block):
+/// fitted on the P4's Linear rows with M > 1000, N and K > 700 and under 5 ms (where the tile decides, not the
+/// launch, a split reduction or the card's heat; median measured/analytical 1.18 -> 1.00), checked on the P100's
+/// (1.00 -> 0.99, with the GP100 gain of k_int_pipe_simt_gain). Bare cuBLAS calls of the cuBLAS 8/9 era
+/// (DeepBench, runtime cudnn) are not given them: their TN products ran 1.0x (P100) to 1.7x (Titan X Pascal) their
+/// NN ones, with no rule across the cards. docs/model.md, "Linear on Pascal".
+inline constexpr double k_sgemm_pascal_tn_eff = 0.79;
+inline constexpr TileConfig k_tiles_sgemm_pascal_tn[] = {
+    {64, 64, 3, k_sgemm_pascal_tn_eff}, {32, 128, 3, k_sgemm_pascal_tn_eff}, {128, 32, 3, k_sgemm_pascal_tn_eff}};
 /// A forward convolution block that shares its SM with r blocks where the tile's occupancy allows b issues at
 /// (b / r)^(1 - x) the rate of one of b: x = 1 would leave the SM's other slots idle, x = 0 give one block the
 /// whole SM. Fitted on NeuSight's FP32 convolutions with under a wave of 128x64 tiles (PyTorch 2.1, cuDNN 8.9,

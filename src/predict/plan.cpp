@@ -819,6 +819,16 @@ void fuse_chain(PlanContext& c, int i, int last, KernelDraft& d, double& bytes, 
   }
 }
 
+/// A product PyTorch runs as an nn.Linear forward, x W^T (cuBLAS TN): a Gemm that transposes its weight operand
+/// only (torch.onnx's F.linear on a 2-D input), or a MatMul by a weight or a layout change of one (F.linear on an
+/// N-D input, whose W^T torch.onnx folds into a constant or writes as Transpose(W)). HF GPT-2's Conv1D
+/// (addmm(b, x, W)) exports as a Gemm without transB: NN.
+bool is_linear_product(const PlanContext& c, const Node& node) {
+  if (node.inputs.size() < 2) return false;
+  if (node.op == "Gemm") return node.attr_int("transA", 0) == 0 && node.attr_int("transB", 0) == 1;
+  return node.op == "MatMul" && is_weight_derived(c.g, node.inputs[1], c.producer);
+}
+
 /// Conv / GEMM facts: depthwise (and the taps PyTorch's own depthwise kernel loads), Winograd, TF32.
 void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, KernelDraft& d) {
   d.matrix = nc.gemm.has_value();
@@ -842,10 +852,12 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
                              "run in torch.channels_last");
       c.noted_reorders = true;
     }
-  } else if (c.opts.precision == Precision::fp32 && c.opts.allow_tf32 && c.has_tf32 &&
-             c.opts.runtime == Runtime::tensorrt) {
-    d.conv_tf32 = true;
-    c.note_tf32("convolutions and GEMMs");
+  } else {
+    if (c.opts.precision == Precision::fp32 && c.opts.allow_tf32 && c.has_tf32 && c.opts.runtime == Runtime::tensorrt) {
+      d.conv_tf32 = true;
+      c.note_tf32("convolutions and GEMMs");
+    }
+    d.cublas_tn = c.opts.runtime == Runtime::pytorch && is_linear_product(c, node);
   }
 }
 
@@ -1146,6 +1158,7 @@ void plan_backward(PlanContext& c, int n_forward) {
     KernelDraft b = f;
     b.host_s = bwd_host;
     b.phase = Phase::backward;
+    b.cublas_tn = false;  // an nn.Linear's gradients are NN (data) and NT (weight) products
     if (f.conv_bias) {
       c.plan.kernels.push_back(b);
       continue;

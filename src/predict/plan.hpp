@@ -59,6 +59,9 @@ struct KernelDraft {
   /// takes its traffic from the two-pass size.
   bool layer_norm_stats_pass = false;
   bool fused_attention = false;  ///< one fused scaled_dot_product_attention kernel (its own tiles, not cuBLAS's)
+  /// cuBLAS runs the product as TN (op(A) = A^T, column-major): PyTorch's nn.Linear forward, x W^T (its gradients
+  /// are NN and NT). Kernel rows say so with trans_a=1;trans_b=0.
+  bool cublas_tn = false;
   bool windowed_pool = false;  ///< MaxPool/AveragePool with a window > 1 (not global)
   /// Bytes of the int64 index per output element that PyTorch's MaxPool writes on the GPU (ATen's
   /// max_pool2d is max_pool2d_with_indices off the CPU) and its backward reads; part of `bytes`.
@@ -153,6 +156,9 @@ struct GpuRates {
   /// Share of DRAM bandwidth cuBLAS's FP32 SIMT GEMMs write their result at (k_volta_sgemm_store_eff on
   /// sm_70/72/75); 0: at the operands' k_mem_eff_gemm.
   double sgemm_store_eff = 0;
+  /// cuBLAS runs an nn.Linear forward's FP32 SIMT product (TN) with the small tiles of k_tiles_sgemm_pascal_tn:
+  /// Maxwell/Pascal under PyTorch's cuBLAS.
+  bool sgemm_tn_small_tiles = false;
 };
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 /// `clock_scale` > 0: the sustained clock over boost the math runs at (a workload's own under a power limit);

@@ -222,6 +222,10 @@ for key in ("in_channels", "out_channels", "kernel_h", "kernel_w", "stride_h", "
 for op, scalar in (("addu", True), ("powu", True), ("add", False), ("relu", False), ("gelu", False)):
     r = tables[f"datasets/neusight-gpu-kernels/{op}.csv"][0]
     check(("scalar_operand=1" in r["attrs"]) == scalar, f"neusight {op} attrs {r['attrs']}")
+# nn.Linear is x W^T, cuBLAS's TN layout (its kernel names end in _tn); bmm is NN and says nothing
+for op, tn in (("linear", True), ("bmm", False)):
+    r = tables[f"datasets/neusight-gpu-kernels/{op}.csv"][0]
+    check(("trans_a=1;trans_b=0" in r["attrs"]) == tn, f"neusight {op} attrs {r['attrs']}")
 
 # GPUMemNet: peak memory in bytes, licence none-stated
 m = tables["datasets/gpumemnet-a100-memory/mlp.csv"][0]

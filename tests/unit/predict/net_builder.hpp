@@ -153,7 +153,7 @@ class NetBuilder {
     std::vector<int> ins{x, wt};
     if (bias) ins.push_back(weight({n_out}));
     int y = tensor({m, n_out});
-    node("Gemm", ins, y);
+    node("Gemm", ins, y).attrs["transB"] = int64_t{1};  // x W^T, as torch.onnx writes F.linear on a 2-D input
     NodeCost& nc = cost(OpFamily::gemm);
     nc.gemm = GemmShape{1, m, n_out, k};
     nc.flops = 2.0 * m * n_out * k;

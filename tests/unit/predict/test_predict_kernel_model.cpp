@@ -314,10 +314,11 @@ TEST(DesktopHeadroom, OneClockFactorForEveryMathPath) {
 
 TEST(IntPipe, VoltaClassComputeSmsRunSimtGemmsFaster) {
   // Same card, two compute capabilities: the Volta-class SM issues address arithmetic beside the FMAs.
-  GpuSpec pascal = gpu("v100-sxm2-16gb");
-  pascal.compute_capability = "6.0";
+  // (Maxwell's CC 5.2 stands for an SM without the gain: no full-power reference of its own moves the clock.)
+  GpuSpec maxwell = gpu("v100-sxm2-16gb");
+  maxwell.compute_capability = "5.2";
   const GpuSpec volta = gpu("v100-sxm2-16gb");
-  EXPECT_NEAR(big_gemm(pascal).time_s / big_gemm(volta).time_s, 1.2, 0.02);
+  EXPECT_NEAR(big_gemm(maxwell).time_s / big_gemm(volta).time_s, 1.2, 0.02);
   // Not on GA10x, whose extra FP32 lanes share their issue with INT32 (GA100's do not), nor on Turing
   // (the T4's kernels are already predicted too fast).
   const GpuSpec ga10x = gpu("rtx-3090");
@@ -325,17 +326,17 @@ TEST(IntPipe, VoltaClassComputeSmsRunSimtGemmsFaster) {
   as_ga100.compute_capability = "8.0";
   EXPECT_NEAR(big_gemm(ga10x).time_s / big_gemm(as_ga100).time_s, 1.2, 0.02);
   const GpuSpec turing = gpu("rtx-2080ti");
-  GpuSpec as_pascal = turing;
-  as_pascal.compute_capability = "6.0";
+  GpuSpec as_maxwell = turing;
+  as_maxwell.compute_capability = "5.2";
   // (Turing's volta_sgemm kernels store their result at a lower share of the bandwidth: a compute-bound GEMM's
   // memory term moves it by under 0.1%.)
-  EXPECT_NEAR(big_gemm(turing).time_s / big_gemm(as_pascal).time_s, 1.0, 1e-3);
+  EXPECT_NEAR(big_gemm(turing).time_s / big_gemm(as_maxwell).time_s, 1.0, 1e-3);
   // Nor on GH100, whose SM doubled its FP32 lanes (128) over GA100's register file: perfpred's H200 harness
   // timed cuBLAS SGEMMs of 8192 x 4096 x 4096 at 50-52 TFLOP/s (CUPTI), 0.77 of the 67 TFLOP/s peak.
   const GpuSpec h200 = gpu("h200-sxm-141gb");
-  GpuSpec as_pascal_h = h200;
-  as_pascal_h.compute_capability = "6.0";
-  EXPECT_DOUBLE_EQ(big_gemm(h200).time_s, big_gemm(as_pascal_h).time_s);
+  GpuSpec as_maxwell_h = h200;
+  as_maxwell_h.compute_capability = "5.2";
+  EXPECT_DOUBLE_EQ(big_gemm(h200).time_s, big_gemm(as_maxwell_h).time_s);
 }
 
 TEST(TensorRtFp16, GeForceFp16AccumulateKernelsRunAtTwiceTheFrameworkRate) {
@@ -431,6 +432,29 @@ TEST(BatchedGemm, CublasRunsOneSgemmTileOnPascalAndAmpere) {
   // Volta keeps the choice among the batched tiles (four kernels ran there): the small batch is faster.
   const GpuSpec v100 = gpu("v100-pcie-32gb");
   EXPECT_LT(matmul(v100, 2, 256, 256, 4096).compute_s, 0.9 * matmul(v100, 20, 256, 256, 4096).compute_s);
+}
+
+TEST(LinearOnPascal, CublasRunsATnSgemmOnSmallTilesUnderPyTorch) {
+  // NeuSight's Linear rows (PyTorch 2.1, x W^T: cuBLAS TN) ran maxwell_sgemm_32x128_tn / 64x64_tn / 128x32_tn on
+  // the P100 and P4, never the large tiles of its NN products: k_sgemm_pascal_tn_eff of their efficiency.
+  auto product = [](const std::string& id, bool tn, Runtime rt, const std::string& phase) {
+    const GpuSpec g = gpu(id);
+    KernelEstimate e = matmul(g, 1, 8192, 8192, 4096);
+    e.phase = phase;
+    if (tn) e.attrs = {{"trans_a", 1}, {"trans_b", 0}};
+    PredictOptions o;
+    o.runtime = rt;
+    estimate_kernel(e, g, o);
+    return e.compute_s;
+  };
+  const double p4 = product("p4", true, Runtime::pytorch, "forward") / product("p4", false, Runtime::pytorch, "forward");
+  EXPECT_NEAR(p4, 1 / 0.79, 0.03);  // compute-bound, hundreds of waves: the tile's efficiency decides
+  // Not a bare cuBLAS call of DeepBench's era (runtime cudnn), nor Volta and later, nor a gradient's product.
+  EXPECT_DOUBLE_EQ(product("p4", true, Runtime::cudnn, "forward"), product("p4", false, Runtime::cudnn, "forward"));
+  EXPECT_DOUBLE_EQ(product("v100-pcie-32gb", true, Runtime::pytorch, "forward"),
+                   product("v100-pcie-32gb", false, Runtime::pytorch, "forward"));
+  EXPECT_DOUBLE_EQ(product("p4", true, Runtime::pytorch, "backward_data"),
+                   product("p4", false, Runtime::pytorch, "backward_data"));
 }
 
 TEST(TensorGemm, LargeHalfGemmsRunAtEightyPercentOfTensorPeakAndInt8Lower) {

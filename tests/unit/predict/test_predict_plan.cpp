@@ -856,3 +856,36 @@ TEST(EagerPlan, AttentionIsOneFusedScaledDotProductAttention) {
 
 }  // namespace
 }  // namespace perfpred
+
+namespace perfpred {
+namespace {
+
+TEST(LinearOnPascal, PyTorchRunsAnNnLinearForwardAsATnProduct) {
+  // F.linear is x W^T (cuBLAS TN: Gemm with transB, or MatMul by a weight); HF GPT-2's Conv1D, addmm(b, x, W),
+  // exports as a Gemm without transB (NN). On Pascal the TN forward takes cuBLAS's small tiles; its gradients
+  // (NN and NT) and every product on Volta and later do not.
+  auto linear = test::big_gemm(4096, 4096, 4096);
+  auto conv1d = test::big_gemm(4096, 4096, 4096);
+  for (auto& n : conv1d.g.nodes)
+    if (n.op == "Gemm") n.attrs.erase("transB");
+  auto times = [](test::NetBuilder& net, const std::string& id, PredictOptions o) {
+    std::map<std::string, double> t;
+    for (const auto& k : plan_kernels(net.g, net.c, gpu(id), o))
+      if (k.op.rfind("Gemm", 0) == 0) t[k.phase] += k.time_s;
+    return t;
+  };
+  PredictOptions inf;
+  inf.batch = 4096;
+  const auto a = times(linear, "p4", inf), b = times(conv1d, "p4", inf);
+  EXPECT_NEAR(a.at("forward") / b.at("forward"), 1 / 0.79, 0.03);
+  EXPECT_DOUBLE_EQ(times(linear, "v100-pcie-32gb", inf).at("forward"), times(conv1d, "v100-pcie-32gb", inf).at("forward"));
+  inf.runtime = Runtime::onnxruntime;  // its own GEMM calls, not PyTorch's layout
+  EXPECT_DOUBLE_EQ(times(linear, "p4", inf).at("forward"), times(conv1d, "p4", inf).at("forward"));
+  PredictOptions train = training(4096);
+  const auto ta = times(linear, "p4", train), tb = times(conv1d, "p4", train);
+  EXPECT_GT(ta.at("forward"), 1.2 * tb.at("forward"));
+  EXPECT_DOUBLE_EQ(ta.at("backward_weight"), tb.at("backward_weight"));
+}
+
+}  // namespace
+}  // namespace perfpred
