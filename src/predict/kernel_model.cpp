@@ -118,7 +118,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   const std::string& cc = gpu.compute_capability;
   // cuBLAS's volta_sgemm kernels (sm_70/72/75) write C at their own share of DRAM bandwidth.
   if (cc == "7.0" || cc == "7.2" || cc == "7.5") r.sgemm_store_eff = model::k_volta_sgemm_store_eff;
-  const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0";
+  const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "6.0";
   // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
   if (int_pipe && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
   // DeepBench's T4 INT8 GEMMs (cuBLAS 10.1, cublasGemmEx with INT32 compute in plain layouts) peaked at 24.2 TOPS,

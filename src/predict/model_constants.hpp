@@ -43,7 +43,13 @@ inline constexpr double k_conv_dp4a_share = 0.5;
 /// linear 19.1% -> 7.7%, A100 (TF32 off) 13.2% -> 12.2%. Networks (held out): Lambda V100 FP32 training
 /// 45% -> 29%, Zeus V100 energy 18.7% -> 12.2%. Not GH100 (CC 9.0): 128 FP32 lanes per SM over GA100's
 /// register file; perfpred's H200 harness SGEMMs (CUPTI kernel time, data/measured/h200-harness) run at 0.77
-/// of peak, 18% slower than the gain gave (docs/model.md, "INT32 pipe").
+/// of peak, 18% slower than the gain gave (docs/model.md, "INT32 pipe"). GP100 (CC 6.0) gets it too, for another
+/// reason: no INT32 pipe, but GV100's 64 FP32 lanes per SM over the same 64K registers (GP10x's 128 lanes share
+/// them). NeuSight's P100 bmm rows (PyTorch 2.1, one kernel: maxwell_sgemm_128x64_nn) ran at a median 0.85 of the
+/// model's time without it, 0.81-0.86 from 2 ms to 30 ms; DeepBench's P100 GEMMs (cuBLAS, FP32 and pseudo-FP16)
+/// 0.81. With it: NeuSight's P100 bmm 17.2% -> 13.4% mean APE, conv 26.2% -> 24.5%, DeepBench's P100 GEMMs 35.2%
+/// -> 19.3%, Zeus's P100 training energy (held out) 12.3% -> 8.5%. It waited for the Linear tiles
+/// (k_tiles_sgemm_pascal_tn): alone it made NeuSight's P100 BERT-large 14% too fast.
 inline constexpr double k_int_pipe_simt_gain = 0.20;
 /// Convolution on tensor cores share of tensor peak (smaller tiles than a GEMM's): TF32 (cuDNN's TF32 kernels
 /// read NCHW themselves), TensorRT's and INT8 kernels, and any tensor-core conv where the rate per SM is unknown.

@@ -319,6 +319,11 @@ TEST(IntPipe, VoltaClassComputeSmsRunSimtGemmsFaster) {
   maxwell.compute_capability = "5.2";
   const GpuSpec volta = gpu("v100-sxm2-16gb");
   EXPECT_NEAR(big_gemm(maxwell).time_s / big_gemm(volta).time_s, 1.2, 0.02);
+  // GP100 (CC 6.0) has no INT32 pipe but GV100's 64 FP32 lanes per SM over the same registers: the same gain,
+  // which GP102/GP104's 128-lane SMs (CC 6.1) do not get.
+  GpuSpec gp100 = maxwell;
+  gp100.compute_capability = "6.0";
+  EXPECT_NEAR(big_gemm(maxwell).time_s / big_gemm(gp100).time_s, 1.2, 0.02);
   // Not on GA10x, whose extra FP32 lanes share their issue with INT32 (GA100's do not), nor on Turing
   // (the T4's kernels are already predicted too fast).
   const GpuSpec ga10x = gpu("rtx-3090");
