@@ -118,9 +118,10 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   const std::string& cc = gpu.compute_capability;
   // cuBLAS's volta_sgemm kernels (sm_70/72/75) write C at their own share of DRAM bandwidth.
   if (cc == "7.0" || cc == "7.2" || cc == "7.5") r.sgemm_store_eff = model::k_volta_sgemm_store_eff;
-  const bool int_pipe = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "6.0";
-  // INT8 without tensor cores is dp4a, which runs on that INT32 pipe itself: no gain there.
-  if (int_pipe && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
+  // GV100, GV10B, GA100 (an INT32 pipe of their own) and GP100 (64 FP32 lanes over GV100's registers).
+  const bool simt_gain_sm = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "6.0";
+  // INT8 without tensor cores is dp4a, which runs on the INT32 lanes themselves: no gain there.
+  if (simt_gain_sm && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
   // DeepBench's T4 INT8 GEMMs (cuBLAS 10.1, cublasGemmEx with INT32 compute in plain layouts) peaked at 24.2 TOPS,
   // under the 32.6 of dp4a (4 INT8 multiply-adds per INT32 lane per clock) and a fifth of the INT8 tensor peak:
   // Turing's IMMA kernels take cublasLt's interleaved COL32 layouts only. Bare cuBLAS calls (runtime cudnn) there run

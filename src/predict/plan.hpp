@@ -132,7 +132,7 @@ struct GpuRates {
   /// "Power limits"); a card's rated (TDP) clock leaves DRAM-bound kernels at full speed.
   double limit_memory_share = 1;
   double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it; perfpred/hw/sustained_clock.hpp)
-  double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on GV100/GV10B/GA100 SMs (own INT32 pipe)
+  double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on GV100/GV10B/GA100 (own INT32 pipe) and GP100 SMs
   /// sm_80+: tensor-core conv gradients as fast as the forward, and cp.async multistage main loops (TensorRT's
   /// INT8 convolutions at k_conv_tensor_int8_trt_async_eff).
   bool sm80_tensor_cores = false;
@@ -156,8 +156,8 @@ struct GpuRates {
   /// Share of DRAM bandwidth cuBLAS's FP32 SIMT GEMMs write their result at (k_volta_sgemm_store_eff on
   /// sm_70/72/75); 0: at the operands' k_mem_eff_gemm.
   double sgemm_store_eff = 0;
-  /// cuBLAS runs an nn.Linear forward's FP32 SIMT product (TN) with the small tiles of k_tiles_sgemm_pascal_tn:
-  /// Maxwell/Pascal under PyTorch's cuBLAS.
+  /// cuBLAS runs an nn.Linear forward's FP32-math product (TN; FP32 or FP16 storage) with the small tiles of
+  /// k_tiles_sgemm_pascal_tn: Maxwell/Pascal under PyTorch's cuBLAS.
   bool sgemm_tn_small_tiles = false;
 };
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).

@@ -854,12 +854,6 @@ TEST(EagerPlan, AttentionIsOneFusedScaledDotProductAttention) {
   EXPECT_LT(cf[0].bytes, 4 * tensor + 1024.0 * 1024 * 4 + 16);
 }
 
-}  // namespace
-}  // namespace perfpred
-
-namespace perfpred {
-namespace {
-
 TEST(LinearOnPascal, PyTorchRunsAnNnLinearForwardAsATnProduct) {
   // F.linear is x W^T (cuBLAS TN: Gemm with transB, or MatMul by a weight); HF GPT-2's Conv1D, addmm(b, x, W),
   // exports as a Gemm without transB (NN). On Pascal the TN forward takes cuBLAS's small tiles; its gradients
