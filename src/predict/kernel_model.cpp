@@ -113,8 +113,7 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   r.l1_caches_global = l1_caches_global_loads(gpu);
   if (cc_number >= 5.0 && cc_number < 7.0) r.batched_sgemm = GpuRates::BatchedSgemm::pascal;
   if (cc_number >= 8.0 && cc_number < 9.0) r.batched_sgemm = GpuRates::BatchedSgemm::ampere;
-  // PyTorch's cuBLAS (11+) on Maxwell/Pascal: an nn.Linear forward's SGEMM (TN) takes small tiles only.
-  r.sgemm_tn_small_tiles = cc_number >= 5.0 && cc_number < 7.0 && rt == Runtime::pytorch;
+  r.sgemm_tn_small_tiles = sgemm_tn_small_tiles(gpu, rt);
   const std::string& cc = gpu.compute_capability;
   // cuBLAS's volta_sgemm kernels (sm_70/72/75) write C at their own share of DRAM bandwidth.
   if (cc == "7.0" || cc == "7.2" || cc == "7.5") r.sgemm_store_eff = model::k_volta_sgemm_store_eff;
@@ -242,6 +241,12 @@ double memory_efficiency(const KernelDraft& k) {
 }
 
 }  // namespace
+
+bool sgemm_tn_small_tiles(const GpuSpec& gpu, Runtime rt) {
+  // PyTorch's cuBLAS (11+) on Maxwell/Pascal: an nn.Linear forward's SGEMM (TN) takes small tiles only.
+  const double cc = std::strtod(gpu.compute_capability.c_str(), nullptr);
+  return cc >= 5.0 && cc < 7.0 && rt == Runtime::pytorch;
+}
 
 bool l1_caches_global_loads(const GpuSpec& gpu) {
   const double cc = std::strtod(gpu.compute_capability.c_str(), nullptr);

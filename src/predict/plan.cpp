@@ -240,7 +240,7 @@ struct PlanContext {
   std::vector<char> amp_fp32;
   std::vector<char> grad_tracked;
   double pending_host = 0;  ///< host time of view ops, charged to the next kernel
-  bool noted_tf32 = false, noted_bias = false, noted_depthwise_l2 = false, noted_reorders = false;
+  bool noted_tf32 = false, noted_bias = false, noted_depthwise_l2 = false, noted_reorders = false, noted_tn = false;
 
   PlanContext(const Graph& g_, const GraphCost& c_, const GpuSpec& gpu_, const PredictOptions& o_, Plan& p_)
       : g(g_), cost(c_), gpu(gpu_), opts(o_), plan(p_) {}
@@ -858,6 +858,12 @@ void set_matrix_facts(PlanContext& c, const Node& node, const NodeCost& nc, Kern
       c.note_tf32("convolutions and GEMMs");
     }
     d.cublas_tn = c.opts.runtime == Runtime::pytorch && is_linear_product(c, node);
+    if (d.cublas_tn && !c.noted_tn && sgemm_tn_small_tiles(c.gpu, c.opts.runtime) && c.opts.precision != Precision::int8) {
+      c.plan.notes.push_back("nn.Linear forwards (x W^T, a TN product) run cuBLAS's small SGEMM tiles on compute "
+                             "capability " + c.gpu.compute_capability + " (32x128, 64x64, 128x32; NeuSight's P100 and "
+                             "P4 rows), slower than its NN products of the same size");
+      c.noted_tn = true;
+    }
   }
 }
 

@@ -171,6 +171,9 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
 double host_copy_time_s(double bytes, const GpuSpec& gpu);
 /// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
 bool l1_caches_global_loads(const GpuSpec& gpu);
+/// cuBLAS runs an nn.Linear forward's FP32-math product (TN) with k_tiles_sgemm_pascal_tn: Maxwell/Pascal (sm_5x/6x)
+/// under PyTorch's cuBLAS (GpuRates::sgemm_tn_small_tiles).
+bool sgemm_tn_small_tiles(const GpuSpec& gpu, Runtime rt);
 /// Share of the catalogued DRAM bandwidth left to data on this board: k_gddr_ecc_dram_share for GDDR memory with
 /// ECC on (GpuSpec::dram_ecc: inline ECC), 1 otherwise (no ECC, or HBM, which stores its check bits beside the data).
 double dram_ecc_share(const GpuSpec& gpu);

@@ -879,6 +879,15 @@ TEST(LinearOnPascal, PyTorchRunsAnNnLinearForwardAsATnProduct) {
   const auto ta = times(linear, "p4", train), tb = times(conv1d, "p4", train);
   EXPECT_GT(ta.at("forward"), 1.2 * tb.at("forward"));
   EXPECT_DOUBLE_EQ(ta.at("backward_weight"), tb.at("backward_weight"));
+  // predict says so where it applies
+  auto noted = [](test::NetBuilder& net, const std::string& id) {
+    bool found = false;
+    for (const auto& n : predict(net.g, net.c, gpu(id), PredictOptions{}).notes) found |= n.find("TN product") != std::string::npos;
+    return found;
+  };
+  EXPECT_TRUE(noted(linear, "p4"));
+  EXPECT_FALSE(noted(conv1d, "p4"));
+  EXPECT_FALSE(noted(linear, "v100-pcie-32gb"));
 }
 
 }  // namespace
