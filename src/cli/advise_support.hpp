@@ -95,6 +95,7 @@ inline PredictOptions predict_options(const PredictChoices& c) {
   o.allow_tf32 = checked_allow_tf32(c.no_tf32, o.precision, c.precision);
   o.cuda_graphs = c.cuda_graphs;
   o.grad_mode = c.grad_mode;
+  o.launch_queue = checked_launch_queue(c.launch_queue);
   o.channels_last = c.channels_last;
   o.fused_attention = fused_attention_from_string(c.attention, "--attention");
   o.foreach_updates = foreach_updates_from_string(c.param_updates, "--param-updates");

@@ -89,6 +89,7 @@ int run_diff(const DiffCliOptions& o) {
   echo_allow_tf32(j, popts.allow_tf32);
   echo_cuda_graphs(j, popts.cuda_graphs);
   echo_grad_mode(j, popts.grad_mode);
+  echo_launch_queue(j, popts.launch_queue);
   echo_channels_last(j, popts.channels_last);
   echo_attention(j, popts.fused_attention);
   echo_param_updates(j, popts.foreach_updates);
@@ -97,7 +98,7 @@ int run_diff(const DiffCliOptions& o) {
     return failed ? 1 : 0;
   }
   std::cout << "Diff on " << gpu.id << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << machine_factors_text(popts.host_factor, popts.gpu_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << grad_mode_text(popts.grad_mode) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast)
+            << to_string(popts.mode) << machine_factors_text(popts.host_factor, popts.gpu_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << grad_mode_text(popts.grad_mode) << launch_queue_text(popts.launch_queue) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast)
             << ", predictor " << corr.label() << ")\n\n";
   TextTable t({"", "old", "new", "change"}, {false, true, true, true});
   t.add_row({"latency", fmt_ms(pa.latency_ms), fmt_ms(pb.latency_ms), pct_text(d.latency_pct)});

@@ -96,6 +96,7 @@ nlohmann::json mig_json(const MigCliOptions& o, const MigRun& run) {
   echo_allow_tf32(j, popts.allow_tf32);
   echo_cuda_graphs(j, popts.cuda_graphs);
   echo_grad_mode(j, popts.grad_mode);
+  echo_launch_queue(j, popts.launch_queue);
   echo_channels_last(j, popts.channels_last);
   echo_attention(j, popts.fused_attention);
   echo_param_updates(j, popts.foreach_updates);
@@ -117,7 +118,7 @@ int run_mig(const MigCliOptions& o) {
 
   std::cout << "MIG profiles of " << adv.gpu.id << " for " << o.model << " (batch " << popts.batch << ", "
             << to_string(popts.precision) << ", " << to_string(popts.mode) << machine_factors_text(popts.host_factor, popts.gpu_factor)
-            << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << grad_mode_text(popts.grad_mode) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast) << ", "
+            << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << grad_mode_text(popts.grad_mode) << launch_queue_text(popts.launch_queue) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast) << ", "
             << (o.slo_ms ? "SLO " + fmt_exact(*o.slo_ms) + " ms" : std::string("no SLO")) << ", "
             << fmt_fixed(o.memory_headroom * 100, 0) << "% memory headroom, predictor " << label << ")\n\n";
   std::vector<std::string> head = {"profile", "SMs", "usable", "peak mem", "fits", "latency", "SLO", "samples/s",

@@ -44,7 +44,7 @@ void print_text(const Prediction& p, const PredictCmdOptions& o, const std::stri
   std::printf("model %s on %s (%s), batch %lld, %s, %s, runtime %s%s%s%s%s\n", model.c_str(), gpu.id.c_str(),
               gpu.name.c_str(), static_cast<long long>(o.batch), o.precision.c_str(), o.mode.c_str(),
               o.runtime.c_str(), o.mode == "training" ? (", optimizer " + o.optimizer).c_str() : "",
-              (cuda_graphs_text(o.cuda_graphs) + grad_mode_text(o.grad_mode)).c_str(), channels_last_text(o.channels_last).c_str(),
+              (cuda_graphs_text(o.cuda_graphs) + grad_mode_text(o.grad_mode) + launch_queue_text(o.launch_queue)).c_str(), channels_last_text(o.channels_last).c_str(),
               (attention_text(o.attention != "math") + param_updates_text(o.param_updates != "loop") +
                mixed_precision_text(o.mixed_precision != "half")).c_str());
   std::printf("latency     %s ms per %s\n", fixed(p.latency_ms, 3).c_str(),
@@ -93,6 +93,7 @@ nlohmann::json prediction_json(const Prediction& p, const PredictCmdOptions& o, 
   echo_allow_tf32(j, !o.no_tf32);
   echo_cuda_graphs(j, o.cuda_graphs);
   echo_grad_mode(j, o.grad_mode);
+  echo_launch_queue(j, o.launch_queue);
   echo_channels_last(j, o.channels_last);
   echo_attention(j, o.attention != "math");
   echo_param_updates(j, o.param_updates != "loop");
@@ -165,6 +166,7 @@ PredictOptions predict_options(const PredictCmdOptions& o) {
   po.allow_tf32 = checked_allow_tf32(o.no_tf32, po.precision, o.precision);
   po.cuda_graphs = o.cuda_graphs;
   po.grad_mode = o.grad_mode;
+  po.launch_queue = checked_launch_queue(o.launch_queue);
   po.channels_last = o.channels_last;
   po.fused_attention = fused_attention_from_string(o.attention, "--attention");
   po.foreach_updates = foreach_updates_from_string(o.param_updates, "--param-updates");

@@ -44,6 +44,7 @@ struct PredictCmdOptions {
   bool no_tf32 = false;    ///< --no-tf32: FP32 convolutions stay on FP32 math (allow_tf32 = False)
   bool cuda_graphs = false;  ///< --cuda-graphs: the iteration replayed as a captured CUDA graph
   bool grad_mode = false;    ///< --grad-mode: inference records autograd (PredictOptions::grad_mode)
+  int launch_queue = 0;      ///< --launch-queue N: kernels the host may issue ahead of the GPU (0: no limit)
   bool channels_last = false;  ///< --channels-last: NHWC tensors (PredictOptions::channels_last)
   std::string attention = "sdpa";  ///< --attention sdpa|math: PyTorch eager's attention (PredictOptions::fused_attention)
   /// --param-updates foreach|loop: PyTorch eager training's parameter updates (PredictOptions::foreach_updates)

@@ -136,6 +136,7 @@ nlohmann::json select_json(const SelectCliOptions& o, const SelectRun& r) {
   echo_allow_tf32(j, popts.allow_tf32);
   echo_cuda_graphs(j, popts.cuda_graphs);
   echo_grad_mode(j, popts.grad_mode);
+  echo_launch_queue(j, popts.launch_queue);
   echo_channels_last(j, popts.channels_last);
   echo_attention(j, popts.fused_attention);
   echo_param_updates(j, popts.foreach_updates);
@@ -155,7 +156,7 @@ int run_select(const SelectCliOptions& o) {
     return res.ranked.empty() ? 1 : 0;
   }
   std::cout << "Devices for " << o.model << " (batch " << popts.batch << ", " << to_string(popts.precision) << ", "
-            << to_string(popts.mode) << machine_factors_text(popts.host_factor, popts.gpu_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << grad_mode_text(popts.grad_mode) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast)
+            << to_string(popts.mode) << machine_factors_text(popts.host_factor, popts.gpu_factor) << allow_tf32_text(popts.allow_tf32) << cuda_graphs_text(popts.cuda_graphs) << grad_mode_text(popts.grad_mode) << launch_queue_text(popts.launch_queue) << channels_last_text(popts.channels_last) << attention_text(popts.fused_attention) << param_updates_text(popts.foreach_updates) << mixed_precision_text(popts.autocast)
             << "), ranked by " << to_string(objective) << ", predictor " << label
             << "\n\n";
   // The latency range beside the latency where the candidates carry one (the analytical model with the table).

@@ -115,6 +115,13 @@ double checked_gpu_factor(double g) {
   return g;
 }
 
+int checked_launch_queue(int n) {
+  if (n < 0 || n > 65536)
+    throw InputError("--launch-queue " + std::to_string(n) +
+                     ": must be between 0 (no limit, the default) and 65536 kernels the host may issue ahead of the GPU");
+  return n;
+}
+
 std::string host_factor_note(double f) {
   return "host costs (dispatch, autograd, enqueue) scaled by " + report::fmt_given(f) + " (--host-factor)";
 }
@@ -166,6 +173,14 @@ void echo_grad_mode(nlohmann::json& j, bool grad_mode) {
 }
 
 std::string grad_mode_text(bool grad_mode) { return grad_mode ? ", grad mode" : std::string(); }
+
+void echo_launch_queue(nlohmann::json& j, int launch_queue) {
+  if (launch_queue > 0) j["launch_queue"] = launch_queue;
+}
+
+std::string launch_queue_text(int launch_queue) {
+  return launch_queue > 0 ? ", launch queue " + std::to_string(launch_queue) : std::string();
+}
 
 void echo_channels_last(nlohmann::json& j, bool channels_last) {
   if (channels_last) j["channels_last"] = true;

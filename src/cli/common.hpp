@@ -53,6 +53,9 @@ double checked_host_factor(double f);
 /// --gpu-factor G (this machine's GPU time over the model's) checked: G in [0.25, 4], else an InputError naming
 /// the flag. Every command that takes --host-factor takes it.
 double checked_gpu_factor(double g);
+/// --launch-queue N (kernels the host may issue ahead of the GPU; 0: no limit) checked: N in [0, 65536], else an
+/// InputError naming the flag.
+int checked_launch_queue(int n);
 /// The note a prediction with host factor F != 1 carries ("host costs ... scaled by 2 (--host-factor)").
 std::string host_factor_note(double f);
 /// The note a prediction with GPU factor G != 1 carries ("kernel times scaled by 1.2 (--gpu-factor)").
@@ -80,6 +83,10 @@ std::string cuda_graphs_text(bool cuda_graphs);
 void echo_grad_mode(nlohmann::json& j, bool grad_mode);
 /// ", grad mode" for a text header with --grad-mode, else "".
 std::string grad_mode_text(bool grad_mode);
+/// `"launch_queue": N` in a command's JSON document only with --launch-queue N > 0 (byte-identical without it).
+void echo_launch_queue(nlohmann::json& j, int launch_queue);
+/// ", launch queue N" for a text header with --launch-queue N > 0, else "".
+std::string launch_queue_text(int launch_queue);
 /// Echo --channels-last in a command's JSON document: `"channels_last": true` only where it is set.
 void echo_channels_last(nlohmann::json& j, bool channels_last);
 /// ", channels_last" for a text header where --channels-last is set, else "".

@@ -94,6 +94,15 @@ void add_grad_mode(CLI::App* sub, bool& grad_mode) {
                 "torch.inference_mode() (default: inference under no_grad, each forward op's dispatch cheaper)");
 }
 
+/// --launch-queue on every command that predicts.
+void add_launch_queue(CLI::App* sub, int& launch_queue) {
+  sub->add_option("--launch-queue", launch_queue,
+                  "Kernels the host may issue ahead of the GPU before it waits for the oldest to finish (default 0: "
+                  "no limit, an asynchronous eager loop); 1 prices a harness that synchronises per layer or module: "
+                  "each op costs about max(host, GPU) (docs/model.md, \"Launch queue\")")
+      ->default_val(0);
+}
+
 /// --channels-last on every command that predicts.
 void add_channels_last(CLI::App* sub, bool& channels_last) {
   sub->add_flag("--channels-last", channels_last,
@@ -116,6 +125,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   add_no_tf32(sub, p.no_tf32);
   add_cuda_graphs(sub, p.cuda_graphs);
   add_grad_mode(sub, p.grad_mode);
+  add_launch_queue(sub, p.launch_queue);
   add_channels_last(sub, p.channels_last);
   add_attention(sub, p.attention);
   add_param_updates(sub, p.param_updates);
@@ -296,6 +306,7 @@ int main(int argc, char** argv) {
     add_no_tf32(sub, p.no_tf32);
     add_cuda_graphs(sub, p.cuda_graphs);
     add_grad_mode(sub, p.grad_mode);
+    add_launch_queue(sub, p.launch_queue);
     add_channels_last(sub, p.channels_last);
     add_attention(sub, p.attention);
     add_param_updates(sub, p.param_updates);

@@ -25,6 +25,7 @@ struct PredictChoices {
   bool no_tf32 = false;                   ///< --no-tf32: FP32 convolutions stay on FP32 math (allow_tf32 = False)
   bool cuda_graphs = false;               ///< --cuda-graphs: the iteration replayed as a captured CUDA graph
   bool grad_mode = false;                 ///< --grad-mode: inference records autograd (PredictOptions::grad_mode)
+  int launch_queue = 0;                   ///< --launch-queue N (PredictOptions::launch_queue; 0: no limit)
   bool channels_last = false;             ///< --channels-last: NHWC tensors (PredictOptions::channels_last)
   std::string attention = "sdpa";         ///< --attention sdpa|math (PredictOptions::fused_attention)
   std::string param_updates = "foreach";  ///< --param-updates foreach|loop (PredictOptions::foreach_updates)

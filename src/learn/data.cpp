@@ -1,6 +1,7 @@
 #include "perfpred/learn/data.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include <spdlog/spdlog.h>
 
@@ -182,6 +183,14 @@ PredictOptions network_options(const NetworkRow& r, const std::string& where) {
   // And how the source's PyTorch ran attention (NeuSight's HF models of PyTorch 2.1's era: as written).
   if (auto it = r.extra.find("attention"); it != r.extra.end() && !it->second.empty())
     o.fused_attention = fused_attention_from_string(it->second, where + ": attention");
+  // And how many kernels its harness let the host issue ahead of the GPU (HELP's NAS-Bench-201 and FBNet rows: 1).
+  if (auto it = r.extra.find("launch_queue"); it != r.extra.end() && !it->second.empty()) {
+    char* end = nullptr;
+    const long n = std::strtol(it->second.c_str(), &end, 10);
+    if (end == it->second.c_str() || *end != '\0' || n < 0 || n > 65536)
+      throw InputError(where + ": launch_queue '" + it->second + "' is not a count of kernels from 0 to 65536");
+    o.launch_queue = static_cast<int>(n);
+  }
   // And how its PyTorch updated parameters in training (PyTorch 1.x's per-tensor loops: "loop").
   if (auto it = r.extra.find("param_updates"); it != r.extra.end() && !it->second.empty())
     o.foreach_updates = foreach_updates_from_string(it->second, where + ": param_updates");

@@ -206,14 +206,21 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
   }
   host_t += plan.host_pre_s * host_scale;
   double kernels_s = 0, optimizer_s = 0;
+  // The end times of the last launch_queue kernels that ran (a ring); a kernel's host work is done before it
+  // waits for a free slot, so the host prepares each op while the oldest queued kernel still runs.
+  const size_t queue = opts.launch_queue > 0 ? static_cast<size_t>(opts.launch_queue) : 0;
+  std::vector<double> queued_end(queue, 0.0);
+  size_t launched = 0;
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
     const detail::KernelDraft& d = plan.kernels[i];
     const auto& t = terms[i];
     const double time_s = ks ? (*ks)[i].corrected_time_s : t.time_s;
     host_t += d.host_s * host_scale;
+    if (queue > 0 && time_s > 0 && launched >= queue) host_t = std::max(host_t, queued_end[launched % queue]);
     const double start = std::max(host_t, gpu_t);
     energy_j += pw.gap * (start - gpu_t);
     gpu_t = start + time_s;
+    if (queue > 0 && time_s > 0) queued_end[launched++ % queue] = gpu_t;
     // Power from the achieved utilisation of the analytical estimate, stretched over the corrected time. A
     // launch-bound kernel keeps the SMs working for its body (its compute or memory time) only; the rest of its
     // launch floor (launch latency, ramp, a few SMs busy) draws what the GPU draws between kernels.

@@ -458,6 +458,9 @@ std::string render_html_report(const ReportInput& in) {
        (in.options.allow_tf32 ? std::string() : " &middot; no TF32 (allow_tf32 = False)") +
        (in.options.cuda_graphs ? " &middot; CUDA graphs (replayed, no host cost per kernel)" : "") +
        (in.options.grad_mode ? " &middot; grad mode (inference records autograd)" : "") +
+       (in.options.launch_queue > 0
+            ? " &middot; launch queue " + std::to_string(in.options.launch_queue) + " (the host waits for the GPU)"
+            : std::string()) +
        (in.options.channels_last ? " &middot; channels_last (NHWC: no cuDNN reorders)" : "") +
        (in.options.fused_attention ? "" : " &middot; attention as written (--attention math)") +
        (in.options.foreach_updates ? "" : " &middot; per-tensor parameter updates (--param-updates loop)") +

@@ -189,6 +189,28 @@ check test $? -eq 2
 "$BIN" report "$MODEL" --gpu a100-sxm4-40gb --out "$TMP/e.html" >/dev/null
 if grep -q "CUDA graphs" "$TMP/e.html"; then echo "FAIL: report names CUDA graphs without the flag"; fail=1; fi
 
+# 9c. --launch-queue N: the host issues a kernel only once the one N launches earlier has finished (a harness
+# that synchronises per layer): never faster than no limit, the same kernels, echoed only when given (predict and
+# the decision commands), named in the text header; a negative or non-numeric count is an input error.
+check $PY -c "
+import json,subprocess,sys
+run=lambda *a: json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','gtx-1080ti','--batch','16','--json','--no-meta']+list(a)))
+n, q = run(), run('--launch-queue','1')
+assert q['breakdown']['kernels_ms'] == n['breakdown']['kernels_ms'], (n['breakdown'], q['breakdown'])
+assert q['latency_ms'] > n['latency_ms'], (n['latency_ms'], q['latency_ms'])
+assert q.get('launch_queue') == 1 and 'launch_queue' not in n and 'launch_queue' not in run('--launch-queue','0')
+s=json.loads(subprocess.check_output([sys.argv[1],'select',sys.argv[2],'--devices','t4','--json','--launch-queue','2']))
+assert s.get('launch_queue') == 2, s.keys()" "$BIN" "$MODEL"
+"$BIN" predict "$MODEL" --gpu a100-sxm4-40gb --launch-queue 1 >"$TMP/lq.txt"
+check grep -q "launch queue 1" "$TMP/lq.txt"
+"$BIN" report "$MODEL" --gpu a100-sxm4-40gb --launch-queue 1 --out "$TMP/lq.html" >/dev/null
+check grep -q "launch queue 1 (the host waits" "$TMP/lq.html"
+for bad in -1 65537 two; do
+  "$BIN" predict "$MODEL" --gpu a100-sxm4-40gb --launch-queue "$bad" >/dev/null 2>"$TMP/err"
+  check test $? -eq 2
+  check grep -q -- "--launch-queue" "$TMP/err"
+done
+
 # 10. --attention: PyTorch eager runs a transformer's MatMul -> Softmax -> MatMul as one fused
 # scaled_dot_product_attention by default (sdpa); math runs the exported nodes. On ViT-B/16 the fused model
 # issues fewer ops and kernels, the JSON echoes only math, a bad value names the option, and the decision

@@ -43,6 +43,7 @@ class Predict(unittest.TestCase):
                           (["--no-tf32"], dict(tf32=False)),
                           (["--cuda-graphs"], dict(cuda_graphs=True)),
                           (["--grad-mode"], dict(grad_mode=True)),
+                          (["--batch", "16", "--launch-queue", "1"], dict(batch=16, launch_queue=1)),
                           (["--precision", "fp16", "--batch", "32", "--channels-last"],
                            dict(precision="fp16", batch=32, channels_last=True)),
                           (["--attention", "math"], dict(attention="math")),
@@ -53,6 +54,13 @@ class Predict(unittest.TestCase):
             got = perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", **kw)
             self.assertEqual(got.to_json(), want, extra)
             self.assertEqual(got.to_dict(), json.loads(want))
+
+    def test_launch_queue_out_of_range_is_an_input_error(self):
+        """launch_queue= takes what --launch-queue takes (0-65536 kernels); anything else names the keyword."""
+        for bad in (-1, 65537, 2 ** 40, "two", 1.5, True):
+            with self.assertRaises(perfpred.InputError) as ctx:
+                perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", launch_queue=bad)
+            self.assertIn("launch_queue=", str(ctx.exception))
 
     def test_without_layers_matches_cli(self):
         want = cli("predict", RESNET18, "--gpu", "l4", "--json", "--no-meta")

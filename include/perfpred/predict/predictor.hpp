@@ -46,6 +46,13 @@ struct PredictOptions {
   /// dispatches at k_pytorch_no_grad_host_share of the grad-mode cost. Inference with runtime pytorch only; a
   /// training step always records.
   bool grad_mode = false;
+  /// How many kernels the host may have issued ahead of the GPU: before issuing a kernel it waits until the one
+  /// this many launches earlier has finished. 0 (the default): no limit, the host runs ahead as far as the work
+  /// lets it, as an asynchronous eager loop does. 1: a kernel is issued only once the previous one has finished,
+  /// so the host's work for each op overlaps one kernel at most and an iteration costs about the sum over
+  /// kernels of max(host, GPU) -- what a harness measures that synchronises per layer or per module (HELP's
+  /// NAS-Bench-201 and FBNet tables; docs/model.md, "Launch queue").
+  int launch_queue = 0;
   /// PyTorch eager runs attention as one scaled_dot_product_attention call (PyTorch >= 2.0's
   /// nn.MultiheadAttention and F.scaled_dot_product_attention, HF transformers' and timm's default attention):
   /// a fused flash / memory-efficient kernel that never writes the [.., Sq, Sk] scores. False (--attention

@@ -370,7 +370,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
             copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None,
             allow_partial=False, host_factor=1.0, gpu_factor=1.0, dims=None, tf32=True, cuda_graphs=False, grad_mode=False,
-            channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
+            channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp", launch_queue=0):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
 
     model: an .onnx path, ONNX bytes, or a torch.nn.Module with example_inputs (exported without weights,
@@ -388,7 +388,8 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     attention="math" is --attention math (MatMul -> Softmax -> MatMul as exported, not one fused
     scaled_dot_product_attention); param_updates="loop" is --param-updates loop (a PyTorch 1.x training step:
     zero_grad() zeroes every .grad, the optimizer loops over the tensors); mixed_precision="half" is
-    --mixed-precision half (fp16/bf16 training of a model.half() model: no autocast casts, no GradScaler)."""
+    --mixed-precision half (fp16/bf16 training of a model.half() model: no autocast casts, no GradScaler);
+    launch_queue=N is --launch-queue N (kernels the host may issue ahead of the GPU; 0, the default: no limit)."""
     with _Scratch() as scratch:
         o = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
                              input_names, input_shapes, allow_unknown, copies, name,
@@ -397,6 +398,11 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
         o.no_tf32 = not tf32
         o.cuda_graphs = bool(cuda_graphs)
         o.grad_mode = bool(grad_mode)
+        lq = _int("launch_queue", launch_queue)
+        if not 0 <= lq <= 65536:  # the CLI's range (int in C++); checked here so that no int overflow hides it
+            raise InputError(f"launch_queue={lq}: must be between 0 (no limit, the default) and 65536 kernels the "
+                             "host may issue ahead of the GPU")
+        o.launch_queue = lq
         o.channels_last = bool(channels_last)
         o.attention = _str("attention", attention)
         o.param_updates = _str("param_updates", param_updates)

@@ -29,6 +29,26 @@ TEST(LearnData, NetworkOptionsTakeTheOptimizerFromTheRowNotes) {
   EXPECT_EQ(learn::network_options(training_row(""), "t").optimizer, Optimizer::sgd);
 }
 
+// HELP's NAS-Bench-201 and FBNet rows carry launch_queue 1 (their harness let the host run one kernel ahead): train
+// and eval predict them so; an empty cell is no limit, and anything but a count from 0 to 65536 names the row.
+TEST(LearnData, NetworkOptionsTakeTheLaunchQueueFromTheExtraColumn) {
+  NetworkRow r = training_row("");
+  EXPECT_EQ(learn::network_options(r, "t").launch_queue, 0);
+  r.extra["launch_queue"] = "1";
+  EXPECT_EQ(learn::network_options(r, "t").launch_queue, 1);
+  r.extra["launch_queue"] = "";
+  EXPECT_EQ(learn::network_options(r, "t").launch_queue, 0);
+  for (const char* bad : {"-1", "65537", "one", "1.5", "2x"}) {
+    r.extra["launch_queue"] = bad;
+    try {
+      learn::network_options(r, "rows.csv:7");
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("rows.csv:7: launch_queue '"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // MLPerf's rows carry their harness's use_graphs as the extra column cuda_graphs: train and eval predict them so.
 TEST(LearnData, NetworkOptionsTakeCudaGraphsFromTheExtraColumn) {
   NetworkRow r = training_row("");

@@ -1,6 +1,7 @@
 // Sanity of the analytical predictor: the physical orderings every prediction must respect.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>  // catalog.hpp holds std::vector<json> and forward-declares json
@@ -287,6 +288,47 @@ TEST(PredictRuntime, CudaGraphsReplayTheIterationWithoutPerKernelHostCost) {
       EXPECT_LE(y.latency_ms, x.latency_ms) << to_string(rt) << " " << to_string(m);
       EXPECT_DOUBLE_EQ(y.kernels_ms, x.kernels_ms) << to_string(rt) << " " << to_string(m);
     }
+}
+
+TEST(PredictRuntime, ALaunchQueueOfOneCostsEachKernelItsLargerPartHostOrGpu) {
+  // A net whose early layers are GPU-bound and whose late ones are host-bound: with no limit the host runs ahead
+  // of the early kernels and the late ops' dispatch hides behind them; with a queue of one it issues each kernel
+  // only once the previous has finished, so every kernel costs the larger of its host work and the kernel before
+  // it, and none of the early lead carries over.
+  auto net = test::resnet_like(4);
+  const GpuSpec g = gpu("gtx-1080ti");
+  PredictOptions base;
+  base.include_copies = false;
+  const auto p0 = run(net, g, base);
+  double host = 0, gpu_sum = 0, larger = 0, previous = 0;
+  for (const KernelEstimate& k : p0.kernels) {
+    host += k.host_s;
+    gpu_sum += k.corrected_time_s;
+    larger += std::max(k.host_s, previous);  // each kernel is issued after its host work and the previous kernel
+    if (k.corrected_time_s > 0) previous = k.corrected_time_s;
+  }
+  larger += previous;
+  ASSERT_GT(gpu_sum, 0.5 * host) << "the net should mix GPU-bound and host-bound stretches";
+  double last = p0.latency_ms;
+  for (int q : {65536, 4, 2, 1}) {
+    PredictOptions o = base;
+    o.launch_queue = q;
+    const auto pq = run(net, g, o);
+    EXPECT_GE(pq.latency_ms, last - 1e-9) << "queue " << q << ": a shorter queue is never faster";
+    EXPECT_DOUBLE_EQ(pq.kernels_ms, p0.kernels_ms) << "queue " << q << ": the kernels do not change";
+    last = pq.latency_ms;
+    if (q == 65536) EXPECT_DOUBLE_EQ(pq.latency_ms, p0.latency_ms) << "a queue deeper than the net is no limit";
+    if (q == 1) {
+      EXPECT_GT(pq.latency_ms, 1.05 * p0.latency_ms);
+      EXPECT_NEAR(pq.latency_ms * 1e-3, larger, 0.02 * larger) << "sum over kernels of max(host, previous kernel)";
+      EXPECT_LT(pq.latency_ms * 1e-3, host + gpu_sum) << "the host still prepares an op while a kernel runs";
+    }
+  }
+  // A host-bound net (batch 1) is priced alike: the GPU never holds the host back.
+  auto small = test::nb201_like(1);
+  PredictOptions one = base;
+  one.launch_queue = 1;
+  EXPECT_NEAR(run(small, g, one).latency_ms, run(small, g, base).latency_ms, 0.03 * run(small, g, base).latency_ms);
 }
 
 TEST(PredictRuntime, TensorRtFusesAndPytorchDoesNot) {
