@@ -123,7 +123,7 @@ def optimizer_of(row):
 def run_settings(row):
     """predict options for how a row's run was set up beyond GPU, model, batch, mode, runtime and precision: a
     training step's optimizer, PyTorch's parameter updates and fp16 mode (autocast or a half model), host copies,
-    CUDA graphs, inference with autograd recording, attention."""
+    CUDA graphs, inference with autograd recording, how far the host ran ahead of the GPU, attention."""
     args = []
     if row.get("mode") == "training":
         args += ["--optimizer", optimizer_of(row)]
@@ -138,6 +138,8 @@ def run_settings(row):
     if row.get("grad_mode") == "1" and row.get("mode", "inference") in ("", "inference") and \
             runtime_of(row.get("runtime") or "pytorch") == "pytorch":
         args.append("--grad-mode")  # inference recorded autograd (HELP's rows, as the host costs were fitted)
+    if row.get("launch_queue") not in (None, "", "0"):
+        args += ["--launch-queue", row["launch_queue"]]  # the harness let the host run this many kernels ahead
     if row.get("attention"):
         args += ["--attention", row["attention"]]
     return args

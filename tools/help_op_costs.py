@@ -17,7 +17,9 @@ tools/convert_datasets.py exported (cache/models); the fit uses the first --mode
 Batch 1 is host-bound on every machine (expansion and kernel size get no weight), so its prices are dispatch.
 --by-stage prices FBNet's blocks per stage (output map 32, 32, 16, 8, 8, 4, 4 px) and expansion (1, 3, 6) instead:
 where a stage's blocks cost what perfpred's kernels do and the later stages a flat dispatch price, the machine
-paid each block's larger part (GPU or host) in turn; perfpred's timeline lets the host run ahead of early blocks.
+paid each block's larger part (GPU or host) in turn. perfpred predicts these rows as the converter marks them,
+with --launch-queue 1 (the host issues a kernel only once the previous one has finished; docs/model.md, "Launch
+queue"), so its prices show the same pattern.
 """
 import argparse
 import csv
@@ -99,9 +101,10 @@ def read_rows(path):
 
 
 def predict(perfpred, model, gpu, batch):
-    # --grad-mode: HELP's rows are predicted as inference with autograd recording (tools/convert_datasets.py).
+    # --grad-mode: HELP's rows are predicted as inference with autograd recording, and --launch-queue 1: the host
+    # ran no more than one kernel ahead of the GPU (their launch_queue column; tools/convert_datasets.py).
     out = subprocess.run([perfpred, "-q", "predict", model, "--gpu", gpu, "--batch", str(batch), "--json", "--analytical",
-                          "--grad-mode"], capture_output=True, text=True)
+                          "--grad-mode", "--launch-queue", "1"], capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"help_op_costs: perfpred predict {model} --gpu {gpu} failed: {out.stderr.strip()}")
     d = json.loads(out.stdout)

@@ -132,6 +132,11 @@ check(close(r["latency_ms"], s0["1080ti_1"]), f"nb201 latency {r['latency_ms']} 
 check(r["gpu_id"] == "gtx-1080ti" and r["batch"] == "1" and r["recipe"] == s0["arch_str"], "nb201 row fields")
 check(nb["nb201-0-titanx-b256"]["gpu_id"] == "titan-x-pascal", "titanx mapping")
 check(len(nb) == 4 * 12, f"nb201 rows {len(nb)} (want 4 archs x 12 columns)")
+# HELP's NAS-Bench-201 and FBNet harness let the host run one kernel ahead (their latencies add up block by block):
+# every such row says launch_queue 1; the OFA table, measured on other machines, says nothing
+fb = tables["datasets/help-nas-latency/fbnet.csv"]
+check(fb and all(r.get("launch_queue") == "1" for r in list(nb.values()) + fb), "nb201/fbnet rows without launch_queue 1")
+check(not any(r.get("launch_queue") for r in tables["datasets/help-nas-latency/ofa_mbv3.csv"]), "ofa rows with a launch_queue")
 
 def onnx_params(path):
     m = onnx.load(path)
