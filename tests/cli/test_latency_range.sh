@@ -40,14 +40,20 @@ PYEOF
   fail "predict --host-factor exited $?"
 "$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb --batch 256 --host-factor 0.7 --json --no-meta >"$TMP/hf256.json" ||
   fail "predict --batch 256 --host-factor exited $?"
-$PY - "$TMP/eager.json" "$TMP/hf.json" "$TMP/hf256.json" <<'PYEOF' || exit 1
+$PY - "$TMP/eager.json" "$TMP/hf.json" "$TMP/hf256.json" "$ROOT/models/latency-intervals.json" <<'PYEOF' || exit 1
 import json, sys
-f1, hf, big = (json.load(open(p)) for p in sys.argv[1:])
+f1, hf, big, table = (json.load(open(p)) for p in sys.argv[1:])
 r = hf["latency_range_ms"]
-assert r["regime"].startswith("host-calibrated/eager/host-bound"), r  # a timed host: its own, narrower ranges
+assert r["regime"].startswith("host-calibrated/eager/host-bound"), r  # a timed host: its own ranges
 assert 0 < r["low"] < hf["latency_ms"] < r["high"], (r, hf["latency_ms"])
-w = lambda d: d["latency_range_ms"]["high"] / d["latency_range_ms"]["low"]
-assert w(hf) < w(f1), (hf["latency_range_ms"], f1["latency_range_ms"])
+# each prediction takes its regime's measured / predicted bounds from the shipped table: the timed host those its
+# held-out machines kept at their fitted factors, F = 1 the default ones
+for d, section in ((hf, table["host_calibrated"]["regimes"]), (f1, table["regimes"])):
+    got = d["latency_range_ms"]
+    want = section[got["regime"].replace("host-calibrated/", "")]
+    assert abs(got["low"] / d["latency_ms"] - want["low"]) < 1e-3 and abs(got["high"] / d["latency_ms"] - want["high"]) < 1e-3, (got, want)
+assert (r["low"] / hf["latency_ms"], r["high"] / hf["latency_ms"]) != \
+    (f1["latency_range_ms"]["low"] / f1["latency_ms"], f1["latency_range_ms"]["high"] / f1["latency_ms"])
 assert big["latency_range_ms"]["regime"].startswith("eager/gpu-bound"), big["latency_range_ms"]  # GPU-bound: as at F = 1
 PYEOF
 "$BIN" -q predict "$MODEL" --gpu a100-pcie-40gb >"$TMP/text" || fail "predict (text) exited $?"
