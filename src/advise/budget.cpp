@@ -40,7 +40,7 @@ std::string human_bytes(double b) {
 }
 
 const std::set<std::string> k_entry_keys = {"name",       "model",       "gpu",  "batch",   "precision",
-                                            "allow_tf32", "cuda_graphs", "grad_mode", "channels_last", "attention", "param_updates", "mixed_precision", "mode", "runtime", "optimizer",
+                                            "allow_tf32", "cuda_graphs", "grad_mode", "launch_queue", "channels_last", "attention", "param_updates", "mixed_precision", "mode", "runtime", "optimizer",
                                             "input_shapes", "branches",  "dims", "loop_trips", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj", "avg_power_w",
@@ -109,6 +109,7 @@ void read_flag(const nlohmann::json& e, const char* key, const std::string& wher
 // `allow_tf32`: true (the default) or false, as --no-tf32: fp32 entries only (after `precision` is read).
 // `cuda_graphs`: true when the deployed model is replayed as a captured CUDA graph (predict's --cuda-graphs).
 // `grad_mode`: true when the deployed model's inference records autograd (predict's --grad-mode).
+// `launch_queue`: kernels the host may issue ahead of the GPU, 0 (no limit) to 65536 (predict's --launch-queue).
 // `channels_last`: true when the deployed model runs in torch.channels_last (predict's --channels-last).
 // `attention`: "sdpa" (the default) or "math", as predict's --attention.
 // `param_updates`: "foreach" (the default) or "loop", as predict's --param-updates.
@@ -123,6 +124,13 @@ void parse_flags(const nlohmann::json& e, const std::string& where, PredictOptio
   if (o.grad_mode && (o.mode != Mode::inference || o.runtime != Runtime::pytorch))
     throw InputError(where + ": field 'grad_mode': true describes PyTorch eager inference (it is " + to_string(o.mode) +
                      " with runtime " + to_string(o.runtime) + "; a training step always records autograd); drop it");
+  if (e.contains("launch_queue")) {
+    const auto& v = e["launch_queue"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 65536)
+      throw InputError(where + ": field 'launch_queue' must be a count of kernels from 0 (no limit) to 65536 (got " +
+                       json_excerpt(v) + ")");
+    o.launch_queue = static_cast<int>(v.get<int64_t>());
+  }
   read_flag(e, "channels_last", where, o.channels_last);
   if (e.contains("attention")) {
     const auto& v = e["attention"];
@@ -410,6 +418,7 @@ nlohmann::json budget_verdict_json(const BudgetReport& rep) {
     if (!e.options.allow_tf32) entry["allow_tf32"] = false;  // as predict --json echoes --no-tf32
     if (e.options.cuda_graphs) entry["cuda_graphs"] = true;   // and --cuda-graphs
     if (e.options.grad_mode) entry["grad_mode"] = true;       // and --grad-mode
+    if (e.options.launch_queue > 0) entry["launch_queue"] = e.options.launch_queue;  // and --launch-queue
     if (e.options.channels_last) entry["channels_last"] = true;  // and --channels-last
     if (!e.options.fused_attention) entry["attention"] = attention_name(false);  // and --attention math
     if (!e.options.foreach_updates) entry["param_updates"] = param_updates_name(false);  // and --param-updates loop

@@ -49,7 +49,7 @@ void write_junit(const std::string& out, const advise::BudgetFile& file, const a
         jc.failure_message = c.limit + " exceeded on " + r.gpu.id + ": " + check_line(c);
         jc.failure_text = "entry " + std::to_string(r.entry->index) + " (" + r.entry->name + "), model " +
                           r.entry->model + ", batch " + std::to_string(r.batch) + ", " + to_string(eo.precision) +
-                          ", " + to_string(eo.mode) + allow_tf32_text(eo.allow_tf32) + cuda_graphs_text(eo.cuda_graphs) + grad_mode_text(eo.grad_mode) + channels_last_text(eo.channels_last) +
+                          ", " + to_string(eo.mode) + allow_tf32_text(eo.allow_tf32) + cuda_graphs_text(eo.cuda_graphs) + grad_mode_text(eo.grad_mode) + launch_queue_text(eo.launch_queue) + channels_last_text(eo.channels_last) +
                           attention_text(eo.fused_attention) + param_updates_text(eo.foreach_updates) + mixed_precision_text(eo.autocast) +
                           machine_factors_text(host_factor, gpu_factor);
       }

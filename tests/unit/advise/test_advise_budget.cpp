@@ -125,6 +125,36 @@ void check_boolean_option(const std::string& field, bool PredictOptions::*flag, 
   }
 }
 
+TEST(BudgetParse, LaunchQueue) {
+  // An entry whose harness synchronises per layer (--launch-queue 1): read, echoed in the verdict only where it is
+  // set, never faster than no limit; anything but an integer from 0 to 65536 is exit 2 naming the entry and field.
+  json one = entry("one", {{"latency_ms", 30}});
+  one["launch_queue"] = 1;
+  json zero = entry("zero", {{"latency_ms", 30}});
+  zero["launch_queue"] = 0;
+  auto f = parse_budget_json(file_with({entry("default", {{"latency_ms", 30}}), one, zero}), "ci/budgets.json");
+  ASSERT_EQ(f.entries.size(), 3u);
+  EXPECT_EQ(f.entries[0].options.launch_queue, 0);
+  EXPECT_EQ(f.entries[1].options.launch_queue, 1);
+  EXPECT_EQ(f.entries[2].options.launch_queue, 0);
+  const auto results = check_budgets(f, text_loader(), catalog_resolver());
+  EXPECT_GE(results.results[1].prediction.latency_ms, results.results[0].prediction.latency_ms);
+  const json v = budget_verdict_json(results);
+  EXPECT_FALSE(v["entries"][0].contains("launch_queue"));
+  EXPECT_EQ(v["entries"][1]["launch_queue"], 1);
+  EXPECT_FALSE(v["entries"][2].contains("launch_queue"));
+  for (const json& bad : {json(-1), json(65537), json(1.5), json("1"), json(true)}) {
+    one["launch_queue"] = bad;
+    try {
+      parse_budget_json(file_with({one}), "ci/budgets.json");
+      ADD_FAILURE() << "launch_queue " << bad.dump() << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("entries[0]"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("field 'launch_queue'"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(BudgetParse, CudaGraphsAndGradMode) {
   // An entry replayed as a CUDA graph (--cuda-graphs) drops the host cost per kernel: faster at batch 1. One whose
   // service calls the model without torch.no_grad() (--grad-mode) records autograd in every forward op: slower.
