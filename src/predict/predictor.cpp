@@ -207,8 +207,11 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
   host_t += plan.host_pre_s * host_scale;
   double kernels_s = 0, optimizer_s = 0;
   // The end times of the last launch_queue kernels that ran (a ring); a kernel's host work is done before it
-  // waits for a free slot, so the host prepares each op while the oldest queued kernel still runs.
-  const size_t queue = opts.launch_queue > 0 ? static_cast<size_t>(opts.launch_queue) : 0;
+  // waits for a free slot, so the host prepares each op while the oldest queued kernel still runs. A queue at
+  // least as long as the plan never fills: no ring.
+  const size_t queue = opts.launch_queue > 0 && static_cast<size_t>(opts.launch_queue) < plan.kernels.size()
+                           ? static_cast<size_t>(opts.launch_queue)
+                           : 0;
   std::vector<double> queued_end(queue, 0.0);
   size_t launched = 0;
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
