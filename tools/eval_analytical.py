@@ -145,6 +145,19 @@ def run_settings(row):
     return args
 
 
+def with_queue(row, queue, scope):
+    """The row as --launch-queue QUEUE would have it (None: as it is): on every PyTorch row (scope pytorch) or on
+    the rows whose launch_queue column sets one (marked)."""
+    if queue is None:
+        return row
+    marked = row.get("launch_queue") not in (None, "", "0")
+    if scope == "marked" and not marked:
+        return row
+    if scope == "pytorch" and runtime_of(row.get("runtime") or "pytorch") != "pytorch":
+        return row
+    return dict(row, launch_queue=str(queue))
+
+
 def power_limit(row):
     """The power limit a row ran under (its power_limit_w column), None at the TDP."""
     v = row.get("power_limit_w")
@@ -236,7 +249,14 @@ def main():
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--doc", default="", help="rewrite the generated tables of this markdown file (docs/accuracy.md), "
                                               "between its analytical:begin and analytical:end markers")
+    ap.add_argument("--launch-queue", type=int, default=None, metavar="N",
+                    help="what-if: predict rows with --launch-queue N instead of their launch_queue column (every "
+                         "PyTorch row, or with --launch-queue-scope marked only the rows whose column sets one); "
+                         "not with --doc")
+    ap.add_argument("--launch-queue-scope", choices=("pytorch", "marked"), default="pytorch")
     a = ap.parse_args()
+    if a.launch_queue is not None and (a.doc or a.launch_queue < 0):
+        sys.exit("eval_analytical: --launch-queue is a what-if (0 or more) and never rewrites --doc")
     if not os.path.exists(a.perfpred):
         sys.exit(f"eval_analytical: no perfpred binary at {a.perfpred} (build first or pass --perfpred)")
     files = dataset_files(a.datasets, a.measured)
@@ -296,7 +316,8 @@ def main():
                 # power-capped runs (Zeus): predicted under the row's limit, every limit evaluated
                 args = [a.perfpred, "-q", "predict", model, "--gpu", with_limit(gpu, r), "--batch", r["batch"] or "1",
                         "--mode", r["mode"] or "inference", "--runtime", runtime_of(r["runtime"]),
-                        "--precision", r["precision"] or "fp32", "--json", "--no-meta"] + extra + run_settings(r)
+                        "--precision", r["precision"] or "fp32", "--json", "--no-meta"] + extra + \
+                    run_settings(with_queue(r, a.launch_queue, a.launch_queue_scope))
                 r["_set"] = set_name
                 jobs.append((r, args))
 

@@ -79,8 +79,8 @@ def main():
     x = np.array([one_hot(r["op_idx_list"]) for r in rows])
     print(f"FBNet, {len(rows)} networks (fit on even, scored on odd), {a.gpu} batch {a.batch}: mean error of the "
           "best additive (slot x op) model, and perfpred's median predicted / measured")
-    print(f"measured ({col}): {held_out_error(x, np.array([float(r[col]) for r in rows])):.2f}%")
     measured = np.array([float(r[col]) for r in rows])
+    print(f"measured ({col}): {held_out_error(x, measured):.2f}%")
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
         for r in rows:
