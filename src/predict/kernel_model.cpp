@@ -53,13 +53,13 @@ double positive_or(double v, double fallback) { return (std::isfinite(v) && v > 
 
 /// Share of the tensor peak `tensor_flops` (the TF32 or FP16/BF16 rate of `r`) that cuDNN's tensor-core
 /// convolutions reach: `base` (k_conv_tensor_eff for TF32, k_conv_tensor_half_eff for FP16/BF16) at
-/// k_conv_tensor_ref_flops_per_sm_clock, scaled by the rate per SM and clock (model_constants.hpp); `base`
-/// where that rate is unknown.
-double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r, double base) {
+/// k_conv_tensor_ref_flops_per_sm_clock, scaled by the rate per SM and clock to the power `exponent`
+/// (k_conv_tensor_rate_exponent, k_conv_tensor_half_rate_exponent; model_constants.hpp); `base` where that rate
+/// is unknown.
+double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r, double base, double exponent) {
   if (!(r.core_clock_hz > 0) || !(r.sms > 0) || !(tensor_flops > 0)) return base;
   const double per_sm_clock = tensor_flops / (r.sms * r.core_clock_hz);
-  const double eff = base * std::pow(model::k_conv_tensor_ref_flops_per_sm_clock / per_sm_clock,
-                                     model::k_conv_tensor_rate_exponent);
+  const double eff = base * std::pow(model::k_conv_tensor_ref_flops_per_sm_clock / per_sm_clock, exponent);
   return std::min(eff, model::k_gemm_tensor_eff);
 }
 }  // namespace
@@ -136,9 +136,12 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   r.launch_floor_s = gpu.segment == "embedded" ? model::k_launch_floor_embedded_s : model::k_launch_floor_s;
   // After the rates, clock and SM count. FP16/BF16 convolutions pay cuDNN's layout reorders as kernels of their
   // own (time_kernel), so their share starts higher.
-  r.conv_tensor_eff = cudnn_conv_tensor_eff(
-      r.matrix_flops, r, r.half_precision ? model::k_conv_tensor_half_eff : model::k_conv_tensor_eff);
-  r.conv_tensor_tf32_eff = cudnn_conv_tensor_eff(r.matrix_tf32_flops, r, model::k_conv_tensor_eff);
+  r.conv_tensor_eff =
+      r.half_precision
+          ? cudnn_conv_tensor_eff(r.matrix_flops, r, model::k_conv_tensor_half_eff, model::k_conv_tensor_half_rate_exponent)
+          : cudnn_conv_tensor_eff(r.matrix_flops, r, model::k_conv_tensor_eff, model::k_conv_tensor_rate_exponent);
+  r.conv_tensor_tf32_eff =
+      cudnn_conv_tensor_eff(r.matrix_tf32_flops, r, model::k_conv_tensor_eff, model::k_conv_tensor_rate_exponent);
   return r;
 }
 
