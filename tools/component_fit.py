@@ -4,7 +4,8 @@
     /usr/bin/python3 tools/component_fit.py [--perfpred BIN] [--datasets cache/datasets] [--measured data/measured]
                                             [--only SET,...] [--by gpu,precision,mode] [--per-group 20]
                                             [--max-host-share 0.1] [--split all|held-out|calibration]
-                                            [--min-rows 6] [--jobs 2] [--out FILE.md]
+                                            [--merge pool+elementwise,...] [--ridge 0.05] [--min-rows 6]
+                                            [--jobs 2] [--out FILE.md]
 
 A whole-network row says how far a prediction is off, not where. This tool predicts each sampled row of the
 converted network sets with `perfpred predict --json --layers --analytical` (and the row's run settings, as
@@ -16,7 +17,8 @@ the multiplied kind times match the measured latency best in relative terms (lea
 each multiplier pulled toward 1 by --ridge, so a group of few rows stays near the model).
 A multiplier near 1 is a kind the model prices right there; 2 is a kind that takes twice its predicted time,
 as far as the group's networks can tell the kinds apart (kinds that always come in the same proportions cannot be).
-Kinds under 5% of a group's predicted kernel time are not fitted (held at 1).
+Kinds under 5% of a group's predicted kernel time are not fitted (held at 1); --merge fits kinds joined by '+'
+as one (the first kind's column carries it, the others read '-').
 
 Prints a markdown table: group, rows, mean APE before and after the fit, and each kind's multiplier and share of
 the predicted kernel time. Diagnostic only: nothing here changes the model, and a fit on a group's own rows is not
@@ -85,6 +87,14 @@ def nnls(a, b, iterations=200):
             x = x + alpha * (z - x)
             passive &= x > 1e-12
     return x
+
+
+def merged(kinds, merges):
+    """{kind: ms} with each group of `merges` (lists of kind names) summed into its first kind."""
+    out = dict(kinds)
+    for group in merges:
+        out[group[0]] = sum(out.pop(k, 0.0) for k in group)
+    return out
 
 
 def fit_group(samples, ridge):
@@ -178,6 +188,7 @@ def main():
                     help="keep rows whose predicted host overhead is at most this share of the latency (default 0.1)")
     ap.add_argument("--split", choices=("all", "held-out", "calibration"), default="all")
     ap.add_argument("--min-rows", type=int, default=6, help="fit groups of at least this many rows (default 6)")
+    ap.add_argument("--merge", default="", help="kinds to fit as one, '+'-joined, comma-separated (pool+elementwise)")
     ap.add_argument("--ridge", type=float, default=0.05,
                     help="pull of each multiplier toward 1, in squared relative error per row-equivalent (default 0.05)")
     ap.add_argument("--jobs", type=int, default=2)
@@ -188,6 +199,10 @@ def main():
     bad = [k for k in keys if k not in KEYS]
     if not keys or bad:
         sys.exit(f"component_fit: --by {a.by!r}: use a comma-separated list of {', '.join(KEYS)}")
+    merges = [g.split("+") for g in a.merge.split(",") if g]
+    flat = [k for g in merges for k in g]
+    if any(k not in KINDS for k in flat) or len(flat) != len(set(flat)) or any(len(g) < 2 for g in merges):
+        sys.exit(f"component_fit: --merge {a.merge!r}: join two or more of {', '.join(KINDS)} with '+', each kind once")
     if not (a.ridge >= 0):
         sys.exit(f"component_fit: --ridge {a.ridge}: must be 0 or more")
     if not (0 < a.max_host_share <= 1):
@@ -221,6 +236,7 @@ def main():
                 host_bound += 1
                 continue
             fixed, kinds = components(pred)
+            kinds = merged(kinds, merges)
             groups[tuple(KEYS[k](r) for k in keys)].append((float(r["latency_ms"]), fixed, kinds))
 
     lines = [f"GPU-bound rows (predicted host overhead <= {a.max_host_share:.0%} of the latency; {host_bound} "

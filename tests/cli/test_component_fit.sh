@@ -67,12 +67,17 @@ run --by gpu,precision,mode --ridge 0
 check 1.97 2.03 0.5 0.05
 run --by gpu,precision,mode
 check 1.2 2.0 10 0.3
+# --merge fits pool and elementwise as one kind, in the pool column.
+run --by gpu,precision,mode --ridge 0 --merge pool+elementwise
+check 1.97 2.03 0.5 0.05
+grep -q "| - |$" "$TMP/out" || { cat "$TMP/out"; echo "FAIL: the merged elementwise column is not '-'"; exit 1; }
 # A host-bound cut keeps no row: nothing to fit, and the left-out rows are counted.
 run --max-host-share 0.000001
 grep -q "9 host-bound rows left out" "$TMP/out" || { cat "$TMP/out"; echo "FAIL: host-bound rows not counted"; exit 1; }
 if grep -q "^| a100" "$TMP/out"; then cat "$TMP/out"; echo "FAIL: a group fitted from host-bound rows"; exit 1; fi
 # Bad options and a missing binary are refused by name.
-for bad in "--by gpu,colour" "--max-host-share 0" "--ridge -1"; do
+for bad in "--by gpu,colour" "--max-host-share 0" "--ridge -1" "--merge pool" "--merge pool+colour" \
+    "--merge pool+norm,norm+conv"; do
   # shellcheck disable=SC2086
   if $PY "$ROOT/tools/component_fit.py" --perfpred "$BIN" --datasets "$TMP/datasets" $bad 2>"$TMP/err" >/dev/null; then
     echo "FAIL: $bad was accepted"; exit 1
