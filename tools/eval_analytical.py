@@ -53,8 +53,8 @@ CALIBRATION_OFA = {"gpu_id": "titan-xp", "batch": "64"}
 # TensorRT's INT8 conv efficiency on sm_80+ tensor cores; the Orin NX and the Xavier boards stay held out.
 CALIBRATION_MLPERF = {"_set": "mlperf-inference-jetson", "gpu_id": "jetson-agx-orin-64gb"}
 # perfpred's own H200 PyTorch measurements (data/measured/h200-pytorch): the ResNet-50 and VGG-16 rows fit the
-# tensor-rate scaling of cuDNN's convolution efficiency (k_conv_tensor_rate_exponent); the other eight networks
-# stay held out.
+# tensor-rate scaling of cuDNN's convolution efficiency (k_conv_tensor_rate_exponent, and the FP16 share at the
+# H100/H200's rate that k_conv_tensor_half_rate_exponent keeps); the other eight networks stay held out.
 CALIBRATION_H200 = {"_set": "h200-pytorch", "recipes": {"torchvision:resnet50", "torchvision:vgg16"}}
 # Sets that are held out whole: no constant was tuned on any of their rows.
 # Zeus power limits: the V100 PCIe rows fit the clock-independent share of a workload's draw
