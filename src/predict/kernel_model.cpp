@@ -64,6 +64,15 @@ double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r, double base
 }
 }  // namespace
 
+/// Thread blocks an SM keeps resident at most (CUDA's occupancy limit per compute capability): 16 on Turing and
+/// GA10x (sm_75, sm_86, sm_87), 24 on Ada (sm_89), 32 elsewhere from Maxwell to Hopper.
+double max_resident_blocks_per_sm(const GpuSpec& gpu) {
+  const std::string& cc = gpu.compute_capability;
+  if (cc == "7.5" || cc == "8.6" || cc == "8.7") return 16;
+  if (cc == "8.9") return 24;
+  return 32;
+}
+
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_scale) {
   GpuRates r;
   double simt = gpu.fp32_tflops * 1e12;
@@ -133,6 +142,9 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   r.sms = std::max(1, gpu.sm_count);
   const double threads_per_sm = gpu.max_threads_per_sm > 0 ? gpu.max_threads_per_sm : 2048.0;
   r.channel_block_slots = r.sms * std::max(1.0, std::floor(threads_per_sm / model::k_bn_channel_block_threads));
+  const double blocks_per_sm = max_resident_blocks_per_sm(gpu);
+  r.bn_plane_slots_narrow = r.sms * std::max(1.0, std::min(blocks_per_sm, std::floor(threads_per_sm / 64)));
+  r.bn_plane_slots_wide = r.sms * std::max(1.0, std::min(blocks_per_sm, std::floor(threads_per_sm / 512)));
   r.launch_floor_s = gpu.segment == "embedded" ? model::k_launch_floor_embedded_s : model::k_launch_floor_s;
   // After the rates, clock and SM count. FP16/BF16 convolutions pay cuDNN's layout reorders as kernels of their
   // own (time_kernel), so their share starts higher.
@@ -271,6 +283,12 @@ void set_bn_backward_channels(KernelDraft& d, double numel, double channels) {
   d.channel_blocks = channels;
   d.channel_elems = numel / channels;
   d.channel_passes = model::k_bn_backward_channel_passes;
+}
+
+void set_bn_inference_planes(KernelDraft& d, double numel, double images, double channels) {
+  if (!(numel > 0) || !(images > 0) || !(channels > 0)) return;
+  d.plane_blocks = images * channels;
+  d.plane_elems = numel / d.plane_blocks;
 }
 
 void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& opts) {
@@ -508,6 +526,16 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     const double rounds = std::ceil(k.channel_blocks / r.channel_block_slots);
     body_step = std::max(body_step, rounds * k.channel_elems * k.channel_passes / rate / steps);
   }
+  if (k.plane_blocks > 0 && k.plane_elems > 0) {
+    // One block per (image, channel) plane, latency-bound (KernelDraft::plane_blocks): waves of the blocks the
+    // GPU holds at once, each a fixed cost plus one per pass of its threads over the plane.
+    const bool wide = k.plane_elems >= model::k_bn_inf_wide_block_min_elems;
+    const double threads = wide ? 512 : 64;
+    const double waves = std::ceil(k.plane_blocks / (wide ? r.bn_plane_slots_wide : r.bn_plane_slots_narrow));
+    const double passes = std::ceil(k.plane_elems / threads);
+    const double t = model::k_bn_inf_offset_s + waves * (model::k_bn_inf_block_s + passes * model::k_bn_inf_iter_s);
+    body_step = std::max(body_step, t / steps);
+  }
   const double floor_step = r.launch_floor_s * launches / steps;
   const double gap_step = model::k_kernel_gap_s * launches / steps;
   out.compute_s = compute;
@@ -627,6 +655,15 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     const double channels = attr_or(k, "channels", 0);
     detail::set_bn_backward_channels(d, attr_or(k, "batch", 0) * channels * attr_or(k, "in_h", 0) * attr_or(k, "in_w", 1),
                                      channels);
+  }
+  // A BatchNorm forward row of a bare cuDNN call or PyTorch with FP32 weights (FP32/TF32) on NCHW tensors: cuDNN's
+  // inference kernel, one block per (image, channel) plane (a kernel row's forward is the inference kernel: no
+  // batch statistics).
+  if (k.op == "BatchNormalization" && d.phase == Phase::forward && !opts.channels_last &&
+      detail::cudnn_batch_norm(opts, false)) {
+    const double channels = attr_or(k, "channels", 0), batch = attr_or(k, "batch", 0);
+    detail::set_bn_inference_planes(d, batch * channels * attr_or(k, "in_h", 0) * attr_or(k, "in_w", 1), batch,
+                                    channels);
   }
   // A measured PyTorch LayerNorm row carries its ideal traffic; the kernel reads its input twice (plan.cpp).
   if (k.op == "LayerNormalization" && d.phase == Phase::forward && opts.runtime == Runtime::pytorch)

@@ -297,6 +297,25 @@ inline constexpr double k_bn_channel_block_elems_per_s_half = 2.53e9;
 inline constexpr double k_bn_backward_channel_passes = 2.0;
 /// Threads of that per-channel block: an SM holds max_threads_per_sm / 512 of them at once.
 inline constexpr double k_bn_channel_block_threads = 512;
+/// cuDNN's BatchNorm inference kernel on NCHW tensors (bn_fw_inf_1C11_kernel_NCHW: PyTorch's eval-mode BatchNorm
+/// wherever its weights are FP32, i.e. FP32/TF32 runs, and a bare cuDNN call) launches one block per (image,
+/// channel) plane (grid C x N), of 64 threads where the plane is small and 512 where it is large (CUPTI's grid and
+/// block in data/measured/h200-harness: 64 at 7x7 and 14x14, 512 at 56x56), and each block's loads wait on DRAM:
+/// a block costs k_bn_inf_block_s plus k_bn_inf_iter_s per pass of its threads over its plane, the GPU holds
+/// min(max resident blocks, max_threads_per_sm / threads) of them per SM, and the kernel takes its waves of blocks
+/// plus k_bn_inf_offset_s (negative: a lone wave runs about a microsecond under a wave among others). The time follows the planes and passes, not the bytes: 32x512x7x7 took 11.7 us in FP32
+/// and FP16 alike, where DRAM would take 3. Fitted (relative least squares) on the harness's twelve BatchNorm
+/// forward rows (cuDNN 9.14, H200, CUPTI kernel time; 1x and 32x 64x56x56, 256x14x14 and 512x7x7, FP32 and FP16):
+/// 2.75 us per block, 0.38 us per pass and -1.1 us, each row within 8% but 32x64x56x56 FP16 (17%; 2,048 blocks of
+/// 512 threads, seven passes, 4 waves of 528: 20.6 us against 21.0 FP32 and 17.6 FP16 measured); without the
+/// offset the lone-wave batch-1 rows came out 1.3-1.5x. Taken in seconds, as the backward's rate: DRAM latency is
+/// about the same in nanoseconds across GPUs.
+inline constexpr double k_bn_inf_block_s = 2.75e-6;
+inline constexpr double k_bn_inf_iter_s = 0.38e-6;
+inline constexpr double k_bn_inf_offset_s = -1.1e-6;
+/// Plane size (elements) from which that kernel takes 512-thread blocks: 196 took 64 and 3,136 took 512 in the
+/// harness; between them (28x28, 32x32) the choice is not measured. Chosen on the H200 calibration rows (below).
+inline constexpr double k_bn_inf_wide_block_min_elems = 1024;
 /// DRAM passes of PyTorch's LayerNorm forward over its activation: vectorized_layer_norm_kernel reads each row
 /// for its Welford statistics, reads it again to normalise, and writes y (3, where the ideal traffic counts 2),
 /// as BatchNorm's training forward does. NeuSight's LayerNorm rows (PyTorch 2.1, forward, every GPU) ran

@@ -945,6 +945,21 @@ std::vector<int> pattern_reads(const PlanContext& c, int id) {
   return out;
 }
 
+/// cuDNN's BatchNorm inference kernel on NCHW tensors runs one block per (image, channel) plane
+/// (set_bn_inference_planes): PyTorch's eval-mode BatchNorm where it runs on cuDNN (cudnn_batch_norm) and a bare
+/// cuDNN call, unless the tensors are channels_last (cuDNN's NHWC kernels). The training forward is another
+/// kernel (batch statistics; not measured), left DRAM-bound: given the same walk over the planes, held-out training
+/// went 17.8% -> 18.1% (Lambda's AMP and TF32 rows 1-6 points worse; docs/accuracy.md, Session 32). Other runtimes
+/// fold BatchNorm or run their own kernels.
+void bn_inference_planes(const PlanContext& c, const Node& node, KernelDraft& d) {
+  if (c.training || c.opts.channels_last || !cudnn_batch_norm(c.opts, false)) return;
+  if (node.inputs.empty() || node.inputs[0] < 0) return;
+  const Tensor& t = c.g.tensors[node.inputs[0]];
+  const auto n = t.numel();
+  if (!n || *n <= 0 || t.shape.size() < 3 || t.shape[0] <= 0 || t.shape[1] <= 0) return;
+  set_bn_inference_planes(d, static_cast<double>(*n), static_cast<double>(t.shape[0]), static_cast<double>(t.shape[1]));
+}
+
 /// The forward pass: one draft per kernel the runtime launches, in execution order.
 void plan_forward(PlanContext& c) {
   const Graph& g = c.g;
@@ -1011,6 +1026,7 @@ void plan_forward(PlanContext& c) {
       if (c.eager && node.op == "MaxPool") add_pool_indices(g, node, d);
     }
     if (matrix_family) set_matrix_facts(c, node, nc, d);
+    if (node.op == "BatchNormalization") bn_inference_planes(c, node, d);
     plan_amp_casts(c, i, d, reads);
     if (fam == OpFamily::rnn) {
       plan_rnn(c, node, nc, d);

@@ -78,6 +78,11 @@ struct KernelDraft {
   double channel_blocks = 0;
   double channel_elems = 0;
   double channel_passes = 0;
+  /// cuDNN's NCHW BatchNorm inference kernel (bn_fw_inf_1C11_kernel_NCHW) runs one thread block per (image,
+  /// channel) plane: `plane_blocks` blocks of `plane_elems` elements, each paying a fixed latency and one per
+  /// pass of its threads over the plane (model_constants.hpp, k_bn_inf_block_s). 0: no such bound.
+  double plane_blocks = 0;
+  double plane_elems = 0;
   int launches = 1;        ///< GPU kernels this record stands for
   int serial_steps = 1;    ///< sequential repetitions of the GEMM view (RNN time steps)
   double flops = 0;
@@ -150,6 +155,9 @@ struct GpuRates {
   bool l1_caches_global = true;
   /// Blocks of k_bn_channel_block_threads threads the GPU holds at once (SMs x threads per SM / block).
   double channel_block_slots = 1;
+  /// Blocks of cuDNN's BatchNorm inference kernel resident at once, by its block size: 64 and 512 threads.
+  double bn_plane_slots_narrow = 1;
+  double bn_plane_slots_wide = 1;
   /// Which tiles cuBLAS's strided-batched FP32 SIMT GEMM runs on this architecture (model_constants.hpp,
   /// k_batched_tiles_sgemm_*): one kernel on Maxwell/Pascal and on Ampere/Ada, a choice elsewhere.
   enum class BatchedSgemm { choice, pascal, ampere } batched_sgemm = BatchedSgemm::choice;
@@ -180,6 +188,19 @@ double dram_ecc_share(const GpuSpec& gpu);
 /// cuDNN's NCHW BatchNorm backward as a per-channel reduction (KernelDraft::channel_*) on an input of `numel`
 /// elements and `channels` channels; nothing when either is unknown.
 void set_bn_backward_channels(KernelDraft& d, double numel, double channels);
+/// Whether PyTorch runs this run's BatchNorm on cuDNN (or it is a bare cuDNN call): ATen's
+/// _select_batch_norm_backend takes cuDNN only where the weights are FP32 and the input is not BF16, i.e. FP32/TF32
+/// runs and FP16 training under autocast (half input, FP32 weights); a model.half() or BF16 model runs ATen's own
+/// kernels.
+inline bool cudnn_batch_norm(const PredictOptions& opts, bool training) {
+  if (opts.runtime == Runtime::cudnn) return true;
+  if (opts.runtime != Runtime::pytorch) return false;
+  if (opts.precision == Precision::fp32 || opts.precision == Precision::tf32) return true;
+  return training && opts.precision == Precision::fp16 && opts.autocast;
+}
+/// Marks `d` as cuDNN's NCHW BatchNorm inference kernel over `numel` elements of `channels` channels in
+/// `images` images: one block per (image, channel) plane (KernelDraft::plane_blocks).
+void set_bn_inference_planes(KernelDraft& d, double numel, double images, double channels);
 /// A convolution's shape as the kernel model needs it (0 where unknown).
 struct ConvShape {
   double groups = 1, cin = 0, cout = 0, kh = 1, kw = 1, sh = 1, sw = 1, dil = 1;

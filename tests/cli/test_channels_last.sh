@@ -3,7 +3,8 @@
 # NCHW tensors reorder them to NHWC and back (three kernels per convolution, costed by default); with the flag
 # they read and write the tensors as they are. On an A100 at FP16 a conv net gets faster on every command that
 # predicts (predict, sweep, select, mig, diff, budget check), the JSON echoes `"channels_last": true` only with
-# the flag and the text headers say "channels_last"; at FP32 (TF32 kernels read NCHW) nothing moves. TensorRT
+# the flag and the text headers say "channels_last"; at FP32 (TF32 kernels read NCHW) only the eval-mode BatchNorms
+# move, a little and never up (cuDNN's NHWC kernels instead of its NCHW one, a latency-bound block per plane). TensorRT
 # and a bare cuDNN call pick their own layouts: exit 2 with one line naming the flag. budget check reads a
 # per-entry `channels_last` field (a boolean).
 # Usage: bash test_channels_last.sh PERFPRED_BINARY REPO_ROOT   (exit 0 pass, 77 skip, else fail)
@@ -59,7 +60,7 @@ check test $? = 0
 "$BIN" budget check "$TMP/budget-field.json" --json --no-meta >"$TMP/budget.fp16.nhwc" 2>"$TMP/err"
 check test $? = 0
 
-# 2. FP16 latencies fall with the flag, FP32 ones stay; the echo is there only with the flag.
+# 2. FP16 latencies fall with the flag, FP32 ones at most by their BatchNorms; the echo is there only with the flag.
 check $PY - "$TMP" <<'EOF'
 import json, os, sys
 d = sys.argv[1]
@@ -89,7 +90,9 @@ for name in ("predict", "sweep", "select", "mig", "diff", "budget"):
             if p == "fp16":
                 assert v < 0.97 * u, (name, p, u, v)  # ResNet-18's convolutions at batch 64 lose their reorders
             else:
-                assert v == u, (name, p, u, v)  # TF32 kernels read NCHW: nothing to leave out
+                # TF32 kernels read NCHW: only cuDNN's eval-mode BatchNorm moves (its NHWC kernels are DRAM-bound,
+                # its NCHW one walks a latency-bound block per plane), a few percent of ResNet-18 at batch 64.
+                assert 0.9 * u <= v <= u, (name, p, u, v)
         if name == "budget":
             assert "channels_last" not in a["entries"][0] and b["entries"][0]["channels_last"] is True, name
         else:

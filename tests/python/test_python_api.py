@@ -471,11 +471,13 @@ class Advise(unittest.TestCase):
 
     def test_channels_last_matches_cli(self):
         """channels_last=True is --channels-last on select, sweep and mig: the CLI's JSON, echoed (at FP32, where
-        TF32 kernels read NCHW, the latency stays), and the CLI's one-line error with TensorRT."""
+        TF32 kernels read NCHW, only the eval-mode BatchNorms move: cuDNN's NHWC kernels instead of its NCHW one,
+        a latency-bound block per plane), and the CLI's one-line error with TensorRT."""
         for name, args, call, latency, got, base in self._decision_flag(32, "--channels-last", channels_last=True):
             self.assertIs(got["channels_last"], True, name)
             self.assertNotIn("channels_last", base, name)
-            self.assertEqual(latency(got), latency(base), name)
+            self.assertLessEqual(latency(got), latency(base), name)
+            self.assertGreater(latency(got), 0.9 * latency(base), name)
             rc, err = cli_error(*args, "--precision", "fp16", "--runtime", "tensorrt", "--channels-last")
             self.assertEqual(rc, 2, name)
             with self.assertRaises(perfpred.InputError) as ctx:

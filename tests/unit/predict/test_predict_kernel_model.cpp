@@ -237,6 +237,53 @@ TEST(LayoutReorders, KernelRowsPayThemOnlyWhereTheRuntimeHoldsNchwTensors) {
   EXPECT_NEAR(eager.time_s - bare.time_s, reorder_s + 3 * 0.8e-6, 1e-9);
 }
 
+TEST(BatchNormInference, OneBlockPerPlaneWhateverTheBytes) {
+  // cuDNN's NCHW BatchNorm inference kernel runs one block per (image, channel) plane (perfpred's H200 harness:
+  // grid C x N, 64 threads at 7x7 and 14x14, 512 at 56x56), latency-bound: 32x512x7x7 took 11.7 us in FP32 and in
+  // FP16, where DRAM would take about 3 us; 32x256x14x14 7.8-7.9 us; 32x64x56x56 21.0 / 17.6 us.
+  const GpuSpec h200 = gpu("h200-sxm-141gb");
+  auto timed = [](double batch, double channels, double hw, const GpuSpec& g, Runtime rt, Precision p,
+                  bool channels_last = false) {
+    KernelEstimate k;
+    k.family = OpFamily::norm;
+    k.op = "BatchNormalization";
+    k.phase = "forward";
+    const double n = batch * channels * hw * hw;
+    k.flops = 2 * n;
+    k.bytes = 2 * n * (p == Precision::fp16 ? 2 : 4);
+    k.attrs = {{"batch", batch}, {"channels", channels}, {"in_h", hw}, {"in_w", hw}};
+    PredictOptions o;
+    o.precision = p;
+    o.runtime = rt;
+    o.channels_last = channels_last;
+    estimate_kernel(k, g, o);
+    return k.time_s;
+  };
+  const double gap = 0.8e-6;  // after each kernel
+  const double small32 = timed(32, 512, 7, h200, Runtime::cudnn, Precision::fp32);
+  EXPECT_DOUBLE_EQ(small32, timed(32, 512, 7, h200, Runtime::cudnn, Precision::fp16));
+  EXPECT_NEAR(small32 - gap, 11.7e-6, 1.2e-6);
+  EXPECT_NEAR(timed(32, 256, 14, h200, Runtime::cudnn, Precision::fp32) - gap, 7.85e-6, 0.8e-6);
+  EXPECT_NEAR(timed(32, 64, 56, h200, Runtime::cudnn, Precision::fp32) - gap, 19.3e-6, 2e-6);
+  // 16,384 blocks of 64 threads: 4 waves of 132 x 32 on the H200, 7 of 80 x 32 on a V100 (the same per-block
+  // latency), 16 of 68 x 16 on an RTX 2080 Ti (Turing keeps 16 blocks and 1,024 threads per SM).
+  const double per_wave = 2.75e-6 + 0.38e-6, offset = -1.1e-6;
+  EXPECT_NEAR(small32 - gap, offset + 4 * per_wave, 1e-9);
+  EXPECT_NEAR(timed(32, 512, 7, gpu("v100-sxm2-16gb"), Runtime::cudnn, Precision::fp32) - gap, offset + 7 * per_wave, 1e-9);
+  EXPECT_NEAR(timed(32, 512, 7, gpu("rtx-2080ti"), Runtime::cudnn, Precision::fp32) - gap, offset + 16 * per_wave,
+              1e-9);
+  // PyTorch takes cuDNN's kernel only where the weights are FP32: FP32 runs do, a model.half() model runs ATen's
+  // elementwise kernel (DRAM-bound), and channels_last tensors cuDNN's NHWC kernels.
+  EXPECT_DOUBLE_EQ(timed(32, 512, 7, h200, Runtime::pytorch, Precision::fp32), small32);
+  EXPECT_LT(timed(32, 512, 7, h200, Runtime::pytorch, Precision::fp16), 0.5 * small32);
+  EXPECT_LT(timed(32, 512, 7, h200, Runtime::pytorch, Precision::fp32, true), 0.5 * small32);
+  EXPECT_LT(timed(32, 512, 7, h200, Runtime::tensorrt, Precision::fp32), 0.5 * small32);
+  // Large planes stay bound by DRAM where the plane walk is the shorter: 32x64x112x112 on a GTX 1080 Ti.
+  const GpuSpec pascal = gpu("gtx-1080ti");
+  EXPECT_DOUBLE_EQ(timed(32, 64, 112, pascal, Runtime::cudnn, Precision::fp32),
+                   timed(32, 64, 112, pascal, Runtime::cudnn, Precision::fp32, true));
+}
+
 TEST(BatchNormBackward, OneBlockPerChannelStreamsAtItsOwnRate) {
   // cuDNN's NCHW BatchNorm backward runs one 512-thread block per channel (perfpred's H200 harness: grid 64x1x1,
   // 0.170 ms FP32 at 32x64x56x56 with the statistics recomputed, three passes). With the forward's saved
