@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string_view>
 
 #include "perfpred/hw/power_limit.hpp"
@@ -53,6 +54,13 @@ double rated_clock_scale(const GpuSpec& gpu) {
     return share >= 1 ? 1.0 : std::pow(share, 1.0 / k_power_clock_exponent);
   }
   return 1.0;  // a chip family without a full-power reference: its boost clock is taken as sustained
+}
+
+double rated_power_share(const GpuSpec& gpu) {
+  if (!power_sets_clock(gpu)) return std::numeric_limits<double>::infinity();
+  for (const auto& ref : k_full_power_w_per_tflop)
+    if (gpu.compute_capability == ref.compute_capability) return (gpu.tdp_w / gpu.fp32_tflops) / ref.w_per_fp32_tflop;
+  return std::numeric_limits<double>::infinity();
 }
 
 // Under a power limit below what the board draws flat out at its TDP, the same power-vs-clock law from there

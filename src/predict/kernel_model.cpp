@@ -130,6 +130,17 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   const bool simt_gain_sm = cc == "7.0" || cc == "7.2" || cc == "8.0" || cc == "6.0";
   // INT8 without tensor cores is dp4a, which runs on the INT32 lanes themselves: no gain there.
   if (simt_gain_sm && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
+  // Turing (TU10x) has the INT32 pipe too: its FP32 SIMT convolutions, whose implicit GEMM spends more issue
+  // slots on address arithmetic than a GEMM, issue (1 + gain) times the FMAs per clock. That draws as much more
+  // power, so where the TDP caps the clock (the T4) the clock falls as the cube root of the power share left
+  // (perfpred/hw/sustained_clock.hpp): the gain times min(1, (share / gain)^(1/3)) over min(1, share^(1/3)), the
+  // full gain on a card with that much power to spare, gain^(2/3) at a cap, continuous in between.
+  if (cc == "7.5" && p != Precision::int8) {
+    const double g = 1 + model::k_int_pipe_simt_gain, share = rated_power_share(gpu);
+    r.simt_conv_issue_gain = std::isfinite(share) && share > 0
+                                 ? g * std::min(1.0, std::cbrt(share / g)) / std::min(1.0, std::cbrt(share))
+                                 : g;
+  }
   // DeepBench's T4 INT8 GEMMs (cuBLAS 10.1, cublasGemmEx with INT32 compute in plain layouts) peaked at 24.2 TOPS,
   // under the 32.6 of dp4a (4 INT8 multiply-adds per INT32 lane per clock) and a fifth of the INT8 tensor peak:
   // Turing's IMMA kernels take cublasLt's interleaved COL32 layouts only. Bare cuBLAS calls (runtime cudnn) there run
@@ -409,6 +420,7 @@ MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
                     : (tensor ? (r.int8 ? model::k_gemm_tensor_int8_eff : model::k_gemm_tensor_eff)
                               : model::k_gemm_simt_eff);
   if (!tensor) eff *= r.simt_issue_gain;
+  if (!tensor && conv) eff *= r.simt_conv_issue_gain;
   if (conv && tensor && !r.int8 && r.runtime != Runtime::tensorrt) eff = tf32 ? r.conv_tensor_tf32_eff : r.conv_tensor_eff;
   if (conv && tensor && r.int8 && r.runtime == Runtime::tensorrt && r.sm80_tensor_cores) eff = model::k_conv_tensor_int8_trt_async_eff;
   if (conv && !tensor && r.int8 && r.runtime == Runtime::cudnn) eff *= model::k_conv_dp4a_share;

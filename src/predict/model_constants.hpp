@@ -35,9 +35,17 @@ inline constexpr double k_conv_dp4a_share = 0.5;
 /// CC 7.0/7.2/8.0) runs their address and loop arithmetic on an INT32 pipe of its own beside
 /// the FMAs; Maxwell and Pascal issue it in FP32 slots, and GA10x/AD10x share half their FP32 lanes with
 /// it. The efficiencies above are fitted on Pascal and Turing together; these SMs get (1 + gain) of
-/// them. Turing has the pipe too but is left out: the T4 (DeepBench, NeuSight) is already predicted too
-/// fast (with the gain its NeuSight GEMMs went 26.5% -> 36.1%), and the compute chips are never
-/// power-limited in this model, so no clock sweep crosses a step. Fitted on kernel sets, checked on
+/// them. Turing has the pipe too; its GEMMs are left out (with the gain the T4's NeuSight GEMMs went 26.5% ->
+/// 36.1%), its FP32 convolutions (an implicit GEMM spends more issue slots on address arithmetic than a GEMM)
+/// take it as far as power allows: the extra FMAs per clock draw as much more power, and where the TDP caps the
+/// clock it falls as the cube root of the share left (kernel_model.cpp; every catalogued Turing card sits at or
+/// under the Turing reference's W per TFLOP, so each keeps gain^(2/3) = 1.13). Session 28 had left Turing out
+/// because HELP's RTX 2080 Ti went the other way; once cuDNN's eval-mode BatchNorm was costed per plane
+/// (k_bn_inf_block_s) the network rows agree (tools/eval_analytical.py --per-group 20): held-out latency 14.9% ->
+/// 14.7%, training 17.8% -> 17.5%, calibration 10.7% -> 10.5%, energy 14.9% -> 14.6% (ryujaehun's RTX 2080 Ti
+/// FP32 inference 30.9% -> 23.9%, training 17.6% -> 14.0%; no group worse by 0.05 points). Kernels: DeepBench's
+/// T4 convolutions 29.5% -> 28.0%, NeuSight's 19.4% -> 20.2%. The gain is continuous in the power share, so a
+/// clock or TDP sweep crosses no step. Fitted on kernel sets, checked on
 /// networks: DeepBench V100 FP32 (cuDNN 7.6, >= 0.2 ms) measured/analytical median 0.84 conv, 0.88
 /// GEMM at 0 -> 1.00 / 1.05 at 0.2, mean APE 42.0% -> 31.0% conv, 24.9% -> 15.4% GEMM; NeuSight V100
 /// linear 19.1% -> 7.7%, A100 (TF32 off) 13.2% -> 12.2%. Networks (held out): Lambda V100 FP32 training

@@ -137,7 +137,9 @@ struct GpuRates {
   /// "Power limits"); a card's rated (TDP) clock leaves DRAM-bound kernels at full speed.
   double limit_memory_share = 1;
   double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it; perfpred/hw/sustained_clock.hpp)
-  double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on GV100/GV10B/GA100 (own INT32 pipe) and GP100 SMs
+  double simt_issue_gain = 1;
+  /// 1 + k_int_pipe_simt_gain for FP32 SIMT convolutions on Turing SMs (own INT32 pipe) that are not power-capped.
+  double simt_conv_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on GV100/GV10B/GA100 (own INT32 pipe) and GP100 SMs
   /// sm_80+: tensor-core conv gradients as fast as the forward, and cp.async multistage main loops (TensorRT's
   /// INT8 convolutions at k_conv_tensor_int8_trt_async_eff).
   bool sm80_tensor_cores = false;

@@ -82,6 +82,11 @@ double clock_under_limit(double limit_w, double draw_w);
 /// The sustained clock at the TDP, ignoring any power limit set below it (1 where sustained_clock_scale is).
 double rated_clock_scale(const GpuSpec& gpu);
 
+/// The card's W per FP32 TFLOP at its TDP over its chip family's full-power reference, unclamped: under 1 the TDP
+/// caps the clock (rated_clock_scale = its cube root), over 1 the card has that much power to spare at boost.
+/// Infinity where power does not set the clock here (rated_clock_scale is 1 whatever the work draws).
+double rated_power_share(const GpuSpec& gpu);
+
 /// Board power of the GPU running FP32 work flat out: min(TDP or the power limit set below it, fp32_power_demand_w).
 double full_load_power_w(const GpuSpec& gpu);
 

@@ -35,6 +35,19 @@ TEST(SustainedClock, NeverAboveBoostAndOneWherePowerDoesNotLimit) {
   EXPECT_DOUBLE_EQ(sustained_clock_scale(card("7.5", 70, 0)), 1.0);           // no FP32 rate
 }
 
+TEST(RatedPowerShare, UnclampedWattsPerTflopOverTheReference) {
+  // The share whose cube root is the rated clock, kept above 1 where the card has power to spare: the T4's 0.465,
+  // the Turing reference itself (RTX 2080 Ti: 250 W / 13.45) 1, four times its power 4; infinity where power does
+  // not set the clock (compute chips without a reference, embedded boards, no TDP or FP32 rate).
+  EXPECT_NEAR(rated_power_share(card("7.5", 70, 8.1)), (70 / 8.1) / (250 / 13.45), 1e-12);
+  EXPECT_NEAR(std::cbrt(rated_power_share(card("7.5", 70, 8.1))), rated_clock_scale(card("7.5", 70, 8.1)), 1e-12);
+  EXPECT_NEAR(rated_power_share(card("7.5", 250, 13.45)), 1.0, 1e-12);
+  EXPECT_NEAR(rated_power_share(card("7.5", 1000, 13.45)), 4.0, 1e-12);
+  EXPECT_TRUE(std::isinf(rated_power_share(card("8.0", 70, 19.5))));
+  EXPECT_TRUE(std::isinf(rated_power_share(card("8.7", 15, 5.3, "embedded"))));
+  EXPECT_TRUE(std::isinf(rated_power_share(card("7.5", 0, 8.1))));
+}
+
 TEST(FullLoadPower, ComputeChipsDrawTheirProcessSiblingsWattsPerTflop) {
   // GP100 (6.0) on GP102's 16 nm: 250 W / 10.97 TFLOPS; P100 PCIe 9.3 TFLOPS -> 212 W of its 250 W.
   EXPECT_NEAR(full_load_power_w(card("6.0", 250, 9.3)), 250 / 10.97 * 9.3, 1e-9);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <nlohmann/json.hpp>  // catalog.hpp holds std::vector<json> and forward-declares json
 
@@ -371,8 +372,8 @@ TEST(IntPipe, VoltaClassComputeSmsRunSimtGemmsFaster) {
   GpuSpec gp100 = maxwell;
   gp100.compute_capability = "6.0";
   EXPECT_NEAR(big_gemm(maxwell).time_s / big_gemm(gp100).time_s, 1.2, 0.02);
-  // Not on GA10x, whose extra FP32 lanes share their issue with INT32 (GA100's do not), nor on Turing
-  // (the T4's kernels are already predicted too fast).
+  // Not on GA10x, whose extra FP32 lanes share their issue with INT32 (GA100's do not), nor on Turing's GEMMs
+  // (the T4's were already predicted too fast; its convolutions below).
   const GpuSpec ga10x = gpu("rtx-3090");
   GpuSpec as_ga100 = ga10x;
   as_ga100.compute_capability = "8.0";
@@ -383,6 +384,38 @@ TEST(IntPipe, VoltaClassComputeSmsRunSimtGemmsFaster) {
   // (Turing's volta_sgemm kernels store their result at a lower share of the bandwidth: a compute-bound GEMM's
   // memory term moves it by under 0.1%.)
   EXPECT_NEAR(big_gemm(turing).time_s / big_gemm(as_maxwell).time_s, 1.0, 1e-3);
+  // Turing's FP32 convolutions take it (an implicit GEMM's address arithmetic issues on the INT32 pipe) where the
+  // card has the power to spare: an RTX 2080 Ti given a TDP no clock reaches runs them 1.2x faster than its
+  // Maxwell copy (its GEMMs alike). At a TDP cap the extra FMAs per clock cost power, and the clock falls as the
+  // cube root of the power share: the T4 keeps gain^(2/3), so against the same T4 with power to spare its conv
+  // slows by 1.2^(1/3) more than its GEMM does.
+  auto conv_s = [](const GpuSpec& g, Precision p) {
+    KernelEstimate k;
+    k.family = OpFamily::conv;
+    k.op = "Conv";
+    k.phase = "forward";
+    k.gemm = GemmShape{1, 64 * 28 * 28, 512, 512};  // 1x1, 512 -> 512 at 28x28, batch 64: compute-bound
+    k.flops = 2.0 * 64 * 28 * 28 * 512 * 512;
+    k.bytes = 4.0 * (2 * 64 * 28 * 28 * 512 + 512 * 512);
+    k.attrs = {{"batch", 64}, {"in_channels", 512}, {"out_channels", 512}, {"kernel_h", 1}, {"kernel_w", 1},
+               {"stride_h", 1}, {"stride_w", 1}, {"in_h", 28}, {"in_w", 28}, {"out_h", 28}, {"out_w", 28}};
+    PredictOptions o;
+    o.precision = p;
+    o.runtime = Runtime::cudnn;
+    estimate_kernel(k, g, o);
+    return k.time_s;
+  };
+  GpuSpec spare = turing, spare_maxwell = as_maxwell;
+  spare.tdp_w = spare_maxwell.tdp_w = 10000;
+  EXPECT_NEAR(conv_s(spare_maxwell, Precision::fp32) / conv_s(spare, Precision::fp32), 1.2, 0.02);
+  EXPECT_NEAR(big_gemm(spare_maxwell).time_s / big_gemm(spare).time_s, 1.0, 1e-3);
+  const GpuSpec t4 = gpu("t4");
+  GpuSpec t4_spare = t4;
+  t4_spare.tdp_w = 10000;
+  const double conv_slowdown = conv_s(t4, Precision::fp32) / conv_s(t4_spare, Precision::fp32);
+  const double gemm_slowdown = big_gemm(t4).time_s / big_gemm(t4_spare).time_s;
+  EXPECT_GT(gemm_slowdown, 1.1);  // the T4's 70 W cap holds its clock down
+  EXPECT_NEAR(conv_slowdown / gemm_slowdown, std::cbrt(1.2), 0.01);
   // Nor on GH100, whose SM doubled its FP32 lanes (128) over GA100's register file: perfpred's H200 harness
   // timed cuBLAS SGEMMs of 8192 x 4096 x 4096 at 50-52 TFLOP/s (CUPTI), 0.77 of the 67 TFLOP/s peak.
   const GpuSpec h200 = gpu("h200-sxm-141gb");

@@ -387,10 +387,11 @@ TEST(EagerPlan, PascalServesPyTorchDepthwiseTapsFromL2) {
   // Stride 2 spreads a warp's loads over twice the sectors: a quarter of the outputs, 10/6 the bytes each.
   EXPECT_NEAR(conv_s(s2, "titan-xp", o) / pascal, 0.25 * 10 / 6, 0.05);
   // Two channels per group is cuDNN's grouped convolution (a GEMM per group), not PyTorch's depthwise kernel: no
-  // L2 tap term, so the Titan Xp runs it as the RTX 2080 Ti does, within their FP32 rates (12.1 and 13.4 TFLOP/s).
+  // L2 tap term, so the Titan Xp runs it as the RTX 2080 Ti does, within their FP32 rates (12.1 and 13.4 TFLOP/s)
+  // and Turing's INT32-pipe gain on convolutions (up to 1.2).
   test::NetBuilder g2;
   g2.output(g2.conv(g2.input("x", {64, 192, 56, 56}), 96, 7, 1, false, 96));
-  EXPECT_LT(conv_s(g2, "titan-xp", o) / conv_s(g2, "rtx-2080ti", o), 1.3);
+  EXPECT_LT(conv_s(g2, "titan-xp", o) / conv_s(g2, "rtx-2080ti", o), 1.3 * 1.2);
   // Other runtimes take cuDNN's or TensorRT's kernels: no L2 tap term.
   PredictOptions trt = o;
   trt.runtime = Runtime::tensorrt;
