@@ -29,10 +29,8 @@ import collections
 import concurrent.futures
 import json
 import os
-import random
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -142,18 +140,13 @@ def collect(a):
         set_name = os.path.basename(os.path.dirname(path))
         if only and set_name not in only:
             continue
-        rows = [r for r in ea.read_rows(path) if r.get("status") == "ok" and r.get("latency_ms")
+        # eval_analytical's rows and sample, then the ones with a latency
+        rows = [r for r in ea.read_rows(path) if r.get("status") in ("ok", "oom")
                 and (r.get("model") or (r.get("model_family") in ea.ON_DEMAND_FAMILIES and r.get("recipe")))]
-        groups = collections.defaultdict(list)
-        for r in rows:
-            groups[(r["gpu_id"], r["model_family"], r["mode"], r["precision"], r["batch"],
-                    ea.runtime_of(r["runtime"]))].append(r)
-        rng = random.Random(a.seed)
-        for _, rs in sorted(groups.items()):
-            rs = sorted(rs, key=lambda r: r["id"])
-            if len(rs) > a.per_group:
-                rs = rng.sample(rs, a.per_group)
+        for rs in ea.sampled_groups(rows, a.per_group, a.seed):
             for r in rs:
+                if r.get("status") != "ok" or not r.get("latency_ms"):
+                    continue
                 r["_set"] = set_name
                 split = "calibration" if ea.calibration(r) else "held-out"
                 if a.split != "all" and split != a.split:

@@ -194,6 +194,20 @@ def export_on_demand(row, csv_path, datasets):
     return path, None
 
 
+def sampled_groups(rows, per_group, seed):
+    """The rows of one data set file in groups (GPU, family, mode, precision, batch, runtime), each sorted by id and
+    sampled down to per_group rows, in a stable order: the sample every tool that scores these rows shares."""
+    groups = collections.defaultdict(list)
+    for r in rows:
+        groups[(r["gpu_id"], r["model_family"], r["mode"], r["precision"], r["batch"], runtime_of(r["runtime"]))].append(r)
+    rng = random.Random(seed)
+    out = []
+    for _, rs in sorted(groups.items()):
+        rs = sorted(rs, key=lambda r: r["id"])
+        out.append(rng.sample(rs, per_group) if len(rs) > per_group else rs)
+    return out
+
+
 def read_rows(path):
     with open(path, newline="") as f:
         first = f.readline()
@@ -285,14 +299,7 @@ def main():
         meta = {}
         if os.path.exists(path + ".meta.json"):
             meta = json.load(open(path + ".meta.json"))
-        groups = collections.defaultdict(list)
-        for r in rows:
-            groups[(r["gpu_id"], r["model_family"], r["mode"], r["precision"], r["batch"], runtime_of(r["runtime"]))].append(r)
-        rng = random.Random(a.seed)
-        for key, rs in sorted(groups.items()):
-            rs = sorted(rs, key=lambda r: r["id"])
-            if len(rs) > a.per_group:
-                rs = rng.sample(rs, a.per_group)
+        for rs in sampled_groups(rows, a.per_group, a.seed):
             for r in rs:
                 gpu = r["gpu_id"]
                 if gpu.startswith("spec:"):

@@ -672,7 +672,7 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
   // inference kernel, one block per (image, channel) plane (a kernel row's forward is the inference kernel: no
   // batch statistics).
   if (k.op == "BatchNormalization" && d.phase == Phase::forward && !opts.channels_last &&
-      detail::cudnn_batch_norm(opts, false)) {
+      detail::cudnn_eval_batch_norm(opts)) {
     const double channels = attr_or(k, "channels", 0), batch = attr_or(k, "batch", 0);
     detail::set_bn_inference_planes(d, batch * channels * attr_or(k, "in_h", 0) * attr_or(k, "in_w", 1), batch,
                                     channels);

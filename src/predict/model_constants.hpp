@@ -311,8 +311,9 @@ inline constexpr double k_bn_channel_block_threads = 512;
 /// block in data/measured/h200-harness: 64 at 7x7 and 14x14, 512 at 56x56), and each block's loads wait on DRAM:
 /// a block costs k_bn_inf_block_s plus k_bn_inf_iter_s per pass of its threads over its plane, the GPU holds
 /// min(max resident blocks, max_threads_per_sm / threads) of them per SM, and the kernel takes its waves of blocks
-/// plus k_bn_inf_offset_s (negative: a lone wave runs about a microsecond under a wave among others). The time follows the planes and passes, not the bytes: 32x512x7x7 took 11.7 us in FP32
-/// and FP16 alike, where DRAM would take 3. Fitted (relative least squares) on the harness's twelve BatchNorm
+/// plus k_bn_inf_offset_s (negative: a lone wave runs about a microsecond under a wave among others). The time
+/// follows the planes and passes, not the bytes: 32x512x7x7 took 11.7 us in FP32 and FP16 alike, where DRAM would
+/// take 3. Fitted (relative least squares) on the harness's twelve BatchNorm
 /// forward rows (cuDNN 9.14, H200, CUPTI kernel time; 1x and 32x 64x56x56, 256x14x14 and 512x7x7, FP32 and FP16):
 /// 2.75 us per block, 0.38 us per pass and -1.1 us, each row within 8% but 32x64x56x56 FP16 (17%; 2,048 blocks of
 /// 512 threads, seven passes, 4 waves of 528: 20.6 us against 21.0 FP32 and 17.6 FP16 measured); without the

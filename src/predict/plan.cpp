@@ -946,13 +946,13 @@ std::vector<int> pattern_reads(const PlanContext& c, int id) {
 }
 
 /// cuDNN's BatchNorm inference kernel on NCHW tensors runs one block per (image, channel) plane
-/// (set_bn_inference_planes): PyTorch's eval-mode BatchNorm where it runs on cuDNN (cudnn_batch_norm) and a bare
+/// (set_bn_inference_planes): PyTorch's eval-mode BatchNorm where it runs on cuDNN (cudnn_eval_batch_norm) and a bare
 /// cuDNN call, unless the tensors are channels_last (cuDNN's NHWC kernels). The training forward is another
 /// kernel (batch statistics; not measured), left DRAM-bound: given the same walk over the planes, held-out training
 /// went 17.8% -> 18.1% (Lambda's AMP and TF32 rows 1-6 points worse; docs/accuracy.md, Session 32). Other runtimes
 /// fold BatchNorm or run their own kernels.
 void bn_inference_planes(const PlanContext& c, const Node& node, KernelDraft& d) {
-  if (c.training || c.opts.channels_last || !cudnn_batch_norm(c.opts, false)) return;
+  if (c.training || c.opts.channels_last || !cudnn_eval_batch_norm(c.opts)) return;
   if (node.inputs.empty() || node.inputs[0] < 0) return;
   const Tensor& t = c.g.tensors[node.inputs[0]];
   const auto n = t.numel();

@@ -137,9 +137,9 @@ struct GpuRates {
   /// "Power limits"); a card's rated (TDP) clock leaves DRAM-bound kernels at full speed.
   double limit_memory_share = 1;
   double clock_scale = 1;        ///< sustained / rated clock of a power-limited card (math rates include it; perfpred/hw/sustained_clock.hpp)
-  double simt_issue_gain = 1;
-  /// 1 + k_int_pipe_simt_gain for FP32 SIMT convolutions on Turing SMs (own INT32 pipe) that are not power-capped.
-  double simt_conv_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on GV100/GV10B/GA100 (own INT32 pipe) and GP100 SMs
+  double simt_issue_gain = 1;  ///< 1 + k_int_pipe_simt_gain on GV100/GV10B/GA100 (own INT32 pipe) and GP100 SMs
+  /// Turing's FP32 SIMT convolutions (own INT32 pipe): 1 + k_int_pipe_simt_gain as far as power allows (gpu_rates).
+  double simt_conv_issue_gain = 1;
   /// sm_80+: tensor-core conv gradients as fast as the forward, and cp.async multistage main loops (TensorRT's
   /// INT8 convolutions at k_conv_tensor_int8_trt_async_eff).
   bool sm80_tensor_cores = false;
@@ -190,15 +190,12 @@ double dram_ecc_share(const GpuSpec& gpu);
 /// cuDNN's NCHW BatchNorm backward as a per-channel reduction (KernelDraft::channel_*) on an input of `numel`
 /// elements and `channels` channels; nothing when either is unknown.
 void set_bn_backward_channels(KernelDraft& d, double numel, double channels);
-/// Whether PyTorch runs this run's BatchNorm on cuDNN (or it is a bare cuDNN call): ATen's
-/// _select_batch_norm_backend takes cuDNN only where the weights are FP32 and the input is not BF16, i.e. FP32/TF32
-/// runs and FP16 training under autocast (half input, FP32 weights); a model.half() or BF16 model runs ATen's own
-/// kernels.
-inline bool cudnn_batch_norm(const PredictOptions& opts, bool training) {
-  if (opts.runtime == Runtime::cudnn) return true;
-  if (opts.runtime != Runtime::pytorch) return false;
-  if (opts.precision == Precision::fp32 || opts.precision == Precision::tf32) return true;
-  return training && opts.precision == Precision::fp16 && opts.autocast;
+/// Whether this run's eval-mode BatchNorm is cuDNN's inference kernel: a bare cuDNN call, or PyTorch where ATen's
+/// _select_batch_norm_backend takes cuDNN, which needs FP32 weights (FP32/TF32 runs; a model.half() or BF16 model
+/// runs ATen's own elementwise kernel).
+inline bool cudnn_eval_batch_norm(const PredictOptions& opts) {
+  return opts.runtime == Runtime::cudnn ||
+         (opts.runtime == Runtime::pytorch && (opts.precision == Precision::fp32 || opts.precision == Precision::tf32));
 }
 /// Marks `d` as cuDNN's NCHW BatchNorm inference kernel over `numel` elements of `channels` channels in
 /// `images` images: one block per (image, channel) plane (KernelDraft::plane_blocks).
