@@ -45,22 +45,19 @@ double clock_under_limit(double limit_w, double draw_w) {
   return std::max(k_min_clock_scale, std::pow(share, 1.0 / k_power_clock_exponent));
 }
 
-// The card against its chip family's reference, both at their TDP: the cube root of their W per TFLOP.
-double rated_clock_scale(const GpuSpec& gpu) {
-  if (!power_sets_clock(gpu)) return 1.0;
-  for (const auto& ref : k_full_power_w_per_tflop) {
-    if (gpu.compute_capability != ref.compute_capability) continue;
-    const double share = (gpu.tdp_w / gpu.fp32_tflops) / ref.w_per_fp32_tflop;
-    return share >= 1 ? 1.0 : std::pow(share, 1.0 / k_power_clock_exponent);
-  }
-  return 1.0;  // a chip family without a full-power reference: its boost clock is taken as sustained
-}
-
+// The card's W per TFLOP at its TDP over its chip family's reference; infinity without a reference (the compute
+// chips: their boost clock is taken as sustained) or where power does not set the clock.
 double rated_power_share(const GpuSpec& gpu) {
   if (!power_sets_clock(gpu)) return std::numeric_limits<double>::infinity();
   for (const auto& ref : k_full_power_w_per_tflop)
     if (gpu.compute_capability == ref.compute_capability) return (gpu.tdp_w / gpu.fp32_tflops) / ref.w_per_fp32_tflop;
   return std::numeric_limits<double>::infinity();
+}
+
+// The card against its chip family's reference, both at their TDP: the cube root of their W per TFLOP.
+double rated_clock_scale(const GpuSpec& gpu) {
+  const double share = rated_power_share(gpu);
+  return share >= 1 ? 1.0 : std::pow(share, 1.0 / k_power_clock_exponent);
 }
 
 // Under a power limit below what the board draws flat out at its TDP, the same power-vs-clock law from there

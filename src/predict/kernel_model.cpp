@@ -62,7 +62,6 @@ double cudnn_conv_tensor_eff(double tensor_flops, const GpuRates& r, double base
   const double eff = base * std::pow(model::k_conv_tensor_ref_flops_per_sm_clock / per_sm_clock, exponent);
   return std::min(eff, model::k_gemm_tensor_eff);
 }
-}  // namespace
 
 /// Thread blocks an SM keeps resident at most (CUDA's occupancy limit per compute capability): 16 on Turing and
 /// GA10x (sm_75, sm_86, sm_87), 24 on Ada (sm_89), 32 elsewhere from Maxwell to Hopper.
@@ -72,6 +71,18 @@ double max_resident_blocks_per_sm(const GpuSpec& gpu) {
   if (cc == "8.9") return 24;
   return 32;
 }
+
+/// Speed-up of Turing's FP32 SIMT convolutions from their INT32 pipe: gain g more FMAs per clock draw g times the
+/// power, and where that leaves less than the card's power share (rated_power_share) the clock falls as the
+/// power-clock law of perfpred/hw/sustained_clock.hpp says: g x clock(share / g) / clock(share), clock(x) =
+/// min(1, x^(1 / k_power_clock_exponent)). g with power to spare, g^(1 - 1/k) at a cap, continuous in between.
+double turing_conv_issue_gain(const GpuSpec& gpu) {
+  const double g = 1 + model::k_int_pipe_simt_gain, share = rated_power_share(gpu);
+  if (!std::isfinite(share) || !(share > 0)) return g;
+  const auto clock = [](double x) { return std::min(1.0, std::pow(x, 1.0 / k_power_clock_exponent)); };
+  return g * clock(share / g) / clock(share);
+}
+}  // namespace
 
 GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_scale) {
   GpuRates r;
@@ -131,16 +142,8 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   // INT8 without tensor cores is dp4a, which runs on the INT32 lanes themselves: no gain there.
   if (simt_gain_sm && p != Precision::int8) r.simt_issue_gain = 1 + model::k_int_pipe_simt_gain;
   // Turing (TU10x) has the INT32 pipe too: its FP32 SIMT convolutions, whose implicit GEMM spends more issue
-  // slots on address arithmetic than a GEMM, issue (1 + gain) times the FMAs per clock. That draws as much more
-  // power, so where the TDP caps the clock (the T4) the clock falls as the cube root of the power share left
-  // (perfpred/hw/sustained_clock.hpp): the gain times min(1, (share / gain)^(1/3)) over min(1, share^(1/3)), the
-  // full gain on a card with that much power to spare, gain^(2/3) at a cap, continuous in between.
-  if (cc == "7.5" && p != Precision::int8) {
-    const double g = 1 + model::k_int_pipe_simt_gain, share = rated_power_share(gpu);
-    r.simt_conv_issue_gain = std::isfinite(share) && share > 0
-                                 ? g * std::min(1.0, std::cbrt(share / g)) / std::min(1.0, std::cbrt(share))
-                                 : g;
-  }
+  // slots on address arithmetic than a GEMM, issue more FMAs per clock, as far as power allows.
+  if (cc == "7.5" && p != Precision::int8) r.simt_conv_issue_gain = turing_conv_issue_gain(gpu);
   // DeepBench's T4 INT8 GEMMs (cuBLAS 10.1, cublasGemmEx with INT32 compute in plain layouts) peaked at 24.2 TOPS,
   // under the 32.6 of dp4a (4 INT8 multiply-adds per INT32 lane per clock) and a fifth of the INT8 tensor peak:
   // Turing's IMMA kernels take cublasLt's interleaved COL32 layouts only. Bare cuBLAS calls (runtime cudnn) there run
@@ -154,8 +157,10 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   const double threads_per_sm = gpu.max_threads_per_sm > 0 ? gpu.max_threads_per_sm : 2048.0;
   r.channel_block_slots = r.sms * std::max(1.0, std::floor(threads_per_sm / model::k_bn_channel_block_threads));
   const double blocks_per_sm = max_resident_blocks_per_sm(gpu);
-  r.bn_plane_slots_narrow = r.sms * std::max(1.0, std::min(blocks_per_sm, std::floor(threads_per_sm / 64)));
-  r.bn_plane_slots_wide = r.sms * std::max(1.0, std::min(blocks_per_sm, std::floor(threads_per_sm / 512)));
+  r.bn_plane_slots_narrow =
+      r.sms * std::max(1.0, std::min(blocks_per_sm, std::floor(threads_per_sm / model::k_bn_inf_narrow_threads)));
+  r.bn_plane_slots_wide =
+      r.sms * std::max(1.0, std::min(blocks_per_sm, std::floor(threads_per_sm / model::k_bn_inf_wide_threads)));
   r.launch_floor_s = gpu.segment == "embedded" ? model::k_launch_floor_embedded_s : model::k_launch_floor_s;
   // After the rates, clock and SM count. FP16/BF16 convolutions pay cuDNN's layout reorders as kernels of their
   // own (time_kernel), so their share starts higher.
@@ -542,7 +547,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
     // One block per (image, channel) plane, latency-bound (KernelDraft::plane_blocks): waves of the blocks the
     // GPU holds at once, each a fixed cost plus one per pass of its threads over the plane.
     const bool wide = k.plane_elems >= model::k_bn_inf_wide_block_min_elems;
-    const double threads = wide ? 512 : 64;
+    const double threads = wide ? model::k_bn_inf_wide_threads : model::k_bn_inf_narrow_threads;
     const double waves = std::ceil(k.plane_blocks / (wide ? r.bn_plane_slots_wide : r.bn_plane_slots_narrow));
     const double passes = std::ceil(k.plane_elems / threads);
     const double t = model::k_bn_inf_offset_s + waves * (model::k_bn_inf_block_s + passes * model::k_bn_inf_iter_s);

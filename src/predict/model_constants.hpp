@@ -322,8 +322,12 @@ inline constexpr double k_bn_channel_block_threads = 512;
 inline constexpr double k_bn_inf_block_s = 2.75e-6;
 inline constexpr double k_bn_inf_iter_s = 0.38e-6;
 inline constexpr double k_bn_inf_offset_s = -1.1e-6;
-/// Plane size (elements) from which that kernel takes 512-thread blocks: 196 took 64 and 3,136 took 512 in the
-/// harness; between them (28x28, 32x32) the choice is not measured. Chosen on the H200 calibration rows (below).
+/// That kernel's two block sizes (CUPTI's block dimension in the harness rows).
+inline constexpr double k_bn_inf_narrow_threads = 64;
+inline constexpr double k_bn_inf_wide_threads = 512;
+/// Plane size (elements) from which that kernel takes its wide blocks: 196 took 64 threads and 3,136 took 512 in
+/// the harness; between them (28x28, 32x32) the choice is not measured. Chosen on the H200 calibration rows
+/// (docs/model.md, "Eval-mode BatchNorm").
 inline constexpr double k_bn_inf_wide_block_min_elems = 1024;
 /// DRAM passes of PyTorch's LayerNorm forward over its activation: vectorized_layer_norm_kernel reads each row
 /// for its Welford statistics, reads it again to normalise, and writes y (3, where the ideal traffic counts 2),
