@@ -46,9 +46,9 @@ ALL="$OUT/bundles/neusight-all.json"
 BASE=()
 [ "$KERNEL_BASE" = 1 ] && BASE=(--base "$ALL")
 log() { echo "eval_learned: $*" >&2; }
-timed() {  # timed NAME CMD...: run, record wall and CPU seconds in $OUT/NAME.time.json
+timed() {  # timed NAME CMD...: run, record wall, user and system CPU seconds in $OUT/NAME.time.json (microseconds)
   local name=$1; shift
-  /usr/bin/time -f '{"wall_s": %e, "cpu_s": %U, "max_rss_kb": %M}' -o "$OUT/$name.time.json" "$@"
+  /usr/bin/python3 "$ROOT/tools/proc_time.py" "$OUT/$name.time.json" "$@"
 }
 need_all() {
   if [ ! -f "$ALL" ]; then
