@@ -155,8 +155,10 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   r.l2_bytes = std::max(0.0, gpu.l2_cache_mb) * 1024 * 1024;
   r.sms = std::max(1, gpu.sm_count);
   const double threads_per_sm = gpu.max_threads_per_sm > 0 ? gpu.max_threads_per_sm : 2048.0;
-  r.channel_block_slots = r.sms * std::max(1.0, std::floor(threads_per_sm / model::k_bn_channel_block_threads));
-  const double blocks_per_sm = max_resident_blocks_per_sm(gpu);
+  r.threads_per_sm = threads_per_sm;
+  r.blocks_per_sm = max_resident_blocks_per_sm(gpu);
+  r.channel_block_slots = resident_block_slots(r, model::k_bn_channel_block_threads);
+  const double blocks_per_sm = r.blocks_per_sm;
   r.bn_plane_slots_narrow =
       r.sms * std::max(1.0, std::min(blocks_per_sm, std::floor(threads_per_sm / model::k_bn_inf_narrow_threads)));
   r.bn_plane_slots_wide =
@@ -299,6 +301,19 @@ void set_bn_backward_channels(KernelDraft& d, double numel, double channels) {
   d.channel_blocks = channels;
   d.channel_elems = numel / channels;
   d.channel_passes = model::k_bn_backward_channel_passes;
+}
+
+void set_depthwise_grad_weight_blocks(KernelDraft& d, double filters, double taps, double batch, double outputs) {
+  if (!(filters > 0 && taps > 0 && batch > 0 && outputs > 0)) return;
+  d.channel_blocks = filters * taps;
+  d.channel_elems = outputs;
+  d.channel_passes = 1;
+  d.channel_block_threads = std::min(32.0 * batch, model::k_depthwise_grad_weight_max_threads);
+}
+
+double resident_block_slots(const GpuRates& r, double threads) {
+  const double per_sm = std::floor(r.threads_per_sm / std::max(1.0, threads));
+  return r.sms * std::max(1.0, std::min(r.blocks_per_sm, per_sm));
 }
 
 void set_bn_inference_planes(KernelDraft& d, double numel, double images, double channels) {
@@ -538,9 +553,12 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   if (k.channel_passes > 0 && k.channel_blocks > 0 && k.channel_elems > 0) {
     // One block per channel, each at its own streaming rate (KernelDraft::channel_blocks): blocks beyond what
     // the GPU holds at once wait for a second round.
+    const bool bn = !(k.channel_block_threads > 0);
     const double rate =
-        r.half_precision ? model::k_bn_channel_block_elems_per_s_half : model::k_bn_channel_block_elems_per_s;
-    const double rounds = std::ceil(k.channel_blocks / r.channel_block_slots);
+        !bn ? model::k_bn_channel_block_elems_per_s * k.channel_block_threads / model::k_bn_channel_block_threads
+        : r.half_precision ? model::k_bn_channel_block_elems_per_s_half : model::k_bn_channel_block_elems_per_s;
+    const double slots = bn ? r.channel_block_slots : resident_block_slots(r, k.channel_block_threads);
+    const double rounds = std::ceil(k.channel_blocks / slots);
     body_step = std::max(body_step, rounds * k.channel_elems * k.channel_passes / rate / steps);
   }
   if (k.plane_blocks > 0 && k.plane_elems > 0) {

@@ -305,6 +305,15 @@ inline constexpr double k_bn_channel_block_elems_per_s_half = 2.53e9;
 inline constexpr double k_bn_backward_channel_passes = 2.0;
 /// Threads of that per-channel block: an SM holds max_threads_per_sm / 512 of them at once.
 inline constexpr double k_bn_channel_block_threads = 512;
+/// PyTorch's own depthwise filter gradient (ATen's conv_depthwise2d_grad_weight_kernel, which PyTorch runs for FP32
+/// depthwise convolutions on every GPU and for FP16/BF16 ones before sm_70) has the same shape: one block per
+/// filter tap (grid C x kH x kW), a warp per image of the batch (min(32 x batch, 256) threads), each block walking
+/// batch x output pixels of the input and the output gradient, then a block reduction. Its blocks stream at the
+/// BatchNorm gradient's FP32 rate per warp (k_bn_channel_block_elems_per_s over 16 warps: each element is two
+/// loads in both; ATen's loads are scalar, 16-bit ones no faster). Not measured: a lower bound from the source's
+/// grid and block, in place of the DRAM-bound time, where the batch is large and the channels few (MobileNetV2's
+/// 112x112 depthwise filters at batch 128: one wave of 288 blocks walking 1.6 M elements each).
+inline constexpr double k_depthwise_grad_weight_max_threads = 256;
 /// cuDNN's BatchNorm inference kernel on NCHW tensors (bn_fw_inf_1C11_kernel_NCHW: PyTorch's eval-mode BatchNorm
 /// wherever its weights are FP32, i.e. FP32/TF32 runs, and a bare cuDNN call) launches one block per (image,
 /// channel) plane (grid C x N), of 64 threads where the plane is small and 512 where it is large (CUPTI's grid and

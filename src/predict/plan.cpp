@@ -1078,6 +1078,29 @@ void plan_loss(PlanContext& c) {
 }
 
 /// Data and weight gradients of a conv/GEMM/RNN forward draft.
+/// PyTorch's own depthwise filter gradient runs one block per filter tap (set_depthwise_grad_weight_blocks): eager
+/// PyTorch on NCHW tensors wherever ATen's _conv_depthwise2d takes the convolution (ConvParams::use_cudnn_depthwise):
+/// FP32/TF32 on every GPU, FP16/BF16 before sm_70. From sm_70 a half-precision depthwise convolution may take cuDNN's
+/// kernels (by a workload table in ATen, unmeasured here), and channels_last tensors always do: those keep their
+/// DRAM-bound time, as other runtimes' depthwise kernels do.
+void depthwise_grad_weight_blocks(const PlanContext& c, const Node& node, KernelDraft& dw) {
+  if (!dw.depthwise || c.opts.runtime != Runtime::pytorch || c.opts.channels_last) return;
+  const Precision p = c.opts.precision;
+  const bool half = p == Precision::fp16 || p == Precision::bf16;
+  const double cc = std::strtod(c.gpu.compute_capability.c_str(), nullptr);
+  if (!(p == Precision::fp32 || p == Precision::tf32 || (half && cc > 0 && cc < 7.0))) return;
+  const int y = first_output(node);
+  if (node.inputs.size() < 2 || node.inputs[1] < 0 || y < 0) return;
+  const auto& w = c.g.tensors[node.inputs[1]].shape;
+  const auto& out = c.g.tensors[y].shape;
+  if (w.size() != 4 || out.size() != 4 || out[0] <= 0 || out[2] <= 0 || out[3] <= 0 || w[0] <= 0 || w[2] <= 0 ||
+      w[3] <= 0)
+    return;
+  const double batch = static_cast<double>(out[0]);
+  set_depthwise_grad_weight_blocks(dw, static_cast<double>(w[0]), static_cast<double>(w[2] * w[3]), batch,
+                                   batch * static_cast<double>(out[2] * out[3]));
+}
+
 void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f, KernelDraft b) {
   const Graph& g = c.g;
   if (f.family == OpFamily::rnn) {
@@ -1128,6 +1151,7 @@ void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f
     dw.gemm = conv ? s : GemmShape{s.batch, s.n, s.k, s.m};
     dw.winograd = f.winograd;  // cuDNN's WINOGRAD_NONFUSED computes 3x3 stride-1 filter gradients too
     dw.host_s = c.eager ? c.host.inner + c.host.matrix_extra : c.host.kernel;
+    depthwise_grad_weight_blocks(c, node, dw);
     c.plan.kernels.push_back(dw);
   }
 }

@@ -78,6 +78,10 @@ struct KernelDraft {
   double channel_blocks = 0;
   double channel_elems = 0;
   double channel_passes = 0;
+  /// Threads of such a block where the kernel is not cuDNN's BatchNorm (0: k_bn_channel_block_threads at the
+  /// BatchNorm rates): PyTorch's own depthwise filter gradient, one block of min(32 x batch, 256) threads per
+  /// filter tap (set_depthwise_grad_weight_blocks), streams at the FP32 BatchNorm rate per warp.
+  double channel_block_threads = 0;
   /// cuDNN's NCHW BatchNorm inference kernel (bn_fw_inf_1C11_kernel_NCHW) runs one thread block per (image,
   /// channel) plane: `plane_blocks` blocks of `plane_elems` elements, each paying a fixed latency and one per
   /// pass of its threads over the plane (model_constants.hpp, k_bn_inf_block_s). 0: no such bound.
@@ -157,6 +161,9 @@ struct GpuRates {
   bool l1_caches_global = true;
   /// Blocks of k_bn_channel_block_threads threads the GPU holds at once (SMs x threads per SM / block).
   double channel_block_slots = 1;
+  /// Threads and blocks one SM holds at once (resident_block_slots).
+  double threads_per_sm = 2048;
+  double blocks_per_sm = 32;
   /// Blocks of cuDNN's BatchNorm inference kernel resident at once, by its block size: 64 and 512 threads.
   double bn_plane_slots_narrow = 1;
   double bn_plane_slots_wide = 1;
@@ -190,6 +197,13 @@ double dram_ecc_share(const GpuSpec& gpu);
 /// cuDNN's NCHW BatchNorm backward as a per-channel reduction (KernelDraft::channel_*) on an input of `numel`
 /// elements and `channels` channels; nothing when either is unknown.
 void set_bn_backward_channels(KernelDraft& d, double numel, double channels);
+/// PyTorch's own depthwise filter gradient (conv_depthwise2d_grad_weight_kernel) as a per-block reduction: one block
+/// per filter tap (`filters` x `taps` blocks) of min(32 x batch, 256) threads, each walking the batch's `outputs`
+/// gradient elements (batch x output pixels) once; nothing when a count is unknown.
+void set_depthwise_grad_weight_blocks(KernelDraft& d, double filters, double taps, double batch, double outputs);
+/// Blocks of `threads` threads the GPU holds at once: SMs x min(blocks per SM, threads per SM / threads), at least
+/// one per SM.
+double resident_block_slots(const GpuRates& r, double threads);
 /// Whether this run's eval-mode BatchNorm is cuDNN's inference kernel: a bare cuDNN call, or PyTorch where ATen's
 /// _select_batch_norm_backend takes cuDNN, which needs FP32 weights (FP32/TF32 runs; a model.half() or BF16 model
 /// runs ATen's own elementwise kernel).

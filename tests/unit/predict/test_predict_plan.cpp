@@ -406,6 +406,52 @@ TEST(EagerPlan, PascalServesPyTorchDepthwiseTapsFromL2) {
   EXPECT_LT(conv_s(b, "rtx-2080ti", half), 0.4 * pascal);
 }
 
+TEST(TrainingPlan, PyTorchsDepthwiseFilterGradientWalksOneBlockPerTap) {
+  // ATen's conv_depthwise2d_grad_weight_kernel: grid C x kH x kW, min(32 x batch, 256) threads, each block walking
+  // batch x output pixels at the BatchNorm gradient's FP32 rate per warp (1.77e9 elements/s over 16 warps).
+  // MobileNetV2's first depthwise filter at batch 128 on an H200: 288 blocks of 256 threads, one wave (132 SMs x 8),
+  // 1.6 M elements each, where DRAM alone would take some 0.1 ms.
+  const auto filter_grad_s = [](const GpuSpec& g, int64_t batch, int64_t hw, PredictOptions o) {
+    test::NetBuilder b;
+    b.output(b.conv(b.input("x", {batch, 32, hw, hw}), 32, 3, 1, false, 32));
+    o.batch = batch;
+    for (const auto& k : plan_kernels(b.g, b.c, g, o))
+      if (k.op == "Conv.bwd_weight") return k.time_s;
+    ADD_FAILURE() << "no filter gradient";
+    return 0.0;
+  };
+  const GpuSpec h200 = gpu("h200-sxm-141gb");
+  const double gap = 0.8e-6, per_block = 128.0 * 112 * 112, rate = 1.77e9 * 256 / 512;
+  const double fp32 = filter_grad_s(h200, 128, 112, training(128));
+  EXPECT_NEAR(fp32, per_block / rate + gap, 1e-3 * fp32);
+  // Batch 2: two warps a block, a quarter of the rate, 64-thread blocks all resident at once.
+  EXPECT_NEAR(filter_grad_s(h200, 2, 112, training(2)), 2.0 * 112 * 112 / (1.77e9 * 64 / 512) + gap, 1e-3 * fp32);
+  // More blocks than the GPU holds: a Titan Xp keeps 30 x 8 blocks of 256 threads, so 288 take two rounds.
+  const double pascal = filter_grad_s(gpu("titan-xp"), 128, 112, training(128));
+  EXPECT_GE(pascal, 2 * per_block / rate);
+  // Half precision runs ATen's kernel before sm_70 (the Titan Xp) and may take cuDNN's from sm_70 on (ATen's
+  // workload table, unmeasured): there, and on channels_last tensors (cuDNN's kernels always), the filter gradient
+  // keeps its DRAM-bound time; so do other runtimes (ONNX Runtime's training is not modelled; a cuDNN call).
+  PredictOptions half = training(128);
+  half.precision = Precision::fp16;
+  EXPECT_GE(filter_grad_s(gpu("titan-xp"), 128, 112, half), 2 * per_block / rate);
+  EXPECT_LT(filter_grad_s(h200, 128, 112, half), 0.2 * fp32);
+  PredictOptions nhwc = training(128);
+  nhwc.channels_last = true;
+  EXPECT_LT(filter_grad_s(h200, 128, 112, nhwc), 0.2 * fp32);
+  PredictOptions bare = training(128);
+  bare.runtime = Runtime::cudnn;
+  EXPECT_LT(filter_grad_s(h200, 128, 112, bare), 0.2 * fp32);
+  // A dense convolution's filter gradient is cuDNN's GEMM: no walk.
+  test::NetBuilder dense;
+  dense.output(dense.conv(dense.input("x", {128, 32, 112, 112}), 32, 3));
+  double dense_s = 0;
+  for (const auto& k : plan_kernels(dense.g, dense.c, h200, training(128)))
+    if (k.op == "Conv.bwd_weight") dense_s = k.time_s;
+  EXPECT_GT(dense_s, 0);
+  EXPECT_LT(dense_s, 0.5 * fp32);
+}
+
 /// The Conv kernel of one c -> c convolution (kernel x kernel, stride 1) in `groups` groups at 56 x 56, batch 32.
 KernelEstimate grouped_conv(const GpuSpec& g, int64_t c, int64_t kernel, int64_t groups, const PredictOptions& o) {
   test::NetBuilder b;
