@@ -12,7 +12,7 @@ measured time per kind.
 Runs where PyTorch with CUDA is installed (a GPU machine), never on CI; `--trace` parses a trace exported
 elsewhere (torch.profiler's export_chrome_trace) and needs neither torch nor a GPU.
 
-  /usr/bin/python3 tools/profile_torch_kernels.py --out DIR [--models resnet18,resnet50] [--batch 128]
+  /usr/bin/python3 tools/profile_torch_kernels.py --out DIR [--models resnet18,resnet50,mobilenet_v2] [--batch 128]
       [--precision fp16,fp32] [--mode training,inference] [--layouts nchw,nhwc] [--steps 3]
   /usr/bin/python3 tools/profile_torch_kernels.py --trace TRACE.json --config MODEL,MODE,PRECISION,BATCH,LAYOUT
       [--steps N] --out DIR
@@ -44,6 +44,10 @@ REPO = os.path.dirname(HERE)
 KINDS = [
     ("reorder", r"nchwToNhwc|nhwcToNchw|nchw_to_nhwc|nhwc_to_nchw|nchwtonhwc|nhwctonchw"),
     ("batchnorm", r"bn_fw|bn_bw|batch_norm|batchnorm"),
+    # ATen's own depthwise kernels (conv_depthwise2d_*: forward, input and filter gradients) and cuDNN's depthwise
+    # ones, apart from the dense convolutions: perfpred prices ATen's filter gradient as one block per filter tap
+    # (docs/model.md, depthwise convolutions), unmeasured until this kind is.
+    ("depthwise", r"depthwise"),
     ("conv", r"conv(?!ert)|fprop|dgrad|wgrad|winograd|fft2d|flip_filter|im2col|implicit_convolve|scalePackedTensor|"
              r"computeOffsets"),
     ("gemm", r"gemm|cutlass|nvjet|cublas|splitKreduce|xmma"),
@@ -169,12 +173,28 @@ LAYER_KINDS = {
 }
 
 
-def predicted_by_kind(prediction):
-    """perfpred's kernel time (ms) by kind from `predict --layers --json`."""
+def depthwise_convs(perfpred, model):
+    """Names of the model's depthwise convolutions (one input channel per group, more than one group), from
+    `perfpred inspect --json`: their layers are the "depthwise" kind, not "conv"."""
+    r = subprocess.run([perfpred, "inspect", model, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return frozenset()
+    names = set()
+    for n in json.loads(r.stdout).get("nodes", []):
+        ins = n.get("inputs") or []
+        if n.get("op") == "Conv" and len(ins) >= 2 and len(ins[0].get("shape") or []) == 4:
+            w, x = ins[1].get("shape") or [], ins[0]["shape"]
+            if len(w) == 4 and w[1] == 1 and x[1] > 1:
+                names.add(n.get("name"))
+    return frozenset(names)
+
+
+def predicted_by_kind(prediction, depthwise=frozenset()):
+    """perfpred's kernel time (ms) by kind from `predict --layers --json`; layers named in `depthwise` are that kind."""
     by_kind = {}
     for layer in prediction.get("layers", []):
         op = re.split(r"[+.]", layer.get("op", ""))[0]
-        kind = LAYER_KINDS.get(op, "elementwise")
+        kind = "depthwise" if layer.get("name") in depthwise else LAYER_KINDS.get(op, "elementwise")
         by_kind[kind] = by_kind.get(kind, 0.0) + float(layer.get("time_ms", 0.0))
     return by_kind
 
@@ -185,8 +205,11 @@ def compare(out, perfpred, gpu):
     lines = ["# Kernel time per step by kind: measured (torch.profiler) and perfpred's analytical prediction", "",
              "`/usr/bin/python3 tools/profile_torch_kernels.py --compare %s --perfpred PERFPRED --gpu %s`" %
              (os.path.basename(os.path.normpath(out)), gpu), ""]
+    depthwise = {}
     for name, s in sorted(summary.items()):
         model = os.path.join(REPO, "models", "zoo", s["model"] + ".onnx")
+        if model not in depthwise:
+            depthwise[model] = depthwise_convs(perfpred, model)
         cmd = [perfpred, "predict", model, "--gpu", gpu, "--batch", str(s["batch"]), "--precision", s["precision"],
                "--mode", s["mode"], "--analytical", "--no-copies", "--layers", "--json"]
         if s["mode"] == "training":
@@ -198,7 +221,7 @@ def compare(out, perfpred, gpu):
             lines += ["## %s" % name, "", "perfpred refused: %s" % r.stderr.strip(), ""]
             continue
         p = json.loads(r.stdout)
-        pred = predicted_by_kind(p)
+        pred = predicted_by_kind(p, depthwise[model])
         meas = dict(s["by_kind_ms"])
         meas["conv"] = meas.get("conv", 0.0) + meas.pop("reorder", 0.0)
         step = s.get("step_ms")
@@ -258,7 +281,7 @@ def run_configuration(torch, torchvision, cfg, steps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="output folder (kernels.csv, summary.json; compare.md with --compare)")
-    ap.add_argument("--models", default="resnet18,resnet50")
+    ap.add_argument("--models", default="resnet18,resnet50,mobilenet_v2")
     ap.add_argument("--batch", default="128")
     ap.add_argument("--precision", default="fp16,fp32")
     ap.add_argument("--mode", default="training,inference")

@@ -60,6 +60,25 @@ grep -q "^| conv | 0.340 | " "$TMP/cmp" || { cat "$TMP/cmp"; fail "conv row shou
 grep -q "^| batchnorm | 0.500 | " "$TMP/cmp" || { cat "$TMP/cmp"; fail "no batchnorm row"; }
 [ -s "$TMP/p/compare.md" ] || fail "compare.md not written"
 
+# ATen's depthwise kernels are a kind of their own, measured and predicted: the data gradient renamed to ATen's
+# depthwise filter-gradient kernel and the configuration made MobileNetV2's, whose depthwise layers perfpred's
+# prediction must count under "depthwise" (not "conv").
+$PY - "$TRACE" "$TMP/dw.json" <<'PYEOF' || fail "could not write the depthwise trace variant"
+import json, sys
+t = json.load(open(sys.argv[1]))
+for e in t["traceEvents"]:
+    if e.get("cat") == "kernel" and e["name"].startswith("sm90_xmma_dgrad"):
+        e["name"] = "void at::native::(anonymous namespace)::conv_depthwise2d_grad_weight_kernel<float, unsigned int>(...)"
+json.dump(t, open(sys.argv[2], "w"))
+PYEOF
+$PY "$TOOL" --trace "$TMP/dw.json" --config mobilenet_v2,training,fp32,32,nchw --steps 2 --out "$TMP/d" >/dev/null 2>&1 \
+  || fail "parsing the depthwise trace exited non-zero"
+$PY -c 'import json,sys; s=json.load(open(sys.argv[1]))["mobilenet_v2-training-fp32-b32-nchw"]["by_kind_ms"]; assert s.get("depthwise") == 0.14 and s["conv"] == 0.12, s' \
+  "$TMP/d/summary.json" || fail "the depthwise filter gradient was not its own kind"
+$PY "$TOOL" --compare "$TMP/d" --perfpred "$BIN" --gpu h200-sxm-141gb >"$TMP/dcmp" 2>&1 || fail "--compare of the depthwise run failed"
+grep -Eq "^\| depthwise \| 0\.140 \| [0-9.]*[1-9][0-9.]* \|" "$TMP/dcmp" \
+  || { cat "$TMP/dcmp"; fail "no depthwise row with a predicted time beside the measured 0.140 ms"; }
+
 # Bad input: each refused with a line naming what is wrong.
 expect_refused() {  # expect_refused WORDS -- ARGS...
   local words=$1; shift 2
