@@ -500,6 +500,41 @@ double matrix_compute_s(const KernelDraft& k, const GpuRates& r, const MatrixMat
 
 }  // namespace
 
+/// The time per step a kernel's blocks take whatever its FLOPs and bytes, where they walk serially (0 where none
+/// does): a recurrent step's reduction, a per-channel or per-filter-tap reduction block (KernelDraft::channel_*),
+/// a per-plane BatchNorm block (KernelDraft::plane_*).
+double latency_bound_step(const KernelDraft& k, const GpuRates& r, double steps) {
+  double body_step = 0;
+  if (steps > 1 && k.family == OpFamily::rnn && k.matrix && k.gemm.k > 0 && r.core_clock_hz > 0) {
+    // A recurrent step cannot overlap the next one, and its GEMM is too small to fill the GPU: each block
+    // walks the reduction serially, every k-slice waiting on its operand loads. The step takes at least
+    // K x k_rnn_step_cycles_per_k SM cycles, whatever the FLOPs and bytes.
+    body_step = std::max(body_step, static_cast<double>(k.gemm.k) * model::k_rnn_step_cycles_per_k / r.core_clock_hz);
+  }
+  if (k.channel_passes > 0 && k.channel_blocks > 0 && k.channel_elems > 0) {
+    // One block per channel, each at its own streaming rate (KernelDraft::channel_blocks): blocks beyond what
+    // the GPU holds at once wait for a second round.
+    const bool bn = !(k.channel_block_threads > 0);
+    const double rate =
+        !bn ? model::k_bn_channel_block_elems_per_s * k.channel_block_threads / model::k_bn_channel_block_threads
+        : r.half_precision ? model::k_bn_channel_block_elems_per_s_half : model::k_bn_channel_block_elems_per_s;
+    const double slots = bn ? r.channel_block_slots : resident_block_slots(r, k.channel_block_threads);
+    const double rounds = std::ceil(k.channel_blocks / slots);
+    body_step = std::max(body_step, rounds * k.channel_elems * k.channel_passes / rate / steps);
+  }
+  if (k.plane_blocks > 0 && k.plane_elems > 0) {
+    // One block per (image, channel) plane, latency-bound (KernelDraft::plane_blocks): waves of the blocks the
+    // GPU holds at once, each a fixed cost plus one per pass of its threads over the plane.
+    const bool wide = k.plane_elems >= model::k_bn_inf_wide_block_min_elems;
+    const double threads = wide ? model::k_bn_inf_wide_threads : model::k_bn_inf_narrow_threads;
+    const double waves = std::ceil(k.plane_blocks / (wide ? r.bn_plane_slots_wide : r.bn_plane_slots_narrow));
+    const double passes = std::ceil(k.plane_elems / threads);
+    const double t = model::k_bn_inf_offset_s + waves * (model::k_bn_inf_block_s + passes * model::k_bn_inf_iter_s);
+    body_step = std::max(body_step, t / steps);
+  }
+  return body_step;
+}
+
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   KernelTerms out;
   const double steps = std::max(1, k.serial_steps);
@@ -543,34 +578,7 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   }
 
   const double hi = std::max(compute, memory), lo = std::min(compute, memory);
-  double body_step = (hi + model::k_roofline_alpha * lo) / steps;
-  if (steps > 1 && k.family == OpFamily::rnn && k.matrix && k.gemm.k > 0 && r.core_clock_hz > 0) {
-    // A recurrent step cannot overlap the next one, and its GEMM is too small to fill the GPU: each block
-    // walks the reduction serially, every k-slice waiting on its operand loads. The step takes at least
-    // K x k_rnn_step_cycles_per_k SM cycles, whatever the FLOPs and bytes.
-    body_step = std::max(body_step, static_cast<double>(k.gemm.k) * model::k_rnn_step_cycles_per_k / r.core_clock_hz);
-  }
-  if (k.channel_passes > 0 && k.channel_blocks > 0 && k.channel_elems > 0) {
-    // One block per channel, each at its own streaming rate (KernelDraft::channel_blocks): blocks beyond what
-    // the GPU holds at once wait for a second round.
-    const bool bn = !(k.channel_block_threads > 0);
-    const double rate =
-        !bn ? model::k_bn_channel_block_elems_per_s * k.channel_block_threads / model::k_bn_channel_block_threads
-        : r.half_precision ? model::k_bn_channel_block_elems_per_s_half : model::k_bn_channel_block_elems_per_s;
-    const double slots = bn ? r.channel_block_slots : resident_block_slots(r, k.channel_block_threads);
-    const double rounds = std::ceil(k.channel_blocks / slots);
-    body_step = std::max(body_step, rounds * k.channel_elems * k.channel_passes / rate / steps);
-  }
-  if (k.plane_blocks > 0 && k.plane_elems > 0) {
-    // One block per (image, channel) plane, latency-bound (KernelDraft::plane_blocks): waves of the blocks the
-    // GPU holds at once, each a fixed cost plus one per pass of its threads over the plane.
-    const bool wide = k.plane_elems >= model::k_bn_inf_wide_block_min_elems;
-    const double threads = wide ? model::k_bn_inf_wide_threads : model::k_bn_inf_narrow_threads;
-    const double waves = std::ceil(k.plane_blocks / (wide ? r.bn_plane_slots_wide : r.bn_plane_slots_narrow));
-    const double passes = std::ceil(k.plane_elems / threads);
-    const double t = model::k_bn_inf_offset_s + waves * (model::k_bn_inf_block_s + passes * model::k_bn_inf_iter_s);
-    body_step = std::max(body_step, t / steps);
-  }
+  const double body_step = std::max((hi + model::k_roofline_alpha * lo) / steps, latency_bound_step(k, r, steps));
   const double floor_step = r.launch_floor_s * launches / steps;
   const double gap_step = model::k_kernel_gap_s * launches / steps;
   out.compute_s = compute;
