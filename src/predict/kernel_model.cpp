@@ -157,12 +157,6 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   const double threads_per_sm = gpu.max_threads_per_sm > 0 ? gpu.max_threads_per_sm : 2048.0;
   r.threads_per_sm = threads_per_sm;
   r.blocks_per_sm = max_resident_blocks_per_sm(gpu);
-  r.channel_block_slots = resident_block_slots(r, model::k_bn_channel_block_threads);
-  const double blocks_per_sm = r.blocks_per_sm;
-  r.bn_plane_slots_narrow =
-      r.sms * std::max(1.0, std::min(blocks_per_sm, std::floor(threads_per_sm / model::k_bn_inf_narrow_threads)));
-  r.bn_plane_slots_wide =
-      r.sms * std::max(1.0, std::min(blocks_per_sm, std::floor(threads_per_sm / model::k_bn_inf_wide_threads)));
   r.launch_floor_s = gpu.segment == "embedded" ? model::k_launch_floor_embedded_s : model::k_launch_floor_s;
   // After the rates, clock and SM count. FP16/BF16 convolutions pay cuDNN's layout reorders as kernels of their
   // own (time_kernel), so their share starts higher.
@@ -498,8 +492,6 @@ double matrix_compute_s(const KernelDraft& k, const GpuRates& r, const MatrixMat
   return compute;
 }
 
-}  // namespace
-
 /// The time per step a kernel's blocks take whatever its FLOPs and bytes, where they walk serially (0 where none
 /// does): a recurrent step's reduction, a per-channel or per-filter-tap reduction block (KernelDraft::channel_*),
 /// a per-plane BatchNorm block (KernelDraft::plane_*).
@@ -518,7 +510,7 @@ double latency_bound_step(const KernelDraft& k, const GpuRates& r, double steps)
     const double rate =
         !bn ? model::k_bn_channel_block_elems_per_s * k.channel_block_threads / model::k_bn_channel_block_threads
         : r.half_precision ? model::k_bn_channel_block_elems_per_s_half : model::k_bn_channel_block_elems_per_s;
-    const double slots = bn ? r.channel_block_slots : resident_block_slots(r, k.channel_block_threads);
+    const double slots = resident_block_slots(r, bn ? model::k_bn_channel_block_threads : k.channel_block_threads);
     const double rounds = std::ceil(k.channel_blocks / slots);
     body_step = std::max(body_step, rounds * k.channel_elems * k.channel_passes / rate / steps);
   }
@@ -527,13 +519,15 @@ double latency_bound_step(const KernelDraft& k, const GpuRates& r, double steps)
     // GPU holds at once, each a fixed cost plus one per pass of its threads over the plane.
     const bool wide = k.plane_elems >= model::k_bn_inf_wide_block_min_elems;
     const double threads = wide ? model::k_bn_inf_wide_threads : model::k_bn_inf_narrow_threads;
-    const double waves = std::ceil(k.plane_blocks / (wide ? r.bn_plane_slots_wide : r.bn_plane_slots_narrow));
+    const double waves = std::ceil(k.plane_blocks / resident_block_slots(r, threads));
     const double passes = std::ceil(k.plane_elems / threads);
     const double t = model::k_bn_inf_offset_s + waves * (model::k_bn_inf_block_s + passes * model::k_bn_inf_iter_s);
     body_step = std::max(body_step, t / steps);
   }
   return body_step;
 }
+
+}  // namespace
 
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r) {
   KernelTerms out;

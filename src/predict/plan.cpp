@@ -1077,7 +1077,6 @@ void plan_loss(PlanContext& c) {
   c.plan.kernels.push_back(lb);
 }
 
-/// Data and weight gradients of a conv/GEMM/RNN forward draft.
 /// PyTorch's own depthwise filter gradient runs one block per filter tap (set_depthwise_grad_weight_blocks): eager
 /// PyTorch on NCHW tensors wherever ATen's _conv_depthwise2d takes the convolution (ConvParams::use_cudnn_depthwise):
 /// FP32/TF32 on every GPU, FP16/BF16 before sm_70. From sm_70 a half-precision depthwise convolution may take cuDNN's
@@ -1101,6 +1100,7 @@ void depthwise_grad_weight_blocks(const PlanContext& c, const Node& node, Kernel
                                    batch * static_cast<double>(out[2] * out[3]));
 }
 
+/// Data and weight gradients of a conv/GEMM/RNN forward draft.
 void plan_matrix_backward(PlanContext& c, const Node& node, const KernelDraft& f, KernelDraft b) {
   const Graph& g = c.g;
   if (f.family == OpFamily::rnn) {

@@ -159,14 +159,10 @@ struct GpuRates {
   /// Plain global loads are cached in L1 (sm_70 and later). Maxwell and Pascal (sm_5x/6x) keep in L1 only
   /// loads the compiler proves read-only, so a kernel that re-reads its input per filter tap reads L2.
   bool l1_caches_global = true;
-  /// Blocks of k_bn_channel_block_threads threads the GPU holds at once (SMs x threads per SM / block).
-  double channel_block_slots = 1;
-  /// Threads and blocks one SM holds at once (resident_block_slots).
+  /// Threads and blocks one SM holds at once: how many blocks of a per-channel, per-tap or per-plane walk run at
+  /// once (resident_block_slots).
   double threads_per_sm = 2048;
   double blocks_per_sm = 32;
-  /// Blocks of cuDNN's BatchNorm inference kernel resident at once, by its block size: 64 and 512 threads.
-  double bn_plane_slots_narrow = 1;
-  double bn_plane_slots_wide = 1;
   /// Which tiles cuBLAS's strided-batched FP32 SIMT GEMM runs on this architecture (model_constants.hpp,
   /// k_batched_tiles_sgemm_*): one kernel on Maxwell/Pascal and on Ampere/Ada, a choice elsewhere.
   enum class BatchedSgemm { choice, pascal, ampere } batched_sgemm = BatchedSgemm::choice;
