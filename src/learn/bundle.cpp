@@ -111,7 +111,7 @@ double finite_number(const nlohmann::json& v, const std::string& what) {
 // kernel_ranges and timer_floors of an efficiency bundle.
 // network_target, and for energy corrections their features, ranges and codes.
 void read_network_target(const nlohmann::json& j, const std::string& label, Bundle& b) {
-  b.network_target = j.value("network_target", std::string("log_ratio"));
+  b.network_target = json_string(j, "network_target", "log_ratio", label);
   if (b.network_target == "log_ratio") return;
   if (b.network_target != k_energy_target)
     throw InputError(label + ": field network_target is '" + b.network_target + "'; this perfpred reads \"log_ratio\" or \"" +
@@ -180,6 +180,13 @@ void read_efficiency_fields(const nlohmann::json& j, const std::string& label, B
       }
     }
   }
+}
+
+/// A source's or the training's "rows": a count, 0 where absent.
+size_t row_count(const nlohmann::json& j, const std::string& where) {
+  const int64_t rows = json_int(j, "rows", 0, where);
+  if (rows < 0) throw InputError(where + ": field 'rows' must be a count >= 0 (got " + std::to_string(rows) + ")");
+  return static_cast<size_t>(rows);
 }
 
 std::vector<std::string> strings(const nlohmann::json& j, const char* key) {
@@ -349,7 +356,7 @@ nlohmann::json to_json(const Bundle& b) {
 
 Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
   if (!j.is_object()) throw InputError(label + ": not a perfpred bundle (expected a JSON object)");
-  if (j.value("kind", std::string()) != "perfpred-bundle")
+  if (const auto kind = j.find("kind"); kind == j.end() || *kind != "perfpred-bundle")
     throw InputError(label + ": field kind is not \"perfpred-bundle\"; pass a bundle written by `perfpred train`");
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
     throw InputError(label + ": missing field schema_version");
@@ -358,12 +365,13 @@ Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
   if (b.schema_version != k_bundle_schema_version)
     throw InputError(label + ": schema_version " + std::to_string(b.schema_version) + " but this perfpred reads " +
                      std::to_string(k_bundle_schema_version) + "; retrain the bundle with this version's `perfpred train`");
-  b.feature_version = j.value("feature_version", -1);
-  if (b.feature_version < k_oldest_feature_version || b.feature_version > k_feature_version)
-    throw InputError(label + ": feature_version " + std::to_string(b.feature_version) + " but this perfpred computes " +
+  const int64_t feature_version = json_int(j, "feature_version", -1, label);
+  if (feature_version < k_oldest_feature_version || feature_version > k_feature_version)
+    throw InputError(label + ": feature_version " + std::to_string(feature_version) + " but this perfpred computes " +
                      std::to_string(k_feature_version) + " (and reads back to " + std::to_string(k_oldest_feature_version) +
                      "); retrain the bundle with this version's `perfpred train`");
-  b.kernel_target = j.value("kernel_target", std::string("log_ratio"));
+  b.feature_version = static_cast<int>(feature_version);
+  b.kernel_target = json_string(j, "kernel_target", "log_ratio", label);
   if (b.kernel_target != "log_ratio" && b.kernel_target != k_efficiency_target)
     throw InputError(label + ": field kernel_target is '" + b.kernel_target +
                      "'; this perfpred reads \"log_ratio\" or \"efficiency\" (retrain the bundle with `perfpred train`)");
@@ -373,11 +381,11 @@ Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
   if (eff) read_efficiency_fields(j, label, b);
   check_names(j, "host_features", host_feature_names(), label);
   check_names(j, "network_features", network_feature_names(), label);
-  b.name = j.value("name", std::string());
+  b.name = json_string(j, "name", "", label);
   if (b.name.empty()) throw InputError(label + ": missing field name");
-  b.target = target_from_string(j.value("target", std::string()), label + ": field target");
-  b.for_shipping = j.value("for_shipping", false);
-  b.created_by = j.value("created_by", std::string());
+  b.target = target_from_string(json_string(j, "target", "", label), label + ": field target");
+  b.for_shipping = json_bool(j, "for_shipping", false, label);
+  b.created_by = json_string(j, "created_by", "", label);
   if (j.contains("kernel_models") && j["kernel_models"].is_object())
     for (const auto& [fam, v] : j["kernel_models"].items())
       b.kernel_models[fam] = blob_from_json(v, label + ": kernel_models." + fam);
@@ -394,11 +402,14 @@ Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
   if (j.contains("training") && j["training"].is_object()) {
     const auto& t = j["training"];
     if (t.contains("sources") && t["sources"].is_array())
-      for (const auto& s : t["sources"])
-        b.sources.push_back({s.value("name", std::string()), s.value("file", std::string()),
-                             s.value("licence", std::string()), s.value("rows", size_t{0})});
-    b.train_rows = t.value("rows", size_t{0});
-    b.rows_hash = t.value("rows_hash", std::string());
+      for (const auto& s : t["sources"]) {
+        const std::string where = label + ": training.sources[]";
+        if (!s.is_object()) throw InputError(where + ": each source must be an object (name, file, licence, rows)");
+        b.sources.push_back({json_string(s, "name", "", where), json_string(s, "file", "", where),
+                             json_string(s, "licence", "", where), row_count(s, where)});
+      }
+    b.train_rows = row_count(t, label + ": training");
+    b.rows_hash = json_string(t, "rows_hash", "", label + ": training");
     b.holdout_gpus = strings(t, "holdout_gpus");
     b.holdout_families = strings(t, "holdout_families");
     if (t.contains("params")) b.params = t["params"];

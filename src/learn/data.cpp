@@ -25,7 +25,8 @@ std::string DataFile::licence() const {
 
 std::string DataFile::source_name() const {
   if (has_meta && meta.sources.is_array() && !meta.sources.empty() && meta.sources[0].is_object())
-    return meta.sources[0].value("name", std::string());
+    if (const auto name = meta.sources[0].find("name"); name != meta.sources[0].end() && name->is_string())
+      return name->get<std::string>();
   if (!kernels.empty()) return kernels.front().source;
   if (!networks.empty()) return networks.front().source;
   return path.stem().string();

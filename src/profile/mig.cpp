@@ -10,6 +10,7 @@
 
 #include "perfpred/hw/catalog.hpp"
 #include "perfpred/util/error.hpp"
+#include "perfpred/util/json_file.hpp"
 
 namespace perfpred::mig {
 
@@ -67,7 +68,7 @@ T field(const nlohmann::json& j, const char* key, const std::string& where) {
 RecordedMigQuery::RecordedMigQuery(const nlohmann::json& j) {
   if (!j.is_object()) throw InputError("recorded NVML answers: expected a JSON object");
   if (j.contains("mig_mode") && !j["mig_mode"].is_null()) m_mode = field<bool>(j, "mig_mode", "the root");
-  m_name = j.value("name", std::string());
+  m_name = json_string(j, "name", "", "recorded NVML answers");
   if (j.contains("memory_bytes")) m_memory = field<int64_t>(j, "memory_bytes", "the root");
   if (j.contains("mig_devices")) {
     int k = 0;
@@ -78,9 +79,9 @@ RecordedMigQuery::RecordedMigQuery(const nlohmann::json& j) {
       a.profile_name = field<std::string>(d, "profile_name", where);
       a.sm_count = field<int>(d, "sm_count", where);
       a.memory_mb = field<int64_t>(d, "memory_mb", where);
-      a.gpu_instance_id = d.value("gpu_instance_id", -1);
-      a.compute_instance_id = d.value("compute_instance_id", -1);
-      a.gi_profile_id = d.value("gi_profile_id", -1);
+      a.gpu_instance_id = static_cast<int>(json_int(d, "gpu_instance_id", -1, "recorded NVML answers: " + where));
+      a.compute_instance_id = static_cast<int>(json_int(d, "compute_instance_id", -1, "recorded NVML answers: " + where));
+      a.gi_profile_id = static_cast<int>(json_int(d, "gi_profile_id", -1, "recorded NVML answers: " + where));
       m_devices.push_back(a);
     }
   }

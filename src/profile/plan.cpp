@@ -424,7 +424,7 @@ void add_model_sweep(Plan& plan, const nlohmann::json& sw, std::string where, co
   for (auto it = sw.begin(); it != sw.end(); ++it)
     if (!keys.count(it.key()))
       throw InputError(where + ": unknown field '" + it.key() + "' for a model sweep (name, kind, models, batch, precision, mode)");
-  std::string name = sw.value("name", std::string("models"));
+  std::string name = json_string(sw, "name", "models", where);
   where += " (" + name + ")";
   if (!sw.contains("models")) throw InputError(where + ": 'models' is required (ONNX files, e.g. \"models/zoo/resnet18.onnx\")");
   auto models = string_list(sw["models"], where + ": 'models'");
@@ -542,9 +542,9 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& label, const std
                        join(std::vector<std::string>(top.begin(), top.end()), ", ") + ")");
   Plan plan;
   plan.source = j;
-  plan.name = j.value("name", std::string());
+  plan.name = json_string(j, "name", "", label);
   if (plan.name.empty()) throw InputError(label + ": field 'name' is required");
-  plan.description = j.value("description", std::string());
+  plan.description = json_string(j, "description", "", label);
   auto int_field = [&](const char* key, int def, int min) {
     if (!j.contains(key)) return def;
     if (!j[key].is_number_integer() || j[key].get<int>() < min)
@@ -592,7 +592,7 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& label, const std
         if (it.key() != "name" && it.key() != "op" && it.key() != "phases" && it.key() != "precisions" &&
             it.key() != "grid" && it.key() != "configs")
           throw InputError(where + ": unknown field '" + it.key() + "' (name, op, phases, precisions, grid, configs)");
-      std::string op_kind = sw.value("op", std::string());
+      std::string op_kind = json_string(sw, "op", "", where);
       const OpKindInfo* info = nullptr;
       std::vector<std::string> kind_names;
       for (const auto& k : op_kinds()) {
@@ -603,7 +603,7 @@ Plan plan_from_json(const nlohmann::json& j, const std::string& label, const std
       if ((info->kind == EntryKind::microbench) != (std::string(section) == "microbenchmarks"))
         throw InputError(where + ": op '" + op_kind + "' belongs in '" +
                          (info->kind == EntryKind::microbench ? "microbenchmarks" : "sweeps") + "'");
-      std::string name = sw.value("name", op_kind);
+      std::string name = json_string(sw, "name", op_kind, where);
       where += " (" + name + ")";
       std::vector<std::string> phases{"forward"};
       if (sw.contains("phases")) {

@@ -14,6 +14,7 @@
 #include "perfpred/hw/catalog.hpp"
 #include "perfpred/profile/mig.hpp"
 #include "perfpred/profile/progress.hpp"
+#include "perfpred/util/json_file.hpp"
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
 
@@ -319,7 +320,7 @@ RunSummary run_profile(const Plan& plan, ProfileBackend& backend, const RunOptio
       const std::string shard = std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count);
       if (!s.meta.plan.is_null() && s.meta.plan != plan.source)
         throw InputError(sp.string() + ": this folder was profiled with another plan (" +
-                         s.meta.plan.value("name", std::string("unnamed")) +
+                         json_string(s.meta.plan, "name", "unnamed", sp.string()) +
                          "); --resume continues the same plan: pass that plan, or choose a new --out");
       if (auto it = s.meta.extra.find("shard"); it != s.meta.extra.end() && it->is_string() && *it != shard)
         throw InputError(sp.string() + ": this folder holds shard " + it->get<std::string>() + ", not " + shard +

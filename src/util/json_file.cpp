@@ -1,5 +1,6 @@
 #include "perfpred/util/json_file.hpp"
 
+#include <cstdint>
 #include <fstream>
 
 #include "perfpred/util/error.hpp"
@@ -44,6 +45,45 @@ nlohmann::json read_json_file(const std::filesystem::path& path, const std::stri
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(name + ": cannot open the " + what);
   return parse_json(in, name);
+}
+
+namespace {
+
+/// The present, non-null value of `key` in `obj`, or nullptr.
+const nlohmann::json* field(const nlohmann::json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  const auto it = obj.find(key);
+  return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
+[[noreturn]] void wrong_type(const nlohmann::json& v, const char* key, const char* want, const std::string& where) {
+  throw InputError(where + ": field '" + key + "' must be " + want + " (got " + v.type_name() + " " +
+                   json_excerpt(v, 40) + ")");
+}
+
+}  // namespace
+
+std::string json_string(const nlohmann::json& obj, const char* key, const std::string& def, const std::string& where) {
+  const nlohmann::json* v = field(obj, key);
+  if (!v) return def;
+  if (!v->is_string()) wrong_type(*v, key, "a string", where);
+  return v->get<std::string>();
+}
+
+int64_t json_int(const nlohmann::json& obj, const char* key, int64_t def, const std::string& where) {
+  const nlohmann::json* v = field(obj, key);
+  if (!v) return def;
+  if (!v->is_number_integer()) wrong_type(*v, key, "an integer", where);
+  if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    wrong_type(*v, key, "an integer of at most 9.2e18", where);
+  return v->get<int64_t>();
+}
+
+bool json_bool(const nlohmann::json& obj, const char* key, bool def, const std::string& where) {
+  const nlohmann::json* v = field(obj, key);
+  if (!v) return def;
+  if (!v->is_boolean()) wrong_type(*v, key, "true or false", where);
+  return v->get<bool>();
 }
 
 std::string json_excerpt(const nlohmann::json& j, size_t max_bytes) {

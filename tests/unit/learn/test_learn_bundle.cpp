@@ -156,6 +156,25 @@ TEST(LearnBundle, MismatchesAreInputErrors) {
   v = j;
   v["kind"] = "something";
   expect_error(v, "kind");
+  // Fields of the wrong type name the field, never nlohmann's bare type_error (an internal error before).
+  v = j;
+  v["name"] = nlohmann::json::object();
+  expect_error(v, "field 'name' must be a string");
+  v = j;
+  v["feature_version"] = 1e30;
+  expect_error(v, "field 'feature_version' must be an integer");
+  v = j;
+  v["for_shipping"] = "yes";
+  expect_error(v, "field 'for_shipping' must be true or false");
+  v = j;
+  v["kind"] = nlohmann::json::array({1});
+  expect_error(v, "kind");
+  v = j;
+  v["training"]["sources"] = nlohmann::json::array({nlohmann::json::array({1, 2})});
+  expect_error(v, "training.sources[]: each source must be an object");
+  v = j;
+  v["training"]["rows"] = -5;
+  expect_error(v, "field 'rows' must be a count >= 0");
   // A damaged booster is found when it is first used (a predict whose policy uses no booster never decodes
   // them), with the same error, and never reaches XGBoost (a cut buffer can crash it): the checksum catches it.
   auto expect_error_at_use = [&](nlohmann::json doc, const std::string& needle) {

@@ -150,6 +150,17 @@ TEST(Plan, ErrorsNameTheSweepAndField) {
   EXPECT_NE(m.find("'m' = 0"), std::string::npos) << m;
   m = err(R"({"schema_version": 1, "name": "t", "extra": 1})");
   EXPECT_NE(m.find("unknown field 'extra'"), std::string::npos) << m;
+  // Fields of the wrong type (fuzz_json_files: a sweep named by an object ended as an internal error).
+  m = err(R"({"schema_version": 1, "name": "t", "sweeps": [{"name": {"batch": [1]}, "op": "conv", "grid": {"batch": 1}}]})");
+  EXPECT_NE(m.find("p.json: sweeps[0]: field 'name' must be a string (got object"), std::string::npos) << m;
+  m = err(R"({"schema_version": 1, "name": 7})");
+  EXPECT_NE(m.find("p.json: field 'name' must be a string (got number 7)"), std::string::npos) << m;
+  m = err(R"({"schema_version": 1, "name": "t", "description": ["a"]})");
+  EXPECT_NE(m.find("field 'description' must be a string"), std::string::npos) << m;
+  m = err(R"({"schema_version": 1, "name": "t", "sweeps": [{"op": 3, "grid": {"batch": 1}}]})");
+  EXPECT_NE(m.find("sweeps[0]: field 'op' must be a string"), std::string::npos) << m;
+  m = err(R"({"schema_version": 1, "name": "t", "sweeps": [{"kind": "model", "name": false, "models": ["m.onnx"]}]})");
+  EXPECT_NE(m.find("sweeps[0]: field 'name' must be a string (got boolean false)"), std::string::npos) << m;
 }
 
 TEST(Plan, ShardsPartitionThePlan) {

@@ -8,6 +8,7 @@
 
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/json_file.hpp"
+#include "../error_of.hpp"
 
 using namespace perfpred;
 
@@ -56,4 +57,30 @@ TEST(JsonFile, ExcerptIsShortAndDumpSurvivesInvalidUtf8) {
   EXPECT_THROW((void)bad.dump(), nlohmann::json::type_error);
   const std::string out = dump_json(bad);
   EXPECT_NE(out.find("a\xEF\xBF\xBD\xEF\xBF\xBD" "b"), std::string::npos) << out;
+}
+
+TEST(JsonFile, OptionalFieldsOfTheWrongTypeNameTheFileAndTheField) {
+  // nlohmann's value("name", default) throws its own type_error when the key holds another type; a plan whose
+  // sweep named itself with an object ended as an internal error (fuzz_json_files). These name file and field.
+  const nlohmann::json j = nlohmann::json::parse(
+      R"({"name": {"batch": [1, 16]}, "op": "conv", "n": 3, "big": 18446744073709551615, "f": 1.5,
+          "flag": "yes", "ok": true, "none": null})");
+  const auto err = [](auto f) { return test::error_of(f); };
+  EXPECT_EQ(json_string(j, "op", "x", "p.json"), "conv");
+  EXPECT_EQ(json_string(j, "missing", "dflt", "p.json"), "dflt");
+  EXPECT_EQ(json_string(j, "none", "dflt", "p.json"), "dflt");  // null reads as absent
+  EXPECT_EQ(err([&] { (void)json_string(j, "name", "", "p.json: sweeps[0]"); }),
+            "p.json: sweeps[0]: field 'name' must be a string (got object {\"batch\":[1,16]})");
+  EXPECT_EQ(json_int(j, "n", -1, "p.json"), 3);
+  EXPECT_EQ(json_int(j, "missing", -1, "p.json"), -1);
+  EXPECT_NE(err([&] { (void)json_int(j, "f", 0, "p.json"); }).find("field 'f' must be an integer (got number 1.5)"),
+            std::string::npos);
+  EXPECT_NE(err([&] { (void)json_int(j, "big", 0, "p.json"); }).find("field 'big' must be an integer of at most"),
+            std::string::npos);
+  EXPECT_TRUE(json_bool(j, "ok", false, "p.json"));
+  EXPECT_FALSE(json_bool(j, "missing", false, "p.json"));
+  EXPECT_EQ(err([&] { (void)json_bool(j, "flag", false, "p.json"); }),
+            "p.json: field 'flag' must be true or false (got string \"yes\")");
+  // Not an object at all: every field is absent.
+  EXPECT_EQ(json_string(nlohmann::json::array(), "name", "d", "p.json"), "d");
 }
