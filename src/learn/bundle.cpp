@@ -402,8 +402,9 @@ Bundle bundle_from_json(const nlohmann::json& j, const std::string& label) {
   if (j.contains("training") && j["training"].is_object()) {
     const auto& t = j["training"];
     if (t.contains("sources") && t["sources"].is_array())
-      for (const auto& s : t["sources"]) {
-        const std::string where = label + ": training.sources[]";
+      for (size_t i = 0; i < t["sources"].size(); ++i) {
+        const auto& s = t["sources"][i];
+        const std::string where = label + ": training.sources[" + std::to_string(i) + "]";
         if (!s.is_object()) throw InputError(where + ": each source must be an object (name, file, licence, rows)");
         b.sources.push_back({json_string(s, "name", "", where), json_string(s, "file", "", where),
                              json_string(s, "licence", "", where), row_count(s, where)});

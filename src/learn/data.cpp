@@ -24,9 +24,10 @@ std::string DataFile::licence() const {
 }
 
 std::string DataFile::source_name() const {
-  if (has_meta && meta.sources.is_array() && !meta.sources.empty() && meta.sources[0].is_object())
-    if (const auto name = meta.sources[0].find("name"); name != meta.sources[0].end() && name->is_string())
-      return name->get<std::string>();
+  if (has_meta && meta.sources.is_array() && !meta.sources.empty() && meta.sources[0].is_object()) {
+    const auto name = meta.sources[0].find("name");  // a name of another type is no name
+    if (name != meta.sources[0].end() && name->is_string()) return name->get<std::string>();
+  }
   if (!kernels.empty()) return kernels.front().source;
   if (!networks.empty()) return networks.front().source;
   return path.stem().string();

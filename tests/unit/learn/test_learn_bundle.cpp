@@ -171,7 +171,7 @@ TEST(LearnBundle, MismatchesAreInputErrors) {
   expect_error(v, "kind");
   v = j;
   v["training"]["sources"] = nlohmann::json::array({nlohmann::json::array({1, 2})});
-  expect_error(v, "training.sources[]: each source must be an object");
+  expect_error(v, "training.sources[0]: each source must be an object");
   v = j;
   v["training"]["rows"] = -5;
   expect_error(v, "field 'rows' must be a count >= 0");
