@@ -30,7 +30,7 @@
 
 namespace {
 
-constexpr int k_exit_ok = 0;
+// Exit codes (docs/cli.md): 0 ok (each command's own result), 1 internal error, 2 bad input.
 constexpr int k_exit_internal = 1;
 constexpr int k_exit_input = 2;
 // An error is one line (names and values from files may hold newlines or invalid UTF-8) of bounded length.

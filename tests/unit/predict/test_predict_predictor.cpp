@@ -319,7 +319,9 @@ TEST(PredictRuntime, ALaunchQueueOfOneCostsEachKernelItsLargerPartHostOrGpu) {
     EXPECT_GE(pq.latency_ms, last - 1e-9) << "queue " << q << ": a shorter queue is never faster";
     EXPECT_DOUBLE_EQ(pq.kernels_ms, p0.kernels_ms) << "queue " << q << ": the kernels do not change";
     last = pq.latency_ms;
-    if (q == 65536) EXPECT_DOUBLE_EQ(pq.latency_ms, p0.latency_ms) << "a queue deeper than the net is no limit";
+    if (q == 65536) {
+      EXPECT_DOUBLE_EQ(pq.latency_ms, p0.latency_ms) << "a queue deeper than the net is no limit";
+    }
     if (q == 1) {
       EXPECT_GT(pq.latency_ms, 1.05 * p0.latency_ms);
       EXPECT_NEAR(pq.latency_ms * 1e-3, larger, 0.02 * larger) << "sum over kernels of max(host, previous kernel)";
