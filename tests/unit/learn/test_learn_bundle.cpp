@@ -141,40 +141,27 @@ TEST(LearnBundle, MismatchesAreInputErrors) {
       EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
     }
   };
+  // The document with one field set: a JSON pointer and its new value.
+  const auto with = [&](const char* pointer, nlohmann::json value) {
+    auto v = j;
+    v[nlohmann::json::json_pointer(pointer)] = std::move(value);
+    return v;
+  };
+  expect_error(with("/schema_version", 99), "schema_version 99");
+  expect_error(with("/kernel_features/3", "renamed"), "kernel_features");
   auto v = j;
-  v["schema_version"] = 99;
-  expect_error(v, "schema_version 99");
-  v = j;
-  v["kernel_features"][3] = "renamed";
-  expect_error(v, "kernel_features");
-  v = j;
   v["kernel_features"].erase(v["kernel_features"].size() - 1);
   expect_error(v, "kernel_features");
-  v = j;
-  v["feature_version"] = 0;
-  expect_error(v, "feature_version");
-  v = j;
-  v["kind"] = "something";
-  expect_error(v, "kind");
+  expect_error(with("/feature_version", 0), "feature_version");
+  expect_error(with("/kind", "something"), "kind");
   // Fields of the wrong type name the field, never nlohmann's bare type_error (an internal error before).
-  v = j;
-  v["name"] = nlohmann::json::object();
-  expect_error(v, "field 'name' must be a string");
-  v = j;
-  v["feature_version"] = 1e30;
-  expect_error(v, "field 'feature_version' must be an integer");
-  v = j;
-  v["for_shipping"] = "yes";
-  expect_error(v, "field 'for_shipping' must be true or false");
-  v = j;
-  v["kind"] = nlohmann::json::array({1});
-  expect_error(v, "kind");
-  v = j;
-  v["training"]["sources"] = nlohmann::json::array({nlohmann::json::array({1, 2})});
-  expect_error(v, "training.sources[0]: each source must be an object");
-  v = j;
-  v["training"]["rows"] = -5;
-  expect_error(v, "field 'rows' must be a count >= 0");
+  expect_error(with("/name", nlohmann::json::object()), "field 'name' must be a string");
+  expect_error(with("/feature_version", 1e30), "field 'feature_version' must be an integer");
+  expect_error(with("/for_shipping", "yes"), "field 'for_shipping' must be true or false");
+  expect_error(with("/kind", nlohmann::json::array({1})), "kind");
+  expect_error(with("/training/sources", nlohmann::json::array({nlohmann::json::array({1, 2})})),
+               "training.sources[0]: each source must be an object");
+  expect_error(with("/training/rows", -5), "field 'rows' must be a count >= 0");
   // A damaged booster is found when it is first used (a predict whose policy uses no booster never decodes
   // them), with the same error, and never reaches XGBoost (a cut buffer can crash it): the checksum catches it.
   auto expect_error_at_use = [&](nlohmann::json doc, const std::string& needle) {
