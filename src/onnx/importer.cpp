@@ -152,6 +152,28 @@ bool read_values(const onnx::TensorProto& tp, DType dt, int64_t n, std::vector<i
   }
 }
 
+// The number of values a tensor's data fields hold (raw_data in element sizes, or the typed field its dtype
+// uses), nullopt where that cannot be told here: data stored outside the file, or a dtype without a fixed size.
+std::optional<int64_t> stored_values(const onnx::TensorProto& tp, DType dt) {
+  if (tp.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+  if (dt == DType::string) return tp.string_data_size();
+  if (tp.has_raw_data()) {
+    const int64_t esize = dtype_size(dt);
+    if (esize <= 0) return std::nullopt;
+    const auto bytes = static_cast<int64_t>(tp.raw_data().size());
+    return bytes % esize == 0 ? std::optional<int64_t>(bytes / esize) : std::optional<int64_t>(-1);
+  }
+  switch (dt) {
+    case DType::i64: return tp.int64_data_size();
+    case DType::u32: case DType::u64: return tp.uint64_data_size();
+    case DType::i32: case DType::i16: case DType::i8: case DType::u16: case DType::u8: case DType::boolean:
+    case DType::f16: case DType::bf16: return tp.int32_data_size();
+    case DType::f32: return tp.float_data_size();
+    case DType::f64: return tp.double_data_size();
+    default: return std::nullopt;
+  }
+}
+
 // Fill a Tensor from a TensorProto: dtype, dims, and the values of small constants.
 void tensor_from_proto(const onnx::TensorProto& tp, Tensor& t, const std::string& where) {
   t.dtype = dtype_from_onnx(tp.data_type());
@@ -663,7 +685,17 @@ class Importer {
     for (const auto& a : np.attribute()) {
       const std::string& k = a.name();
       if (k == "value") {
-        tensor_from_proto(a.t(), t, node_label(n) + " attribute 'value'");
+        const std::string where = node_label(n) + " attribute 'value'";
+        tensor_from_proto(a.t(), t, where);
+        // A Constant carries its values in the node (the wire reader skips only initializers' payloads), so they
+        // must match its dims: ONNX's data propagation reads a scalar that holds no value past its end (a crash).
+        const auto want = checked_product(t.shape);
+        if (const auto held = stored_values(a.t(), t.dtype); want && held && *held != *want)
+          throw InputError(where + ": dims " + dims_text(t.shape) + " need " + std::to_string(*want) + " value" +
+                           (*want == 1 ? "" : "s") + " but the tensor holds " +
+                           (*held < 0 ? std::string("a raw_data length that is no multiple of its element size")
+                                      : std::to_string(*held)) +
+                           "; the model is corrupt");
       } else if (k == "value_float") {
         t.dtype = DType::f32, t.has_shape = true, t.shape = {}, t.float_values = std::vector<double>{a.f()};
       } else if (k == "value_floats") {

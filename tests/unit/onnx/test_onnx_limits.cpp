@@ -146,3 +146,21 @@ TEST(OnnxLimits, WhereWithMissingInputsDoesNotFold) {
     EXPECT_NE(std::string(e.what()).find("where-one-input-folded.onnx"), std::string::npos) << e.what();
   }
 }
+
+// Found by scripts/fuzz.sh (fuzz_onnx_import, session 33): a Constant whose INT64 scalar value holds no value (its
+// raw_data mutated into the tensor's name) multiplied with a shape dim; ONNX's data propagation read the scalar's
+// missing value and crashed (SIGSEGV inside MathOpDataPropagator). A Constant's values must match its dims.
+TEST(OnnxLimits, ConstantValuesMustMatchTheirDims) {
+  const auto path = std::string(PERFPRED_SOURCE_ROOT) + "/tests/data/fuzz/constant-scalar-without-value.onnx";
+  expect_one_line_error([&] { oi::import_file(path); },
+                        {"constant-scalar-without-value.onnx: node '/attn/Constant_11' (Constant) attribute 'value'",
+                         "dims [] need 1 value but the tensor holds 0"});
+  // Consistent values import: a vector, a scalar and an empty tensor (which holds none and needs none).
+  const char* k_hdr = "<ir_version: 8, opset_import: [\"\" : 14]>";
+  EXPECT_NO_THROW(oi::import_text(std::string(k_hdr) +
+                                  "\ng (float[2, 3] x) => (float[2, 3] y) {\n  v = Constant <value = float[2] {1.0, 2.0}> ()\n"
+                                  "  s = Constant <value = int64 {4}> ()\n  y = Add(x, x)\n}\n"));
+  EXPECT_NO_THROW(oi::import_text(std::string(k_hdr) +
+                                  "\ng (float[2, 3] x) => (float[2, 3] y) {\n  e = Constant <value = float[0] {}> ()\n"
+                                  "  y = Add(x, x)\n}\n"));
+}
