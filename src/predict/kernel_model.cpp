@@ -126,6 +126,12 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt, double clock_sca
   if (gpu.sm_count > 0 && gpu.fp32_lanes_per_sm > 0)
     r.core_clock_hz = r.simt_fp32_flops / (2.0 * gpu.sm_count * gpu.fp32_lanes_per_sm);
   r.half_precision = p == Precision::fp16 || p == Precision::bf16;
+  // PyTorch hands cuDNN FP16 convolutions with an FP32 compute type; without tensor cores that is cuDNN's
+  // pseudo-half path. Where FP16 arithmetic is no faster than FP32 (GM20x has none, sm_61 runs it at 1/64), the
+  // networks show its gradient kernels' own costs (k_pseudo_half_*_slowdown); the P100 and the Jetson boards
+  // compute FP16 at twice the FP32 rate and are left as they are.
+  r.pseudo_half_convs = p == Precision::fp16 && rt == Runtime::pytorch && !gpu.uses_tensor_cores(p) &&
+                        gpu.fp16_tflops < gpu.fp32_tflops;
   r.int8 = p == Precision::int8;
   r.runtime = rt;
   const double cc_number = std::strtod(gpu.compute_capability.c_str(), nullptr);  // 0 where unknown
@@ -332,6 +338,7 @@ void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& op
   if (d.depthwise && rt == Runtime::pytorch && own_kernel_precision)
     d.depthwise_tap_bytes = depthwise_tap_bytes(s.outputs, s.kh, s.kw, s.sw, static_cast<double>(element_bytes(p)));
   d.strided = s.sh > 1 || s.sw > 1;
+  d.pointwise = s.groups == 1 && s.kh == 1 && s.kw == 1;
   d.winograd = s.groups == 1 && s.kh == 3 && s.kw == 3 && s.sh == 1 && s.sw == 1 && s.dil == 1 &&
                s.cin >= model::k_winograd_min_channels;
   if (d.winograd) d.winograd_tile_fill = winograd_tile_fill(s.out_h, s.out_w);
@@ -447,6 +454,10 @@ MatrixMath matrix_math(const KernelDraft& k, const GpuRates& r) {
     if (k.phase == Phase::backward_data)
       eff /= k.strided ? model::k_conv_bwd_data_strided_slowdown : model::k_conv_bwd_data_slowdown;
     if (k.phase == Phase::backward_weight) eff /= model::k_conv_bwd_weight_slowdown;
+  }
+  if (k.family == OpFamily::conv && r.pseudo_half_convs) {
+    if (k.phase == Phase::backward_data && k.strided) eff /= model::k_pseudo_half_strided_dgrad_slowdown;
+    if (k.phase == Phase::backward_weight && k.pointwise) eff /= model::k_pseudo_half_pointwise_wgrad_slowdown;
   }
   return {rate, eff, tensor};
 }

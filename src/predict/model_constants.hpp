@@ -173,6 +173,20 @@ inline constexpr double k_desktop_boost_headroom = 1.12;
 inline constexpr double k_conv_bwd_data_slowdown = 1.15;
 inline constexpr double k_conv_bwd_data_strided_slowdown = 2.1;
 inline constexpr double k_conv_bwd_weight_slowdown = 1.6;
+/// PyTorch's FP16 training on Maxwell and consumer Pascal (GpuRates::pseudo_half_convs: no tensor cores, FP16
+/// arithmetic below the FP32 rate) runs cuDNN's pseudo-half kernels, FP16 storage with FP32 math, and two of their
+/// gradient kernels are slower than the FP32-math ones the model times: the data gradient of a strided filter and
+/// the filter gradient of a 1x1 filter (on top of k_conv_bwd_data_strided_slowdown / k_conv_bwd_weight_slowdown).
+/// ryujaehun's GTX 1080 Ti machine trains ResNet-50 in FP16 1.11x slower than in FP32, ResNet-101/152 1.34-1.38x,
+/// while ResNet-18/34, VGG and DenseNet train faster in FP16 (0.87-0.95x), and its FP16 inference is faster
+/// throughout (ResNet-50 0.81x): the bottleneck blocks' 1x1 filters, in the backward pass. DeepBench's P100
+/// pseudo-half rows (cuDNN 6) agree in kind: strided data gradients took 5.6-11x their FP32 time, 1x1 filter
+/// gradients 1.15x against 0.78x for 3x3 ones. Fitted on the GTX 1080 Ti's calibration networks (ResNet-18/50,
+/// VGG-16, DenseNet-121, FP16 training; ResNet-18's three strided pairs and ResNet-50's 1x1 filters fix the two,
+/// mean APE 13.6% -> 2.6%); held out, the machine's eleven other networks 16.2% -> 10.1% and the Titan Xp
+/// machine's twenty 38.7% -> 32.8% (scripts/eval_analytical.sh).
+inline constexpr double k_pseudo_half_strided_dgrad_slowdown = 4.0;
+inline constexpr double k_pseudo_half_pointwise_wgrad_slowdown = 2.0;
 /// Non-GEMM ops (elementwise math, norms, pools) share of the non-tensor peak. Prior.
 inline constexpr double k_vector_compute_eff = 0.50;
 

@@ -41,6 +41,7 @@ struct KernelDraft {
   double depthwise_tap_bytes = 0;
   bool winograd = false;   ///< 3x3 stride-1 conv with enough channels
   bool strided = false;    ///< conv with a stride above 1: its data gradient scatters into the larger input
+  bool pointwise = false;  ///< dense 1x1 conv (one group): its filter gradient reduces over every pixel, K = 1
   /// Winograd F(4x4, 3x3) computes whole 4x4 output tiles: the output pixels over the pixels its tiles cover
   /// (1 where the output height and width are multiples of 4; 25/64 at 5x5).
   double winograd_tile_fill = 1;
@@ -172,6 +173,10 @@ struct GpuRates {
   /// cuBLAS runs an nn.Linear forward's FP32-math product (TN; FP32 or FP16 storage) with the small tiles of
   /// k_tiles_sgemm_pascal_tn: Maxwell/Pascal under PyTorch's cuBLAS.
   bool sgemm_tn_small_tiles = false;
+  /// FP16 convolutions under PyTorch on a GPU without tensor cores whose FP16 arithmetic is slower than its FP32
+  /// (Maxwell GM20x, consumer Pascal sm_61): cuDNN's pseudo-half kernels (FP16 storage, FP32 math), whose strided
+  /// data gradients and 1x1 filter gradients run slower than the FP32-math time (k_pseudo_half_*_slowdown).
+  bool pseudo_half_convs = false;
 };
 /// `rt`: TensorRT builds FP16 engines from FP16-accumulate kernels where those are faster (GeForce cards).
 /// `clock_scale` > 0: the sustained clock over boost the math runs at (a workload's own under a power limit);

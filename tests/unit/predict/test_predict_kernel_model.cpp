@@ -904,6 +904,62 @@ TEST(HalfGemm, WithoutTensorCoresComputesInFp32OutsideTensorRt) {
             0.3 * gemm4096_compute_s(v100, Precision::fp32, Runtime::pytorch));
 }
 
+/// Math time of a PyTorch convolution row (batch 12 at `out` x `out` output pixels) in one phase.
+double conv_phase_compute_s(const GpuSpec& g, Precision p, double k, double stride, const char* phase,
+                            Runtime rt = Runtime::pytorch) {
+  const double n = 12, out = 28, cin = 256, cout = 512, in = out * stride;
+  KernelEstimate e;
+  e.family = OpFamily::conv;
+  e.phase = phase;
+  e.gemm = GemmShape{1, static_cast<int64_t>(n * out * out), static_cast<int64_t>(cout), static_cast<int64_t>(cin * k * k)};
+  e.flops = 2.0 * n * out * out * cout * cin * k * k;
+  e.bytes = element_bytes(p) * (n * cin * in * in + n * cout * out * out + cout * cin * k * k);
+  e.attrs = {{"groups", 1}, {"in_channels", cin}, {"out_channels", cout}, {"kernel_h", k},  {"kernel_w", k},
+             {"stride_h", stride}, {"stride_w", stride}, {"out_h", out}, {"out_w", out}, {"batch", n},
+             {"in_h", in}, {"in_w", in}};
+  PredictOptions o;
+  o.precision = p;
+  o.runtime = rt;
+  estimate_kernel(e, g, o);
+  return e.compute_s;
+}
+
+TEST(PseudoHalfConvolutions, StridedDataAndPointwiseFilterGradientsRunSlowerOnConsumerPascal) {
+  // PyTorch's FP16 convolutions on a GTX 1080 Ti (no tensor cores, FP16 math at 1/64 of FP32) run cuDNN's
+  // pseudo-half kernels: the model times them at the FP32 rate, the data gradient of a strided filter at
+  // k_pseudo_half_strided_dgrad_slowdown and the filter gradient of a 1x1 filter at
+  // k_pseudo_half_pointwise_wgrad_slowdown times that. The same card with FP16 as fast as FP32 is the reference.
+  const GpuSpec pascal = gpu("gtx-1080ti");
+  ASSERT_LT(pascal.fp16_tflops, pascal.fp32_tflops);
+  GpuSpec even = pascal;
+  even.fp16_tflops = pascal.fp32_tflops;
+  const auto ratio = [&](double k, double stride, const char* phase) {
+    return conv_phase_compute_s(pascal, Precision::fp16, k, stride, phase) /
+           conv_phase_compute_s(even, Precision::fp16, k, stride, phase);
+  };
+  EXPECT_NEAR(ratio(1, 2, "backward_data"), 4.0, 1e-9);
+  EXPECT_NEAR(ratio(3, 2, "backward_data"), 4.0, 1e-9);
+  EXPECT_NEAR(ratio(1, 1, "backward_weight"), 2.0, 1e-9);
+  EXPECT_NEAR(ratio(1, 2, "backward_weight"), 2.0, 1e-9);
+  // The forward, stride-1 data gradients and the filter gradients of larger filters keep their time.
+  EXPECT_NEAR(ratio(1, 1, "forward"), 1.0, 1e-9);
+  EXPECT_NEAR(ratio(1, 2, "forward"), 1.0, 1e-9);
+  EXPECT_NEAR(ratio(1, 1, "backward_data"), 1.0, 1e-9);
+  EXPECT_NEAR(ratio(3, 2, "backward_weight"), 1.0, 1e-9);
+  // FP32 is not the pseudo-half path; TensorRT builds its own FP16 kernels; the P100 computes FP16 at twice
+  // its FP32 rate and the V100 on tensor cores.
+  EXPECT_DOUBLE_EQ(conv_phase_compute_s(pascal, Precision::fp32, 1, 2, "backward_data"),
+                   conv_phase_compute_s(even, Precision::fp32, 1, 2, "backward_data"));
+  EXPECT_DOUBLE_EQ(conv_phase_compute_s(pascal, Precision::fp16, 1, 2, "backward_data", Runtime::tensorrt),
+                   conv_phase_compute_s(even, Precision::fp16, 1, 2, "backward_data", Runtime::tensorrt));
+  for (const char* id : {"p100-pcie-16gb", "v100-sxm2-16gb"}) {
+    const GpuSpec g = gpu(id);
+    EXPECT_LT(conv_phase_compute_s(g, Precision::fp16, 1, 2, "backward_data"),
+              conv_phase_compute_s(g, Precision::fp32, 1, 2, "backward_data"))
+        << id;
+  }
+}
+
 TEST(Int8Gemm, BareCublasOnTuringRunsDp4aNotTheTensorCores) {
   // DeepBench's T4 INT8 GEMMs (cublasGemmEx, plain layouts) peaked at 24.2 TOPS, under dp4a's 32.6 (4x the FP32
   // rate) and a fifth of the INT8 tensor peak: the SIMT path at 4x the FP32 rate, the same tiles and efficiency.
