@@ -428,6 +428,79 @@ bool fold_gather_values(Tensor& o, const Tensor& data, const Tensor& idx, int64_
   return false;
 }
 
+// A Gather of known dims out of a Shape whose other dims are not known: `x.size(1)` of an [N, 1] tensor whose N
+// depends on the data (the boxes NMS keeps) is still 1, and torchvision's exported detection models decide an If
+// on it. The dims picked by constant indices, when each of those is known; nullopt otherwise.
+std::optional<std::vector<int64_t>> gathered_shape_dims(const Graph& g, const Node& n, const Tensor& x,
+                                                        const Tensor& idx) {
+  if (x.shape.size() != 1 || x.shape[0] < 0 || n.attr_int("axis", 0) != 0 || n.inputs.empty()) return std::nullopt;
+  const auto picks = ints_of(&idx);
+  if (!picks) return std::nullopt;
+  const int data = n.inputs[0];
+  for (const Node& p : g.nodes) {
+    if (p.op != "Shape" || std::find(p.outputs.begin(), p.outputs.end(), data) == p.outputs.end()) continue;
+    const Tensor* src = shaped(g.input(p, 0));
+    if (!src) return std::nullopt;
+    const int64_t r = static_cast<int64_t>(src->shape.size());
+    const int64_t start = std::clamp<int64_t>(norm_axis(p.attr_int("start", 0), r), 0, r);
+    const int64_t end = std::clamp<int64_t>(norm_axis(p.attr_int("end", r), r), 0, r);
+    std::vector<int64_t> dims;
+    for (int64_t i : *picks) {
+      const int64_t k = i < 0 ? i + (end - start) : i;
+      if (k < 0 || k >= end - start) return std::nullopt;
+      const int64_t d = src->shape[static_cast<size_t>(start + k)];
+      if (d < 0) return std::nullopt;
+      dims.push_back(d);
+    }
+    return dims;
+  }
+  return std::nullopt;
+}
+
+// Values of a reduction over a small constant (shape arithmetic: torchvision's detection transform takes the
+// min and max of an image's size to scale it, a box count's ReduceProd decides an If). Min, max, sum, product
+// and mean; the other reductions (norms, log-sum-exp) are left unfolded.
+bool fold_reduce(const std::string& op, const Tensor& x, const std::set<int64_t>& axes, const Shape& out_shape,
+                 Tensor& o) {
+  static const std::set<std::string> folded = {"ReduceMin", "ReduceMax", "ReduceSum", "ReduceProd", "ReduceMean"};
+  if (!folded.count(op) || !x.shape_known() || !has_values(&x) || !known(out_shape)) return false;
+  const auto v = doubles_of(&x);
+  const auto out_n = numel_of(out_shape);
+  if (!v || !out_n || v->empty()) return false;
+  const size_t rank = x.shape.size();
+  std::vector<double> acc(static_cast<size_t>(*out_n), 0.0);
+  std::vector<int64_t> count(acc.size(), 0);
+  std::vector<int64_t> idx(rank, 0);
+  for (size_t f = 0; f < v->size(); ++f) {
+    // Output position: the input's index with the reduced axes dropped (their size-1 kept dims add nothing).
+    int64_t pos = 0;
+    for (size_t d = 0; d < rank; ++d)
+      if (!axes.count(static_cast<int64_t>(d))) pos = pos * x.shape[d] + idx[d];
+    double& a = acc[static_cast<size_t>(pos)];
+    const double y = (*v)[f];
+    if (count[static_cast<size_t>(pos)]++ == 0) a = y;
+    else if (op == "ReduceMin") a = std::min(a, y);
+    else if (op == "ReduceMax") a = std::max(a, y);
+    else if (op == "ReduceProd") a *= y;
+    else a += y;  // ReduceSum, ReduceMean
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < x.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  if (op == "ReduceMean")
+    for (size_t i = 0; i < acc.size(); ++i) acc[i] /= static_cast<double>(count[i]);
+  if (is_integral(x.dtype) && op != "ReduceMean") {
+    std::vector<int64_t> iv;
+    for (double d : acc) {
+      if (!std::isfinite(d) || std::fabs(d) > 9.0e18) return false;
+      iv.push_back(static_cast<int64_t>(d));
+    }
+    return set_int_values(o, out_shape, iv);
+  }
+  return set_double_values(o, out_shape, acc);
+}
+
 bool infer_reduce(Graph& g, Node& n, Tensor& o) {
   const Tensor* x = shaped(g.input(n, 0));
   if (!x) return false;
@@ -457,7 +530,8 @@ bool infer_reduce(Graph& g, Node& n, Tensor& o) {
       s.push_back(x->shape[static_cast<size_t>(i)]);
     }
   }
-  return set_shape(o, s);
+  const bool changed = set_shape(o, s);
+  return fold_reduce(n.op, *x, ax, s, o) || changed;
 }
 
 // Explicit or implicit equations, with "..." broadcast right-aligned across the operands (a 1 gives way).
@@ -1127,6 +1201,7 @@ bool infer_node(Graph& g, Node& n) {
     s.insert(s.end(), x->shape.begin() + axis + 1, x->shape.end());
     ch |= set_shape(*o, s);
     if (has_values(x)) ch |= fold_gather_values(*o, *x, *idx, axis, s);
+    else if (auto dims = gathered_shape_dims(g, n, *x, *idx)) ch |= set_int_values(*o, s, *dims);
     return ch;
   }
   if (op == "GatherElements") {

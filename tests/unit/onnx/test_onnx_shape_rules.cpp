@@ -109,6 +109,64 @@ TEST(OnnxFolding, EachShapeOpFolds) {
   all_known(g);
 }
 
+// torchvision's detection transform scales an image by the min and max of its size; an exported box count's
+// ReduceProd decides an If. Min, max, sum, product and mean of small constants fold, per axis too.
+TEST(OnnxFolding, ReductionsOfSmallConstantsFold) {
+  Graph g = imp("13", "(float[N, 3] x) => (float[N, 3] y)", R"(
+  sz = Constant <value = int64[2] {512, 640}> ()
+  mn = ReduceMin <keepdims = 0> (sz)
+  mx = ReduceMax <keepdims = 0> (sz)
+  pr = ReduceProd (sz)
+  m = Constant <value = float[2, 3] {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}> ()
+  rows = ReduceSum <axes = [1], keepdims = 0> (m)
+  cols = ReduceMean <axes = [0]> (m)
+  cmax = ReduceMax <axes = [-2], keepdims = 0> (m)
+  l2 = ReduceL2 <keepdims = 0> (sz)
+  y = Identity (x)
+)");
+  EXPECT_EQ(I(g, "mn"), (V{512}));
+  EXPECT_EQ(S(g, "mn"), V{});
+  EXPECT_EQ(I(g, "mx"), (V{640}));
+  EXPECT_EQ(I(g, "pr"), (V{512 * 640}));
+  EXPECT_EQ(S(g, "pr"), (V{1}));
+  ASSERT_TRUE(T(g, "rows").float_values);
+  EXPECT_EQ(*T(g, "rows").float_values, (std::vector<double>{6.0, 15.0}));
+  ASSERT_TRUE(T(g, "cols").float_values);
+  EXPECT_EQ(S(g, "cols"), (V{1, 3}));
+  EXPECT_EQ(*T(g, "cols").float_values, (std::vector<double>{2.5, 3.5, 4.5}));
+  ASSERT_TRUE(T(g, "cmax").float_values);
+  EXPECT_EQ(*T(g, "cmax").float_values, (std::vector<double>{4.0, 5.0, 6.0}));
+  // Norms and log-sum-exp keep their shape only.
+  EXPECT_EQ(S(g, "l2"), V{});
+  EXPECT_FALSE(T(g, "l2").int_values || T(g, "l2").float_values);
+}
+
+// The boxes NMS keeps are data-dependent ([K, 1], K unknown), but their second dim is 1: a Gather of known dims
+// out of the Shape folds, as torchvision's exported detection models test it (`keep.shape[1] == 1`).
+TEST(OnnxFolding, KnownDimsOfAPartlyKnownShapeFold) {
+  Graph g = imp("13", "(float[N, 6] x) => (int64[2] y)", R"(
+  nz = NonZero (x)
+  t = Transpose <perm = [1, 0]> (nz)
+  i1 = Constant <value = int64[1] {1}> ()
+  one = Constant <value = int64[1] {1}> ()
+  k = Gather <axis = 1> (t, i1)
+  s = Shape (k)
+  d1 = Gather <axis = 0> (s, i1)
+  is_one = Equal (d1, one)
+  i0 = Constant <value = int64 {0}> ()
+  d0 = Gather <axis = 0> (s, i0)
+  tail = Shape <start = 1> (k)
+  last = Gather <axis = 0> (tail, i0)
+  y = Identity (s)
+)");
+  EXPECT_EQ(S(g, "k"), (V{-1, 1}));
+  EXPECT_EQ(I(g, "d1"), (V{1}));
+  EXPECT_EQ(I(g, "is_one"), (V{1}));
+  EXPECT_EQ(I(g, "last"), (V{1}));
+  // The unknown dim stays unknown.
+  EXPECT_FALSE(T(g, "d0").int_values);
+}
+
 // A causal attention mask built from the sequence length, as GPT-2 exports build it.
 TEST(OnnxFolding, CausalMaskFromSequenceLength) {
   Graph g = imp("14", "(float[N, 6, 8] x) => (float[N, 6, 6] y)", R"(
