@@ -123,10 +123,14 @@ void cost_mvn(RuleContext& ctx, const OpRule& rule);
 void cost_pool(RuleContext& ctx, const OpRule& rule);
 void cost_global_pool(RuleContext& ctx, const OpRule& rule);
 void cost_roi_pool(RuleContext& ctx, const OpRule& rule);
+/// RoiAlign: sampling_ratio^2 bilinear samples per output element.
+void cost_roi_align(RuleContext& ctx, const OpRule& rule);
 void cost_softmax(RuleContext& ctx, const OpRule& rule);
 void cost_reduce(RuleContext& ctx, const OpRule& rule);
 void cost_scan(RuleContext& ctx, const OpRule& rule);
 void cost_topk(RuleContext& ctx, const OpRule& rule);
+/// NonMaxSuppression: the IoU of every pair of a class's candidate boxes (the output count is data).
+void cost_nms(RuleContext& ctx, const OpRule& rule);
 void cost_data_movement(RuleContext& ctx, const OpRule& rule);
 void cost_gather(RuleContext& ctx, const OpRule& rule);
 void cost_resize(RuleContext& ctx, const OpRule& rule);

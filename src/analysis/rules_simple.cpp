@@ -186,6 +186,23 @@ void cost_roi_pool(RuleContext& ctx, const OpRule& rule) {
                  std::span(y).subspan(2), kernel, kernel, zeros, product(y));
 }
 
+void cost_roi_align(RuleContext& ctx, const OpRule& rule) {
+  // RoiAlign: X [N, C, H, W], rois [R, 4], batch indices [R] -> Y [R, C, out_h, out_w]. Each output averages
+  // sampling_ratio^2 bilinear samples (four loads and their weights, `per_element` FLOPs a sample); sampling_ratio
+  // 0 (adaptive: ceil(roi size / output size), data) is costed as 2, torchvision's MultiScaleRoIAlign setting.
+  const auto& x = ctx.in_shape(0);
+  const auto& rois = ctx.in_shape(1);
+  const auto& y = ctx.out_shape(0);
+  if (x.size() != 4 || rois.size() != 2 || rois[1] != 4 || y.size() != 4)
+    ctx.fail("expects X [N,C,H,W], rois [R,4] and a 4-D output");
+  const int64_t ratio = ctx.node.attr_int("sampling_ratio", 0);
+  const int64_t samples = ratio > 0 ? ratio : 2;
+  ctx.cost.flops = rule.per_element * product(y) * static_cast<double>(samples * samples);
+  std::vector<int64_t> kernel{samples, samples}, zeros(2, 0);
+  set_pool_attrs(ctx, static_cast<double>(rois[0]), static_cast<double>(x[1]), std::span(x).subspan(2),
+                 std::span(y).subspan(2), kernel, kernel, zeros, product(y));
+}
+
 void cost_softmax(RuleContext& ctx, const OpRule& rule) {
   const auto& x = ctx.in_shape(0);
   double elements = product(x);
@@ -236,6 +253,25 @@ void cost_topk(RuleContext& ctx, const OpRule& rule) {
   if (!x.empty())
     inner = static_cast<double>(x[static_cast<size_t>(normalize_axis(ctx, ctx.node.attr_int("axis", -1), x.size()))]);
   set_shaped(ctx, OpFamily::reduce, elements, inner);
+}
+
+void cost_nms(RuleContext& ctx, const OpRule& rule) {
+  // NonMaxSuppression: boxes [B, N, 4], scores [B, C, N]. What bounds its work is the overlap test of every pair
+  // of a class's N candidates, the bitmask kernels of ONNX Runtime's, TensorRT's and torchvision's NMS: N^2 / 2
+  // IoUs per image and class at `per_element` FLOPs each (two intersections, two areas, a division, a compare).
+  // The sort by score and the serial walk over the mask are not counted. How many boxes survive is data, so the
+  // output stays unknown.
+  const auto& boxes = ctx.in_shape(0);
+  const auto& scores = ctx.in_shape(1);
+  if (boxes.size() != 3 || scores.size() != 3 || boxes[2] != 4)
+    ctx.fail("expects boxes [B, N, 4] and scores [B, C, N]");
+  if (scores[2] != boxes[1] || scores[0] != boxes[0])
+    ctx.fail("scores [B, C, N] must match boxes [B, N, 4] in B and N");
+  const double images = static_cast<double>(boxes[0]), classes = static_cast<double>(scores[1]),
+               n = static_cast<double>(boxes[1]);
+  const double pairs = images * classes * n * n / 2;
+  ctx.cost.flops = rule.per_element * pairs;
+  set_shaped(ctx, OpFamily::reduce, pairs, n);
 }
 
 void cost_data_movement(RuleContext& ctx, const OpRule&) {

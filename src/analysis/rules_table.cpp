@@ -25,7 +25,8 @@ OpRule rule(OpFamily f, CostFn fn, double per_element = 0, ParamSlots p = ParamS
   bool from_inputs = fn == cost_gemm || fn == cost_matmul || fn == cost_einsum || fn == cost_rnn ||
                      fn == cost_batchnorm || fn == cost_layernorm || fn == cost_instancenorm ||
                      fn == cost_groupnorm || fn == cost_groupnorm_nhwc || fn == cost_skip_layernorm ||
-                     fn == cost_lrn || fn == cost_mvn || fn == cost_softmax || fn == cost_scan || fn == cost_none;
+                     fn == cost_lrn || fn == cost_mvn || fn == cost_softmax || fn == cost_scan || fn == cost_nms ||
+                     fn == cost_none;
   return OpRule{f, fn, per_element, p, mask, !from_inputs};
 }
 OpRule ew(double per_element) { return rule(OpFamily::elementwise, cost_elementwise, per_element); }
@@ -70,6 +71,7 @@ const Table& default_table() {
         {"GlobalAveragePool", rule(OpFamily::pool, cost_global_pool, 1)},
         {"GlobalLpPool", rule(OpFamily::pool, cost_global_pool, 2)},
         {"MaxRoiPool", rule(OpFamily::pool, cost_roi_pool, 1)},
+        {"RoiAlign", rule(OpFamily::pool, cost_roi_align, 10)},
         // reduce
         {"ReduceMean", reduce(1)},
         {"ReduceSum", reduce(1)},
@@ -85,6 +87,7 @@ const Table& default_table() {
         {"ArgMin", reduce(1)},
         {"CumSum", rule(OpFamily::reduce, cost_scan, 1)},
         {"TopK", rule(OpFamily::reduce, cost_topk, 1)},
+        {"NonMaxSuppression", rule(OpFamily::reduce, cost_nms, 8)},
         // elementwise: arithmetic with broadcasting
         {"Add", ew_weighted(1)},
         {"Sub", ew_weighted(1)},

@@ -1464,6 +1464,10 @@ bool infer_node(Graph& g, Node& n) {
     if (const Tensor* v = g.input(n, 2)) ch |= set_dtype(*o, v->dtype);
     return ch | set_shape(*o, s);
   }
+  if (op == "NonMaxSuppression") {  // [selected, 3] (batch, class, box) triples; how many is data
+    ch |= set_dtype(*o, DType::i64);
+    return ch | set_shape(*o, Shape{U, 3});
+  }
   if (op == "NonZero") {
     if (!shaped(x)) return ch;
     int64_t r = static_cast<int64_t>(x->shape.size());

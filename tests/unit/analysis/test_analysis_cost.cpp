@@ -273,6 +273,37 @@ TEST(Analyze, MaxRoiPoolUpperBound) {
   EXPECT_DOUBLE_EQ(c.nodes[0].flops, 3.0 * 4 * 64);
 }
 
+TEST(Analyze, RoiAlignSamplesEveryOutputBin) {
+  // 3 RoIs of 4 channels into 2x2 bins, sampling_ratio 2: four bilinear samples a bin, 10 FLOPs each. An adaptive
+  // ratio (0, data-dependent) is costed as torchvision's 2.
+  for (int64_t ratio : {2, 0}) {
+    GraphBuilder b;
+    b.f32("x", {1, 4, 8, 8}, 'x').f32("rois", {3, 4}, 'x').tensor("idx", DType::i64, {3}, 'x').f32("y", {3, 4, 2, 2});
+    b.node("RoiAlign", {"x", "rois", "idx"}, {"y"},
+           {{"output_height", int64_t{2}}, {"output_width", int64_t{2}}, {"sampling_ratio", ratio}});
+    GraphCost c = analyze(b.build());
+    EXPECT_EQ(c.nodes[0].family, OpFamily::pool);
+    EXPECT_DOUBLE_EQ(c.nodes[0].flops, 10.0 * 3 * 4 * 2 * 2 * 4) << ratio;
+  }
+}
+
+TEST(Analyze, NonMaxSuppressionCostsEveryPairOfBoxesInAClass) {
+  // 2 images, 3 classes, 100 boxes: 2 x 3 x 100^2 / 2 IoUs at 8 FLOPs. How many boxes survive is data: the
+  // output stays unknown, and the node is costed from its inputs.
+  GraphBuilder b;
+  b.f32("boxes", {2, 100, 4}, 'x').f32("scores", {2, 3, 100}, 'x').tensor("keep", DType::i64, {-1, 3});
+  b.node("NonMaxSuppression", {"boxes", "scores"}, {"keep"});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].family, OpFamily::reduce);
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 8.0 * 2 * 3 * 100 * 100 / 2);
+  EXPECT_EQ(c.unshaped_nodes.size(), 1u);
+  // Boxes and scores that disagree on the box count are an error naming the node.
+  GraphBuilder bad;
+  bad.f32("boxes", {1, 100, 4}, 'x').f32("scores", {1, 3, 99}, 'x').tensor("keep", DType::i64, {-1, 3});
+  bad.node("NonMaxSuppression", {"boxes", "scores"}, {"keep"});
+  EXPECT_THROW(analyze(bad.build()), InputError);
+}
+
 TEST(Analyze, EinsumMoreOperandsAndReductions) {
   GraphBuilder b;
   b.f32("a", {2, 3}, 'x').f32("b", {3, 4}, 'x').f32("c", {4, 5}, 'x').f32("y", {2, 5});
@@ -333,7 +364,7 @@ TEST(OpTable, CoversEveryOpOfTheIssue) {
         "ArgMax", "ArgMin", "Concat", "Split", "Slice", "Gather", "GatherElements", "ScatterND", "Transpose",
         "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Pad", "Resize", "Upsample", "Tile", "Expand", "Dropout",
         "LSTM", "GRU", "RNN", "Cast", "Identity", "CumSum", "TopK", "NonZero", "Range", "Trilu", "OneHot",
-        "MaxRoiPool", "Softsign", "ThresholdedRelu", "Celu", "Shrink", "QuantizeLinear", "DequantizeLinear", "Shape",
+        "MaxRoiPool", "RoiAlign", "NonMaxSuppression", "Softsign", "ThresholdedRelu", "Celu", "Shrink", "QuantizeLinear", "DequantizeLinear", "Shape",
         "Constant", "ConstantOfShape", "Size"})
     EXPECT_TRUE(is_known_op(op)) << op;
 }
