@@ -41,7 +41,7 @@ std::string human_bytes(double b) {
 
 const std::set<std::string> k_entry_keys = {"name",       "model",       "gpu",  "batch",   "precision",
                                             "allow_tf32", "cuda_graphs", "grad_mode", "launch_queue", "channels_last", "attention", "param_updates", "mixed_precision", "mode", "runtime", "optimizer",
-                                            "input_shapes", "branches",  "dims", "loop_trips", "limits"};
+                                            "input_shapes", "branches",  "dims", "loop_trips", "data_counts", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj", "avg_power_w",
                                             "latency_range_high_ms", "energy_range_high_mj", "power_range_high_w"};
@@ -170,8 +170,8 @@ void parse_input_shapes(const nlohmann::json& e, const std::string& where, Budge
   }
 }
 
-// `branches` {IF: "then"|"else"}, `dims` {DIM: N >= 1} and `loop_trips` {LOOP: N >= 0}: the --branch,
-// --dim and --loop-trips of an entry.
+// `branches` {IF: "then"|"else"}, `dims` {DIM: N >= 1}, `loop_trips` {LOOP: N >= 0} and `data_counts`
+// {NODE or "*": N >= 0}: the --branch, --dim, --loop-trips and --data-count of an entry.
 void parse_control_flow(const nlohmann::json& e, const std::string& where, BudgetEntry& b) {
   if (e.contains("branches")) {
     const auto& s = e["branches"];
@@ -204,6 +204,18 @@ void parse_control_flow(const nlohmann::json& e, const std::string& where, Budge
       if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0)
         throw InputError(where + ": " + key + " must be an integer >= 0 (got " + json_excerpt(it.value()) + ")");
       b.loop_trips[it.key()] = it.value().get<int64_t>();
+    }
+  }
+  if (e.contains("data_counts")) {
+    const auto& s = e["data_counts"];
+    if (!s.is_object())
+      throw InputError(where + ": data_counts must be an object {\"NODE_NAME\": length, \"*\": length for every other}");
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      const std::string key = "data_counts." + printable(it.key(), 80);
+      if (it.key().empty()) throw InputError(where + ": data_counts has an empty node name");
+      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0)
+        throw InputError(where + ": " + key + " must be an integer >= 0 (got " + json_excerpt(it.value()) + ")");
+      b.data_counts[it.key()] = it.value().get<int64_t>();
     }
   }
 }

@@ -425,8 +425,15 @@ std::string unshaped_summary(const Graph& g, const GraphCost& c, size_t max_name
   const Node& o = g.nodes[static_cast<size_t>(origin)];
   msg += "; shapes are lost at " + node_label(o, static_cast<size_t>(origin));
   static const char* const data_dependent[] = {"NonZero", "Compress", "Unique", "NonMaxSuppression", "StringSplit"};
-  if (std::find(std::begin(data_dependent), std::end(data_dependent), o.op) != std::end(data_dependent))
+  const bool data_dependent_origin =
+      std::find(std::begin(data_dependent), std::end(data_dependent), o.op) != std::end(data_dependent);
+  if (data_dependent_origin) {
     msg += ", whose output size depends on the values of its input, not on shapes";
+    // Its own inputs are shaped (else the loss would begin earlier): no input shape would help.
+    if (o.op == "NonZero" || o.op == "NonMaxSuppression" || o.op == "Compress")
+      return msg + (o.name.empty() ? " (--data-count N sets every such node's)"
+                                   : " (--data-count " + o.name + "=N sets it, --data-count N every such node's)");
+  }
   std::vector<std::string> dims;
   auto ins = inputs_behind(g, producer, origin, dims);
   if (!ins.empty()) {

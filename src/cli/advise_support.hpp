@@ -43,6 +43,8 @@ inline std::shared_ptr<const advise::AnalyzedModel> load_model(const std::filesy
     io.loop_trips = control_flow->loop_trips;
     io.overrides_are_keys = control_flow->overrides_are_keys;
     io.dims = control_flow->dims;
+    io.data_counts = control_flow->data_counts;
+    io.data_count_all = control_flow->data_count_all;
   }
   auto m = std::make_shared<advise::AnalyzedModel>();
   m->graph = onnx_import::import_file(path, io);
@@ -78,6 +80,7 @@ inline onnx_import::ImportOptions control_flow(const PredictChoices& c) {
   onnx_import::ImportOptions io;
   parse_control_flow(c.branches, c.loop_trips, io);
   parse_dims(c.dims, io);
+  parse_data_counts(c.data_counts, io);
   return io;
 }
 

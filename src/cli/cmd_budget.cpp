@@ -82,6 +82,10 @@ int run_budget_check(const BudgetCliOptions& o) {
     cf.branches = e.branches;
     cf.loop_trips = e.loop_trips;
     cf.dims = e.dims;
+    for (const auto& [name, n] : e.data_counts) {
+      if (name == "*") cf.data_count_all = n;
+      else cf.data_counts[name] = n;
+    }
     cf.overrides_are_keys = true;
     return support::load_model(e.model_path, e.batch, e.input_shapes, false, o.allow_partial, &cf);
   };

@@ -142,6 +142,7 @@ int run_inspect(const InspectOptions& opts) {
   io.input_shapes = parse_input_shapes(opts.input_shapes);
   parse_control_flow(opts.branches, opts.loop_trips, io);
   parse_dims(opts.dims, io);
+  parse_data_counts(opts.data_counts, io);
   io.keep_symbolic = true;  // inspect shows a model's symbolic dims by name; predict and the others refuse them
   Graph g = onnx_import::import_file(opts.model, io);
   AnalyzeOptions ao;

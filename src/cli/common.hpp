@@ -26,6 +26,10 @@ void parse_control_flow(const std::vector<std::string>& branches, const std::vec
 /// Parse repeated "--dim NAME=N" (N >= 1) into io.dims; throws InputError naming the bad value.
 void parse_dims(const std::vector<std::string>& dims, onnx_import::ImportOptions& io);
 
+/// Parse repeated "--data-count NAME=N" (one data-dependent node) and "--data-count N" (every other one), N >= 0,
+/// into io.data_counts / io.data_count_all; throws InputError naming the bad value.
+void parse_data_counts(const std::vector<std::string>& counts, onnx_import::ImportOptions& io);
+
 /// The batch a model runs at, for throughput: the leading dimension of its first runtime input of rank
 /// >= 2 once shapes are known (a symbolic one took `requested`; a fixed export or an --input-shape keeps
 /// its own), else `requested`.

@@ -18,6 +18,7 @@ struct PredictChoices {
   std::vector<std::string> branches;      ///< --branch NAME=then|else
   std::vector<std::string> loop_trips;    ///< --loop-trips NAME=N
   std::vector<std::string> dims;          ///< --dim NAME=N (symbolic dims by name)
+  std::vector<std::string> data_counts;   ///< --data-count [NAME=]N (data-dependent output sizes)
   bool allow_unknown = false;
   bool allow_partial = false;             ///< predict even when working nodes have unknown shapes
   std::string bundle;                     ///< learned latency bundle (`default`: the shipped one); empty: none

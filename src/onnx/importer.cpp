@@ -319,6 +319,7 @@ class Importer {
     mark_outputs();
     infer();
     finish();
+    if (!m_probe) check_data_counts();
     detail::check_tensor_limits(m_g);
   }
 
@@ -541,6 +542,8 @@ class Importer {
   void read_header(const std::string& model_name) {
     m_g.model_name = model_name.empty() ? m_model.graph().name() : model_name;
     m_g.producer = m_model.producer_name();
+    m_g.data_counts = m_opts.data_counts;
+    m_g.data_count_all = m_opts.data_count_all;
     if (!m_model.producer_version().empty()) m_g.producer += " " + m_model.producer_version();
     bool found = false;
     for (const auto& o : m_model.opset_import()) {
@@ -1164,6 +1167,23 @@ class Importer {
       if (id < 0) throw InputError("graph output '" + printable(vi.name(), 120) + "' is not produced by any node or input");
       m_g.tensors[static_cast<size_t>(id)].is_graph_output = true;
       m_g.outputs.push_back(id);
+    }
+  }
+
+  // Every --data-count NAME names a data-dependent node of the expanded graph (inlined branches included).
+  void check_data_counts() const {
+    std::vector<std::string> have;
+    for (const auto& n : m_g.nodes)
+      if (detail::is_data_dependent(n.op)) have.push_back(n.name);
+    for (const auto& [name, v] : m_opts.data_counts) {
+      if (std::find(have.begin(), have.end(), name) != have.end()) continue;
+      const std::string ref = m_opts.overrides_are_keys ? "data_counts." + printable(name, 80)
+                                                        : "--data-count " + printable(name, 80) + "=" + std::to_string(v);
+      std::string list;
+      for (size_t i = 0; i < have.size() && i < 8; ++i) list += (i ? ", " : "") + printable(have[i], 80);
+      if (have.size() > 8) list += ", ...";
+      throw InputError(ref + ": the model has no NonZero, NonMaxSuppression or Compress node named '" +
+                       printable(name, 80) + "'" + (have.empty() ? "" : "; data-dependent nodes: " + list));
     }
   }
 

@@ -428,6 +428,15 @@ bool fold_gather_values(Tensor& o, const Tensor& data, const Tensor& idx, int64_
   return false;
 }
 
+// The element count the user set for a data-dependent node (Graph::data_counts), capped at `upper` (>= 0);
+// nullopt where none is set.
+std::optional<int64_t> data_count(const Graph& g, const Node& n, int64_t upper) {
+  auto it = g.data_counts.find(n.name);
+  const int64_t v = it != g.data_counts.end() ? it->second : g.data_count_all;
+  if (v < 0 || upper < 0) return std::nullopt;
+  return std::min(v, upper);
+}
+
 // A Gather of known dims out of a Shape whose other dims are not known: `x.size(1)` of an [N, 1] tensor whose N
 // depends on the data (the boxes NMS keeps) is still 1, and torchvision's exported detection models decide an If
 // on it. The dims picked by constant indices, when each of those is known; nullopt otherwise.
@@ -804,6 +813,10 @@ std::string einsum_explicit(const std::string& equation) {
   for (int c = 0; c < 128; ++c)
     if (count[c] == 1) rhs += static_cast<char>(c);
   return lhs + "->" + rhs;
+}
+
+bool is_data_dependent(const std::string& op) {
+  return op == "NonZero" || op == "NonMaxSuppression" || op == "Compress";
 }
 
 bool is_integral(DType t) {
@@ -1466,7 +1479,17 @@ bool infer_node(Graph& g, Node& n) {
   }
   if (op == "NonMaxSuppression") {  // [selected, 3] (batch, class, box) triples; how many is data
     ch |= set_dtype(*o, DType::i64);
-    return ch | set_shape(*o, Shape{U, 3});
+    // At most every class of every image keeps max_output_boxes_per_class of its N boxes (all N without it).
+    const Tensor* boxes = shaped(x);
+    const Tensor* scores = shaped(g.input(n, 1));
+    int64_t upper = U;
+    if (boxes && scores && boxes->shape_known() && scores->shape_known() && boxes->shape.size() == 3 &&
+        scores->shape.size() == 3) {
+      int64_t per_class = boxes->shape[1];
+      if (auto m = scalar_int(g.input(n, 2)); m && *m >= 0) per_class = std::min(per_class, *m);
+      upper = scores->shape[0] * scores->shape[1] * per_class;
+    }
+    return ch | set_shape(*o, Shape{data_count(g, n, upper).value_or(U), 3});
   }
   if (op == "NonZero") {
     if (!shaped(x)) return ch;
@@ -1489,11 +1512,26 @@ bool infer_node(Graph& g, Node& n) {
       }
       ch |= set_int_values(*o, s, coords);
     } else {
-      ch |= set_shape(*o, Shape{r, U});
+      const int64_t upper = x->shape_known() ? x->numel().value_or(U) : U;
+      ch |= set_shape(*o, Shape{r, data_count(g, n, upper).value_or(U)});
     }
     return ch;
   }
-  if (op == "Compress") return ch;  // data-dependent length
+  if (op == "Compress") {  // the slices along `axis` (or elements of the flattened input) its condition keeps
+    if (!shaped(x)) return ch;
+    const Tensor* cond = shaped(g.input(n, 1));
+    const bool flat = !n.has_attr("axis");
+    const int64_t r = static_cast<int64_t>(x->shape.size());
+    const int64_t axis = flat ? 0 : norm_axis(n.attr_int("axis", 0), r);
+    if (axis < 0 || axis >= std::max<int64_t>(r, 1)) return ch;
+    int64_t upper = flat ? (x->shape_known() ? x->numel().value_or(U) : U) : x->shape[static_cast<size_t>(axis)];
+    if (cond && cond->shape_known() && cond->shape.size() == 1 && upper >= 0) upper = std::min(upper, cond->shape[0]);
+    const int64_t kept = data_count(g, n, upper).value_or(U);
+    if (flat) return ch | set_shape(*o, Shape{kept});
+    Shape s = x->shape;
+    s[static_cast<size_t>(axis)] = kept;
+    return ch | set_shape(*o, s);
+  }
   return ch;
 }
 

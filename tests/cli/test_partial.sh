@@ -43,7 +43,7 @@ run() {  # run WANT_EXIT ARGS...
 refused() {  # refused ARGS...: exit 2, one line naming the node, where shapes are lost, and both options
   run 2 "$@" || return
   local msg; msg=$(cat "$TMP/err")
-  for want in "4 node(s)" "nonzero (NonZero) output 'nz' [2, ?]" "transpose (Transpose)" "lost at nonzero (NonZero), whose output size depends on the values" "input 'x' [1, 16]" "--input-shape" "--allow-partial"; do
+  for want in "4 node(s)" "nonzero (NonZero) output 'nz' [2, ?]" "transpose (Transpose)" "lost at nonzero (NonZero), whose output size depends on the values" "--data-count nonzero=N" "--allow-partial"; do
     case "$msg" in *"$want"*) ;; *) echo "FAIL: perfpred $*: message lacks '$want': $msg"; fail=1 ;; esac
   done
   [ "$(wc -l <"$TMP/err")" = 1 ] || { echo "FAIL: perfpred $*: more than one line on stderr"; fail=1; }
@@ -77,6 +77,32 @@ run 0 report "$M" --gpu a100-sxm4-40gb --out "$TMP/r.html" --allow-partial
 grep -q "partial prediction" "$TMP/err" || { echo "FAIL: report --allow-partial did not warn"; fail=1; }
 # inspect never refuses (it is how one finds the unshaped nodes) but says so in its JSON.
 run 0 inspect "$M" --json && "$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); assert j[\"complete\"] is False" "$TMP/out" || { echo "FAIL: inspect JSON lacks complete: false"; fail=1; }
+# --data-count sets the data-dependent length (one node by name, or every such node), capped at its upper bound
+# (NonZero of a [1, 16] tensor keeps at most 16): the prediction is complete; a name no such node has is exit 2.
+for dc in "nonzero=5" "5" "1000"; do
+  run 0 predict "$M" --gpu a100-sxm4-40gb --json --data-count "$dc" || continue
+  grep -q '"complete"' "$TMP/out" && { echo "FAIL: predict --data-count $dc is still partial"; fail=1; }
+done
+run 0 inspect "$M" --json --data-count 1000 && "$PY" -c "
+import json, sys
+j = json.load(open(sys.argv[1]))
+shapes = [t['shape'] for l in j['nodes'] for t in l.get('outputs', []) if t.get('name') == 'nz']
+assert shapes == [[2, 16]], shapes
+" "$TMP/out" || { echo "FAIL: inspect --data-count 1000 did not cap NonZero at 16"; cat "$TMP/out" | head -c 600; fail=1; }
+run 2 predict "$M" --gpu a100-sxm4-40gb --data-count nothere=5 && { grep -q "no NonZero, NonMaxSuppression or Compress node named 'nothere'; data-dependent nodes: nonzero" "$TMP/err" || { echo "FAIL: --data-count with a wrong name: $(cat "$TMP/err")"; fail=1; }; }
+run 2 predict "$M" --gpu a100-sxm4-40gb --data-count nonzero=-1
+# A budget entry's data_counts: by name or "*" for every node; a wrong name says which key.
+for dc in '{"nonzero": 5}' '{"*": 5}'; do
+  cat >"$TMP/budget_dc.json" <<EOF2
+{"schema_version": 1, "entries": [{"name": "p", "model": "partial.onnx", "gpu": "a100-sxm4-40gb", "data_counts": $dc, "limits": {"latency_ms": 1000}}]}
+EOF2
+  run 0 budget check "$TMP/budget_dc.json" --json || continue
+  grep -q '"complete"' "$TMP/out" && { echo "FAIL: budget data_counts $dc is still partial"; fail=1; }
+done
+cat >"$TMP/budget_dc.json" <<EOF2
+{"schema_version": 1, "entries": [{"name": "p", "model": "partial.onnx", "gpu": "a100-sxm4-40gb", "data_counts": {"nothere": 5}, "limits": {"latency_ms": 1000}}]}
+EOF2
+run 2 budget check "$TMP/budget_dc.json" && { grep -q "data_counts.nothere: the model has no NonZero" "$TMP/err" || { echo "FAIL: budget data_counts wrong name: $(cat "$TMP/err")"; fail=1; }; }
 # A fully shaped model carries no "complete" key and is not refused.
 run 0 predict "$ROOT/models/zoo/resnet18.onnx" --gpu a100-sxm4-40gb --json
 grep -q '"complete"' "$TMP/out" && { echo "FAIL: a complete prediction carries \"complete\""; fail=1; }

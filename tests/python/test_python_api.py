@@ -168,6 +168,31 @@ class ControlFlow(unittest.TestCase):
             self.assertEqual(perfpred.predict(paths["if"], gpu="l4", branches={"gate": "then"}).to_json(), want)
             self.assertEqual(len(perfpred.select(loop, ["l4"], loop_trips=["steps=3"]).rows), 1)
 
+    def test_data_counts_match_cli(self):
+        """--data-count as data_counts=: one NonZero by name ({"nz": 5}), or every data-dependent node (an int)."""
+        try:
+            import onnx
+            from onnx import TensorProto as T, helper as h
+        except ImportError:
+            self.skipTest("no onnx module")
+        w = h.make_tensor("w", T.FLOAT, [2, 8], [0.5] * 16)
+        g = h.make_graph([h.make_node("NonZero", ["x"], ["n"], name="nz"),
+                          h.make_node("Cast", ["n"], ["f"], to=T.FLOAT, name="cast"),
+                          h.make_node("Transpose", ["f"], ["t"], perm=[1, 0], name="tr"),
+                          h.make_node("MatMul", ["t", "w"], ["y"], name="mm")], "nz",
+                         [h.make_tensor_value_info("x", T.FLOAT, [1, 16])], [h.make_tensor_value_info("y", T.FLOAT, None)], [w])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "nz.onnx")
+            onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+            want = cli("predict", path, "--gpu", "l4", "--data-count", "nz=5", "--json", "--layers", "--no-meta")
+            self.assertEqual(perfpred.predict(path, gpu="l4", data_counts={"nz": 5}).to_json(), want)
+            want = cli("predict", path, "--gpu", "l4", "--data-count", "5", "--json", "--layers", "--no-meta")
+            self.assertEqual(perfpred.predict(path, gpu="l4", data_counts=5).to_json(), want)
+            with self.assertRaises(perfpred.InputError):
+                perfpred.predict(path, gpu="l4")
+            with self.assertRaises(perfpred.InputError):
+                perfpred.predict(path, gpu="l4", data_counts={"other": 5})
+
     def test_dims_match_cli(self):
         """--dim as dims=: a symbolic seq dim set by name."""
         try:

@@ -49,6 +49,8 @@ struct BudgetEntry {
   std::map<std::string, std::string> branches;  ///< If name -> "then" | "else" (key `branches`, as --branch)
   std::map<std::string, int64_t> loop_trips;    ///< Loop/Scan name -> iterations (key `loop_trips`, as --loop-trips)
   std::map<std::string, int64_t> dims;          ///< symbolic input dim -> value (key `dims`, as --dim)
+  /// Data-dependent node -> output length, "*" for every such node (key `data_counts`, as --data-count)
+  std::map<std::string, int64_t> data_counts;
   PredictOptions options;          ///< batch, precision, mode, runtime, optimizer
   BudgetLimits limits;
   /// "budgets.json: entries[2] (\"resnet50-jetson\")": the prefix of every message about this entry.

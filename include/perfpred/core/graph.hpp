@@ -76,6 +76,11 @@ struct Graph {
   std::vector<int> inputs;    ///< runtime inputs (not weights)
   std::vector<int> outputs;
   std::vector<std::string> warnings;  ///< model-level warnings (newer opset, ...)
+  /// How many elements data-dependent ops output (NonZero's nonzeros, NonMaxSuppression's kept boxes, Compress's
+  /// kept slices), which no shape decides: by node name, and `data_count_all` (>= 0) for every such node without
+  /// one (onnx_import::ImportOptions::data_counts, --data-count). Each is capped at the op's upper bound.
+  std::map<std::string, int64_t> data_counts;
+  int64_t data_count_all = -1;
 
   /// Index of a tensor by name, or -1.
   int find_tensor(const std::string& name) const;

@@ -25,6 +25,12 @@ struct ImportOptions {
   std::map<std::string, std::string> branches;
   /// Loop/Scan nodes by name -> iterations to unroll, for trip counts not known at import (--loop-trips).
   std::map<std::string, int64_t> loop_trips;
+  /// Elements a data-dependent op outputs (NonZero, NonMaxSuppression, Compress), by node name (--data-count
+  /// NAME=N), and for every such node without a name here when data_count_all >= 0 (--data-count N); each capped
+  /// at the op's upper bound (the input's elements, the boxes NMS may keep). A name no such node has is an
+  /// InputError. Without either the count stays unknown: --allow-partial costs the shaped part only.
+  std::map<std::string, int64_t> data_counts;
+  int64_t data_count_all = -1;
   /// Messages name the overrides as a file's keys ("branches.NAME", "loop_trips.NAME", "dims.NAME": a
   /// budget file) instead of the options ("--branch NAME=then", "--loop-trips NAME=N", "--dim NAME=N").
   bool overrides_are_keys = false;

@@ -167,6 +167,48 @@ TEST(OnnxFolding, KnownDimsOfAPartlyKnownShapeFold) {
   EXPECT_FALSE(T(g, "d0").int_values);
 }
 
+// Data-dependent lengths (NonZero's nonzeros, the boxes NMS keeps, the slices Compress keeps) stay unknown unless
+// the user sets them (--data-count), by node name or for every such node, each capped at the op's upper bound.
+TEST(OnnxShapeRules, DataCountsSetDataDependentLengthsUpToTheirBound) {
+  const std::string text = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 6] x, float[1, 50, 4] boxes, float[1, 3, 50] scores, bool[4] keep, float[4, 5] rows) => (int64[2, N] nz, int64[M, 3] sel, float[K, 5] kept) {
+  nz = NonZero (x)
+  most = Constant <value = int64[1] {10}> ()
+  sel = NonMaxSuppression <center_point_box = 0> (boxes, scores, most)
+  kept = Compress <axis = 0> (rows, keep)
+}
+)";
+  const auto run = [&](std::map<std::string, int64_t> counts, int64_t all) {
+    oi::ImportOptions o;
+    o.data_counts = std::move(counts);
+    o.data_count_all = all;
+    return oi::import_text(text, o);
+  };
+  Graph none = run({}, -1);
+  EXPECT_EQ(S(none, "nz"), (V{2, -1}));
+  EXPECT_EQ(S(none, "sel"), (V{-1, 3}));
+  EXPECT_EQ(S(none, "kept"), (V{-1, 5}));
+  // Every node: NonZero of 12 elements keeps at most 12, NMS 1 image x 3 classes x 10 boxes, Compress 4 rows.
+  Graph all = run({}, 100);
+  EXPECT_EQ(S(all, "nz"), (V{2, 12}));
+  EXPECT_EQ(S(all, "sel"), (V{30, 3}));
+  EXPECT_EQ(S(all, "kept"), (V{4, 5}));
+  // By name, the rest from the default.
+  Graph named = run({{"NonMaxSuppression_2", 7}}, 3);
+  EXPECT_EQ(S(named, "sel"), (V{7, 3}));
+  EXPECT_EQ(S(named, "nz"), (V{2, 3}));
+  EXPECT_EQ(S(named, "kept"), (V{3, 5}));
+  // A name no data-dependent node has is an error listing those it has.
+  try {
+    run({{"nms", 7}}, -1);
+    ADD_FAILURE() << "no error for an unknown node";
+  } catch (const perfpred::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--data-count nms=7: the model has no NonZero, NonMaxSuppression or Compress"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("NonMaxSuppression_2"), std::string::npos) << e.what();
+  }
+}
+
 // A causal attention mask built from the sequence length, as GPT-2 exports build it.
 TEST(OnnxFolding, CausalMaskFromSequenceLength) {
   Graph g = imp("14", "(float[N, 6, 8] x) => (float[N, 6, 6] y)", R"(
