@@ -1477,6 +1477,19 @@ bool infer_node(Graph& g, Node& n) {
     if (const Tensor* v = g.input(n, 2)) ch |= set_dtype(*o, v->dtype);
     return ch | set_shape(*o, s);
   }
+  if (op == "RoiAlign" || op == "MaxRoiPool") {  // [RoIs, C, out_h, out_w]: one pooled map per region
+    const Tensor* rois = shaped(g.input(n, 1));
+    if (!shaped(x) || x->shape.size() != 4 || !rois || rois->shape.size() != 2) return ch;
+    int64_t oh = n.attr_int("output_height", 1), ow = n.attr_int("output_width", 1);
+    if (op == "MaxRoiPool") {
+      const auto pooled = n.attr_ints("pooled_shape");
+      if (pooled.size() != 2) return ch;
+      oh = pooled[0];
+      ow = pooled[1];
+    }
+    ch |= set_dtype(*o, x->dtype);
+    return ch | set_shape(*o, Shape{rois->shape[0], x->shape[1], oh, ow});
+  }
   if (op == "NonMaxSuppression") {  // [selected, 3] (batch, class, box) triples; how many is data
     ch |= set_dtype(*o, DType::i64);
     // At most every class of every image keeps max_output_boxes_per_class of its N boxes (all N without it).

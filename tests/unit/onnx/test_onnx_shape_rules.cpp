@@ -209,6 +209,40 @@ g (float[2, 6] x, float[1, 50, 4] boxes, float[1, 3, 50] scores, bool[4] keep, f
   }
 }
 
+// RoiAlign and MaxRoiPool pool one [C, out_h, out_w] map per region: perfpred's own rule, run on a graph ONNX's
+// inference has not seen (Faster R-CNN's RoIs get their count from --data-count only after ONNX has run, and its
+// box head stayed [?, 256, 7, 7] without it).
+TEST(OnnxShapeRules, RoiPoolingKeepsOneMapPerRegion) {
+  Graph g;
+  const auto tensor = [&g](const std::string& name, V shape) {
+    Tensor t;
+    t.name = name;
+    t.dtype = perfpred::DType::f32;
+    t.has_shape = !shape.empty();
+    t.shape = std::move(shape);
+    return g.add_tensor(std::move(t));
+  };
+  const int x = tensor("x", {1, 256, 10, 10}), rois = tensor("rois", {150, 4}), idx = tensor("idx", {150});
+  const int r5 = tensor("r5", {7, 5}), y = tensor("y", {}), z = tensor("z", {});
+  perfpred::Node align;
+  align.name = "align";
+  align.op = "RoiAlign";
+  align.inputs = {x, rois, idx};
+  align.outputs = {y};
+  align.attrs = {{"output_height", int64_t{7}}, {"output_width", int64_t{7}}};
+  perfpred::Node pool;
+  pool.name = "pool";
+  pool.op = "MaxRoiPool";
+  pool.inputs = {x, r5};
+  pool.outputs = {z};
+  pool.attrs = {{"pooled_shape", V{2, 3}}};
+  g.nodes = {align, pool};
+  EXPECT_TRUE(perfpred::onnx_import::detail::infer_node(g, g.nodes[0]));
+  EXPECT_TRUE(perfpred::onnx_import::detail::infer_node(g, g.nodes[1]));
+  EXPECT_EQ(S(g, "y"), (V{150, 256, 7, 7}));
+  EXPECT_EQ(S(g, "z"), (V{7, 256, 2, 3}));
+}
+
 // A causal attention mask built from the sequence length, as GPT-2 exports build it.
 TEST(OnnxFolding, CausalMaskFromSequenceLength) {
   Graph g = imp("14", "(float[N, 6, 8] x) => (float[N, 6, 6] y)", R"(
