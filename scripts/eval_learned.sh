@@ -3,7 +3,7 @@
 # held-out GPU or family, evaluates it on the held-out rows, and reports it beside the analytical model.
 #
 #   scripts/eval_learned.sh [STEP...]        STEP: kernels deepbench kfam kapp blend netk netfam jetson networks
-#                                             torchvision energy memory policy default doc (default: all, in that order)
+#                                             torchvision tvfam energy memory policy default doc (default: all, in that order)
 # Environment: PERFPRED (binary, default build/src/cli/perfpred), DATA (default cache/datasets, made by
 # tools/convert_datasets.py), OUT (default cache/eval/learned), ROUNDS (boosting rounds, default 150),
 # THREADS (default 2), MAX_DEPTH (default 6), NET_FRACTION (share of network rows used, default 1),
@@ -30,7 +30,7 @@ mkdir -p "$OUT/bundles"
 DEFAULT_MAX_DEPTH=${DEFAULT_MAX_DEPTH:-$MAX_DEPTH}
 REUSE=${REUSE:-0}  # 1: a fold whose bundle is already in $OUT/bundles is evaluated, not retrained
 MIN_APP_ROWS=${MIN_APP_ROWS:-100}
-STEPS=${*:-kernels deepbench kfam kapp blend netk netfam jetson networks torchvision energy memory policy default doc}
+STEPS=${*:-kernels deepbench kfam kapp blend netk netfam jetson networks torchvision tvfam energy memory policy default doc}
 KB=()
 [ -n "${KERNEL_BLEND:-}" ] && KB=(--kernel-blend "$KERNEL_BLEND")
 [ -x "$PERFPRED" ] || { echo "eval_learned: no perfpred binary at $PERFPRED (set PERFPRED)"; exit 2; }
@@ -104,6 +104,21 @@ for step in $STEPS; do
         --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json >"$OUT/train-tv-$g.json"
       "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/tv-$g.json" "${TV[@]}" --holdout-gpu $g \
         --rows "$OUT/tv-$g.rows.csv" --json >"$OUT/tv-$g.json"
+    done ;;
+  tvfam)  # ryujaehun torchvision, leave-one-architecture-family-out (every GPU; host overhead from HELP + the rest):
+    # the converted set names every network "torchvision", so tools/tv_families.py writes a copy whose model_family
+    # is the architecture (resnet, vgg, densenet, ...) for --holdout-family.
+    [ "$KERNEL_BASE" = 1 ] && need_all
+    TVF="$OUT/tv-families/torchvision.csv"
+    /usr/bin/python3 "$ROOT/tools/tv_families.py" "$DATA/pytorch-gpu-benchmark-ryujaehun/torchvision.csv" "$TVF" >&2
+    for fam in resnet wide_resnet resnext vgg densenet mobilenet mnasnet shufflenet squeezenet other; do
+      grep -q ",$fam," "$TVF" || continue
+      log "torchvision: hold out family $fam"
+      "$PERFPRED" train --network-fraction "$NET_FRACTION" "${BASE[@]}" "${HELP[@]}" --data "$TVF" --holdout-family $fam \
+        --out "$OUT/bundles/tvfam-$fam.json" --rounds "$ROUNDS" --max-depth "$MAX_DEPTH" --threads "$THREADS" --json \
+        >"$OUT/train-tvfam-$fam.json"
+      "$PERFPRED" eval --network-fraction "$NET_FRACTION" --model "$OUT/bundles/tvfam-$fam.json" --data "$TVF" \
+        --holdout-family $fam --rows "$OUT/tvfam-$fam.rows.csv" --json >"$OUT/tvfam-$fam.json"
     done ;;
   jetson)  # TensorRT on Jetson boards (evaluation only): the shipped recipe's kernel boosters (netk: NeuSight +
     # DeepBench, no network GPU, no Jetson) on an unseen device class and runtime. The Jetson Nano's iCAS ConvNets

@@ -254,8 +254,15 @@ def main():
                       [("GTX 1080 Ti", "tv-gtx-1080ti.json"), ("RTX 2080 Ti", "tv-rtx-2080ti.json"),
                        ("Titan V", "tv-titan-v.json"), ("Titan Xp", "tv-titan-xp.json")], "torchvision")
     L += lines
-    if n1 or n2 or n3:
-        status["networks"] = weighted(n1 + n2 + n3)
+    tv_fams = [("ResNet", "resnet"), ("Wide ResNet", "wide_resnet"), ("ResNeXt", "resnext"), ("VGG", "vgg"),
+               ("DenseNet", "densenet"), ("MobileNet", "mobilenet"), ("MNASNet", "mnasnet"), ("ShuffleNet", "shufflenet"),
+               ("SqueezeNet", "squeezenet")]
+    lines, n4 = table(out, "Whole networks: torchvision, leave one architecture family out (every GPU; "
+                      "tools/tv_families.py names each network's family)",
+                      [(f"{label} held out", f"tvfam-{f}.json") for label, f in tv_fams], "torchvision")
+    L += lines
+    if n1 or n2 or n3 or n4:
+        status["networks"] = weighted(n1 + n2 + n3 + n4)
     lines, kf = table(out, "Kernels: leave one op family out (its kernels fall to the fallback booster trained on the "
                       "other families; every GPU)",
                       [("NeuSight conv", "kfam-ns-conv.json"), ("NeuSight gemm (linear, bmm)", "kfam-ns-gemm.json"),

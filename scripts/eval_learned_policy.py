@@ -12,7 +12,7 @@ OUT holds `perfpred eval --rows` CSVs named EVIDENCE-*.rows.csv. Each evidence s
                   an RTX 3090) under the same kernel boosters (unseen device class, runtime, GPUs)
   netk-*          whole networks under the shipped kernel boosters trained without the network GPUs: every
                   network row is held out by GPU and by family (no network ever trains a kernel booster)
-  help-gpu-*, help-family-*, tv-*   host-overhead bundles, leave-one-GPU-out and leave-one-family-out
+  help-gpu-*, help-family-*, tv-*, tvfam-*   host-overhead bundles, leave-one-GPU-out and leave-one-family-out
 
   kfam-ns-*, kfam-db-*  NeuSight and DeepBench kernels, leave-one-op-family-out (the fallback booster predicts)
   kapp-db-*       DeepBench kernels, leave-one-application-out (DeepSpeech, vision, ...: the shapes of a family of
@@ -52,6 +52,7 @@ SETS = [
     ("help-gpu-", "pytorch", "network", "host", ("GPU",), "HELP networks, leave-one-GPU-out"),
     ("help-family-", "pytorch", "network", "host", ("family",), "HELP networks, leave-one-family-out"),
     ("tv-", "pytorch", "network", "host", ("GPU",), "torchvision networks, leave-one-GPU-out"),
+    ("tvfam-", "pytorch", "network", "host", ("family",), "torchvision networks, leave-one-architecture-family-out"),
 ]
 # A part is learned only with evidence held out both ways (a GPU and a family the bundle never saw).
 NEEDED = {"GPU", "family"}
@@ -124,7 +125,7 @@ def summarise(cells):
         shares = [e[2] for e in es if e[2] is not None]
         s["groups"].append((kind, group, n, sum(e[0] for e in es) / n, sum(e[1] for e in es) / n,
                             sum(shares) / len(shares) if shares else None))
-    for s in out.values():
+    for (part, _), s in out.items():
         for ev in s.values():
             # Pooled over every held-out row once: the GPU groups where there are any, else the family groups.
             kinds = {g[0] for g in ev["groups"]}
@@ -136,8 +137,9 @@ def summarise(cells):
             # Held out by family, a kernel whose op no training row of its booster had keeps the analytical time
             # (the op check): a held-out family whose kernel time the boosters corrected under K_SHARE is the
             # analytical model and says nothing about how they carry over to a new family, so it is no evidence.
+            # The host part is a booster of its own (dispatch time, not kernels): its family rows always count.
             fam = [g for g in ev["groups"] if g[0] == "family"]
-            if fam and all(g[5] is not None for g in fam):
+            if part == "kernels" and fam and all(g[5] is not None for g in fam):
                 counted = [g for g in fam if g[5] >= K_SHARE]
                 use = counted or fam
                 ev["family_share"] = sum(g[2] * g[5] for g in use) / sum(g[2] for g in use)

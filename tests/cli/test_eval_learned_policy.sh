@@ -112,4 +112,45 @@ case $out in
   analytical*"no held-out-family evidence"*) ;;
   *) echo "FAIL: rows naming no application are no held-out-family evidence: $out"; fail=1 ;;
 esac
+# The host part is a booster of dispatch time, not of kernels: its held-out-family rows (torchvision by architecture,
+# tvfam-*) count whatever their kernel share, so a win there and by GPU (tv-*) makes the host part learned, and
+# no win there leaves it analytical.
+host() {  # host DIR FAMILY_LEARNED: torchvision training rows, a GPU-held-out win, family rows at share 0
+  mkdir -p "$1"
+  $PY - "$1" "$2" <<'EOF2'
+import csv, os, sys
+out, fam_learned = sys.argv[1], float(sys.argv[2])
+cols = ["file", "id", "kind", "gpu_id", "family", "phase_or_mode", "precision", "measured", "analytical", "learned",
+        "analytical_error_pct", "learned_error_pct", "learned_share", "model_family"]
+def rows(name, learned, fam):
+    with open(os.path.join(out, name), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for i in range(40):
+            w.writerow(["x.csv", f"r{i}", "network", "gtx-1080ti", fam, "training", "fp16", 1.0, 1.5, learned, 50, 0, 0, fam])
+rows("tv-gtx-1080ti.rows.csv", 1.05, "torchvision")
+rows("tvfam-resnet.rows.csv", fam_learned, "resnet")
+EOF2
+  $PY "$ROOT/scripts/eval_learned_policy.py" "$1" "$1/policy.json" >/dev/null || { echo "FAIL: policy script"; fail=1; }
+}
+hostrule() {
+  $PY - "$1" <<'EOF2'
+import json, sys
+for r in json.load(open(sys.argv[1]))["rules"]:
+    if (r["part"], r["device_class"], r["runtime"], r["mode"], r["precision"]) == ("host", "desktop", "pytorch", "training", "fp16"):
+        print(r["predictor"], "|", r["evidence"])
+EOF2
+}
+host "$TMP/host-win" 1.1
+out=$(hostrule "$TMP/host-win/policy.json")
+case $out in
+  learned*"leave-one-architecture-family-out"*"held out by GPU and family"*"held out by family (40 rows): learned 10.0% vs analytical 50.0%"*) ;;
+  *) echo "FAIL: a host win held out by GPU and by architecture family should make the host part learned: $out"; fail=1 ;;
+esac
+host "$TMP/host-lose" 1.5
+out=$(hostrule "$TMP/host-lose/policy.json")
+case $out in
+  analytical*"held out by family (40 rows): learned 50.0% vs analytical 50.0%"*) ;;
+  *) echo "FAIL: no host win held out by family should leave the host part analytical: $out"; fail=1 ;;
+esac
 exit $fail
