@@ -170,6 +170,21 @@ void parse_input_shapes(const nlohmann::json& e, const std::string& where, Budge
   }
 }
 
+// An entry's object of names to integers >= `min` (dims, loop_trips, data_counts), each error naming the key.
+void read_int_map(const nlohmann::json& e, const std::string& key, const std::string& where, int64_t min,
+                  const std::string& form, const std::string& what, std::map<std::string, int64_t>& out) {
+  if (!e.contains(key)) return;
+  const auto& s = e[key];
+  if (!s.is_object()) throw InputError(where + ": " + key + " must be an object " + form);
+  for (auto it = s.begin(); it != s.end(); ++it) {
+    if (it.key().empty()) throw InputError(where + ": " + key + " has an empty " + what + " name");
+    if (!it.value().is_number_integer() || it.value().get<int64_t>() < min)
+      throw InputError(where + ": " + key + "." + printable(it.key(), 80) + " must be an integer >= " +
+                       std::to_string(min) + " (got " + json_excerpt(it.value()) + ")");
+    out[it.key()] = it.value().get<int64_t>();
+  }
+}
+
 // `branches` {IF: "then"|"else"}, `dims` {DIM: N >= 1}, `loop_trips` {LOOP: N >= 0} and `data_counts`
 // {NODE or "*": N >= 0}: the --branch, --dim, --loop-trips and --data-count of an entry.
 void parse_control_flow(const nlohmann::json& e, const std::string& where, BudgetEntry& b) {
@@ -184,40 +199,10 @@ void parse_control_flow(const nlohmann::json& e, const std::string& where, Budge
       b.branches[it.key()] = it.value().get<std::string>();
     }
   }
-  if (e.contains("dims")) {
-    const auto& s = e["dims"];
-    if (!s.is_object()) throw InputError(where + ": dims must be an object {\"DIM_NAME\": value}");
-    for (auto it = s.begin(); it != s.end(); ++it) {
-      if (it.key().empty()) throw InputError(where + ": dims has an empty dim name");
-      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 1)
-        throw InputError(where + ": dims." + printable(it.key(), 80) + " must be an integer >= 1 (got " +
-                         json_excerpt(it.value()) + ")");
-      b.dims[it.key()] = it.value().get<int64_t>();
-    }
-  }
-  if (e.contains("loop_trips")) {
-    const auto& s = e["loop_trips"];
-    if (!s.is_object()) throw InputError(where + ": loop_trips must be an object {\"LOOP_NAME\": iterations}");
-    for (auto it = s.begin(); it != s.end(); ++it) {
-      const std::string key = "loop_trips." + printable(it.key(), 80);
-      if (it.key().empty()) throw InputError(where + ": loop_trips has an empty Loop name");
-      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0)
-        throw InputError(where + ": " + key + " must be an integer >= 0 (got " + json_excerpt(it.value()) + ")");
-      b.loop_trips[it.key()] = it.value().get<int64_t>();
-    }
-  }
-  if (e.contains("data_counts")) {
-    const auto& s = e["data_counts"];
-    if (!s.is_object())
-      throw InputError(where + ": data_counts must be an object {\"NODE_NAME\": length, \"*\": length for every other}");
-    for (auto it = s.begin(); it != s.end(); ++it) {
-      const std::string key = "data_counts." + printable(it.key(), 80);
-      if (it.key().empty()) throw InputError(where + ": data_counts has an empty node name");
-      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0)
-        throw InputError(where + ": " + key + " must be an integer >= 0 (got " + json_excerpt(it.value()) + ")");
-      b.data_counts[it.key()] = it.value().get<int64_t>();
-    }
-  }
+  read_int_map(e, "dims", where, 1, "{\"DIM_NAME\": value}", "dim", b.dims);
+  read_int_map(e, "loop_trips", where, 0, "{\"LOOP_NAME\": iterations}", "Loop", b.loop_trips);
+  read_int_map(e, "data_counts", where, 0, "{\"NODE_NAME\": length, \"*\": length for every other}", "node",
+               b.data_counts);
 }
 
 // `limits`: at least one known limit, each positive.

@@ -1492,15 +1492,16 @@ bool infer_node(Graph& g, Node& n) {
   }
   if (op == "NonMaxSuppression") {  // [selected, 3] (batch, class, box) triples; how many is data
     ch |= set_dtype(*o, DType::i64);
-    // At most every class of every image keeps max_output_boxes_per_class of its N boxes (all N without it).
+    // At most every class of every image keeps max_output_boxes_per_class of its N boxes: all N where that input
+    // is not a known constant, none where it is absent (the spec's default, 0: no output).
     const Tensor* boxes = shaped(x);
     const Tensor* scores = shaped(g.input(n, 1));
     int64_t upper = U;
     if (boxes && scores && boxes->shape_known() && scores->shape_known() && boxes->shape.size() == 3 &&
         scores->shape.size() == 3) {
-      int64_t per_class = boxes->shape[1];
+      int64_t per_class = g.input(n, 2) ? boxes->shape[1] : 0;
       if (auto m = scalar_int(g.input(n, 2)); m && *m >= 0) per_class = std::min(per_class, *m);
-      upper = scores->shape[0] * scores->shape[1] * per_class;
+      upper = numel_of(Shape{scores->shape[0], scores->shape[1], per_class}).value_or(U);
     }
     return ch | set_shape(*o, Shape{data_count(g, n, upper).value_or(U), 3});
   }
@@ -1536,7 +1537,7 @@ bool infer_node(Graph& g, Node& n) {
     const bool flat = !n.has_attr("axis");
     const int64_t r = static_cast<int64_t>(x->shape.size());
     const int64_t axis = flat ? 0 : norm_axis(n.attr_int("axis", 0), r);
-    if (axis < 0 || axis >= std::max<int64_t>(r, 1)) return ch;
+    if (!flat && (axis < 0 || axis >= r)) return ch;
     int64_t upper = flat ? (x->shape_known() ? x->numel().value_or(U) : U) : x->shape[static_cast<size_t>(axis)];
     if (cond && cond->shape_known() && cond->shape.size() == 1 && upper >= 0) upper = std::min(upper, cond->shape[0]);
     const int64_t kept = data_count(g, n, upper).value_or(U);

@@ -33,14 +33,15 @@ rows("kfam-ns-gemm.rows.csv", fam_learned, share)  # held out by family
 EOF2
   $PY "$ROOT/scripts/eval_learned_policy.py" "$1" "$1/policy.json" >/dev/null || { echo "FAIL: policy script"; fail=1; }
 }
-rule() {  # rule POLICY.json: the predictor of the datacenter pytorch inference fp32 kernels rule
-  $PY - "$1" <<'EOF2'
+rule_of() {  # rule_of POLICY.json PART CLASS RUNTIME MODE PRECISION: "predictor | evidence" of that rule
+  $PY - "$@" <<'EOF2'
 import json, sys
 for r in json.load(open(sys.argv[1]))["rules"]:
-    if (r["part"], r["device_class"], r["runtime"], r["mode"], r["precision"]) == ("kernels", "datacenter", "pytorch", "inference", "fp32"):
+    if [r["part"], r["device_class"], r["runtime"], r["mode"], r["precision"]] == sys.argv[2:]:
         print(r["predictor"], "|", r["evidence"])
 EOF2
 }
+rule() { rule_of "$1" kernels datacenter pytorch inference fp32; }  # the NeuSight-like slice
 write "$TMP/abstained" 0
 out=$(rule "$TMP/abstained/policy.json")
 case $out in
@@ -86,14 +87,7 @@ rows("kapp-db-speech.rows.csv", 1.1, 1, ("speech",))
 EOF2
   $PY "$ROOT/scripts/eval_learned_policy.py" "$1" "$1/policy.json" >/dev/null || { echo "FAIL: policy script"; fail=1; }
 }
-cudnn() {
-  $PY - "$1" <<'EOF2'
-import json, sys
-for r in json.load(open(sys.argv[1]))["rules"]:
-    if (r["part"], r["device_class"], r["runtime"], r["mode"], r["precision"]) == ("kernels", "datacenter", "cudnn", "inference", "fp32"):
-        print(r["predictor"], "|", r["evidence"])
-EOF2
-}
+cudnn() { rule_of "$1" kernels datacenter cudnn inference fp32; }
 app "$TMP/app-win" 1.1 APP
 out=$(cudnn "$TMP/app-win/policy.json")
 case $out in
@@ -133,14 +127,7 @@ rows("tvfam-resnet.rows.csv", fam_learned, "resnet")
 EOF2
   $PY "$ROOT/scripts/eval_learned_policy.py" "$1" "$1/policy.json" >/dev/null || { echo "FAIL: policy script"; fail=1; }
 }
-hostrule() {
-  $PY - "$1" <<'EOF2'
-import json, sys
-for r in json.load(open(sys.argv[1]))["rules"]:
-    if (r["part"], r["device_class"], r["runtime"], r["mode"], r["precision"]) == ("host", "desktop", "pytorch", "training", "fp16"):
-        print(r["predictor"], "|", r["evidence"])
-EOF2
-}
+hostrule() { rule_of "$1" host desktop pytorch training fp16; }
 host "$TMP/host-win" 1.1
 out=$(hostrule "$TMP/host-win/policy.json")
 case $out in

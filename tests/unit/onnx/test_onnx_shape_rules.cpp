@@ -171,11 +171,12 @@ TEST(OnnxFolding, KnownDimsOfAPartlyKnownShapeFold) {
 // the user sets them (--data-count), by node name or for every such node, each capped at the op's upper bound.
 TEST(OnnxShapeRules, DataCountsSetDataDependentLengthsUpToTheirBound) {
   const std::string text = R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2, 6] x, float[1, 50, 4] boxes, float[1, 3, 50] scores, bool[4] keep, float[4, 5] rows) => (int64[2, N] nz, int64[M, 3] sel, float[K, 5] kept) {
+g (float[2, 6] x, float[1, 50, 4] boxes, float[1, 3, 50] scores, bool[4] keep, float[4, 5] rows) => (int64[2, N] nz, int64[M, 3] sel, float[K, 5] kept, int64[J, 3] none) {
   nz = NonZero (x)
   most = Constant <value = int64[1] {10}> ()
   sel = NonMaxSuppression <center_point_box = 0> (boxes, scores, most)
   kept = Compress <axis = 0> (rows, keep)
+  none = NonMaxSuppression (boxes, scores)
 }
 )";
   const auto run = [&](std::map<std::string, int64_t> counts, int64_t all) {
@@ -193,6 +194,8 @@ g (float[2, 6] x, float[1, 50, 4] boxes, float[1, 3, 50] scores, bool[4] keep, f
   EXPECT_EQ(S(all, "nz"), (V{2, 12}));
   EXPECT_EQ(S(all, "sel"), (V{30, 3}));
   EXPECT_EQ(S(all, "kept"), (V{4, 5}));
+  // Without max_output_boxes_per_class an NMS keeps none (the spec's default 0).
+  EXPECT_EQ(S(all, "none"), (V{0, 3}));
   // By name, the rest from the default.
   Graph named = run({{"NonMaxSuppression_2", 7}}, 3);
   EXPECT_EQ(S(named, "sel"), (V{7, 3}));

@@ -556,12 +556,14 @@ TEST(TensorGemm, LargeHalfGemmsRunAtEightyPercentOfTensorPeakAndInt8Lower) {
 
 /// c -> c channels, 3x3 stride 1 at hw x hw, batch n (Winograd-eligible); default: a ResNet stage-1 layer.
 /// A dense k x k convolution row, `cin` -> `cout` channels, `stride`, `out` x `out` outputs, batch `n`;
-/// `sized` adds the batch and input size (which the NCHW reorders are costed from).
+/// `sized` adds the batch and input size (which the NCHW reorders are costed from); `phase` and `rt` as a row says.
 KernelEstimate conv_row(const GpuSpec& g, Precision p, double cin, double cout, double k, double stride, double out,
-                        double n, bool allow_tf32, bool sized) {
+                        double n, bool allow_tf32, bool sized, const char* phase = "forward",
+                        Runtime rt = Runtime::pytorch) {
   const double in = out * stride;
   KernelEstimate e;
   e.family = OpFamily::conv;
+  e.phase = phase;
   e.gemm = GemmShape{1, static_cast<int64_t>(n * out * out), static_cast<int64_t>(cout), static_cast<int64_t>(cin * k * k)};
   e.flops = 2.0 * n * out * out * cout * cin * k * k;
   e.bytes = element_bytes(p) * (n * cin * in * in + n * cout * out * out + cout * cin * k * k);
@@ -571,6 +573,7 @@ KernelEstimate conv_row(const GpuSpec& g, Precision p, double cin, double cout, 
   PredictOptions o;
   o.precision = p;
   o.allow_tf32 = allow_tf32;
+  o.runtime = rt;
   estimate_kernel(e, g, o);
   return e;
 }
@@ -904,24 +907,10 @@ TEST(HalfGemm, WithoutTensorCoresComputesInFp32OutsideTensorRt) {
             0.3 * gemm4096_compute_s(v100, Precision::fp32, Runtime::pytorch));
 }
 
-/// Math time of a PyTorch convolution row (batch 12 at `out` x `out` output pixels) in one phase.
+/// Math time of a 256 -> 512 channel convolution row at batch 12 and 28 x 28 outputs, in one phase.
 double conv_phase_compute_s(const GpuSpec& g, Precision p, double k, double stride, const char* phase,
                             Runtime rt = Runtime::pytorch) {
-  const double n = 12, out = 28, cin = 256, cout = 512, in = out * stride;
-  KernelEstimate e;
-  e.family = OpFamily::conv;
-  e.phase = phase;
-  e.gemm = GemmShape{1, static_cast<int64_t>(n * out * out), static_cast<int64_t>(cout), static_cast<int64_t>(cin * k * k)};
-  e.flops = 2.0 * n * out * out * cout * cin * k * k;
-  e.bytes = element_bytes(p) * (n * cin * in * in + n * cout * out * out + cout * cin * k * k);
-  e.attrs = {{"groups", 1}, {"in_channels", cin}, {"out_channels", cout}, {"kernel_h", k},  {"kernel_w", k},
-             {"stride_h", stride}, {"stride_w", stride}, {"out_h", out}, {"out_w", out}, {"batch", n},
-             {"in_h", in}, {"in_w", in}};
-  PredictOptions o;
-  o.precision = p;
-  o.runtime = rt;
-  estimate_kernel(e, g, o);
-  return e.compute_s;
+  return conv_row(g, p, 256, 512, k, stride, 28, 12, true, true, phase, rt).compute_s;
 }
 
 TEST(PseudoHalfConvolutions, StridedDataAndPointwiseFilterGradientsRunSlowerOnConsumerPascal) {
