@@ -1,5 +1,6 @@
 // ONNX bytes -> Graph -> per-node cost -> prediction on a catalogued GPU, inference and training, the
-// way `perfpred predict --allow-unknown` runs it. The first byte picks the batch, precision and mode.
+// way `perfpred predict --allow-unknown` runs it. The first byte picks the batch, precision and mode, and
+// whether data-dependent ops (NonZero, NonMaxSuppression, Compress) output 0, 5, 10 or 15 elements (--data-count).
 #include <cstdint>
 #include <string>
 
@@ -17,6 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::expect_clean([&] {
     perfpred::onnx_import::ImportOptions io;
     io.batch = 1 + (knob & 7);
+    if (knob & 32) io.data_count_all = 5 * (knob >> 6);
     perfpred::Graph g = perfpred::onnx_import::import_bytes(bytes, "fuzz.onnx", io);
     perfpred::AnalyzeOptions ao;
     ao.allow_unknown = true;
