@@ -1024,11 +1024,40 @@ class Importer {
 
   void run_onnx_inference() {
     explicit_einsums(graph());  // idempotent; only where ONNX runs at all
+    type_outputs_of_unschematised_ops();
     onnx::ShapeInferenceOptions options(false, 0, true);
     try {
       onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
     } catch (const std::exception& e) {
       m_onnx_error = e.what();
+    }
+  }
+
+  // ONNX 1.12's data propagation dereferences the type of a Shape's input unchecked, and an op ONNX has no schema
+  // for (an unknown or custom op) leaves its outputs with none: `Foo -> Shape` crashed the importer (SIGSEGV in
+  // libonnx, found by fuzz_onnx_import). Those outputs get a type without a shape (perfpred's dtype where known,
+  // else undefined) before ONNX runs, which its inference skips; graph outputs keep the type they declare.
+  void type_outputs_of_unschematised_ops() {
+    std::map<std::string, int64_t> versions;
+    for (const auto& o : m_model.opset_import()) versions[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
+    std::unordered_set<std::string> typed;
+    for (const auto& vi : graph().value_info()) typed.insert(vi.name());
+    for (const auto& vi : graph().output()) typed.insert(vi.name());
+    for (const auto& vi : graph().input()) typed.insert(vi.name());
+    std::vector<std::string> untyped;
+    for (const auto& n : graph().node()) {
+      const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
+      const auto v = versions.find(domain);
+      if (v != versions.end() && onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(v->second), domain)) continue;
+      for (const auto& out : n.output())
+        if (!out.empty() && typed.insert(out).second) untyped.push_back(out);
+    }
+    for (const auto& name : untyped) {
+      const int id = m_g.find_tensor(name);
+      const DType d = id >= 0 ? m_g.tensors[static_cast<size_t>(id)].dtype : DType::unknown;
+      auto* vi = graph().add_value_info();
+      vi->set_name(name);
+      vi->mutable_type()->mutable_tensor_type()->set_elem_type(d == DType::unknown ? 0 : onnx_code(d));
     }
   }
 

@@ -150,6 +150,28 @@ TEST(OnnxLimits, WhereWithMissingInputsDoesNotFold) {
 // Found by scripts/fuzz.sh (fuzz_onnx_import, session 33): a Constant whose INT64 scalar value holds no value (its
 // raw_data mutated into the tensor's name) multiplied with a shape dim; ONNX's data propagation read the scalar's
 // missing value and crashed (SIGSEGV inside MathOpDataPropagator). A Constant's values must match its dims.
+TEST(OnnxLimits, AShapeOfAnUnknownOpsOutputImports) {
+  // ONNX 1.12's data propagation read the type of a Shape's input unchecked, and an op ONNX has no schema for leaves
+  // none: fuzz_onnx_import's mutant of a detector's postprocessing (an NMS renamed "N/nMaxSuppression", then Shape)
+  // and any custom op before a Shape crashed the import (SIGSEGV). It imports, the unknown op's output unshaped.
+  const auto path = std::string(PERFPRED_SOURCE_ROOT) + "/tests/data/fuzz/unknown-op-into-shape.onnx";
+  perfpred::Graph g;
+  ASSERT_NO_THROW(g = oi::import_file(path));
+  const int sel = g.find_tensor("sel");
+  ASSERT_GE(sel, 0);
+  EXPECT_FALSE(g.tensors[static_cast<size_t>(sel)].shape_known());
+  for (const char* domain : {"", "com.example"}) {
+    const std::string hdr = std::string("<ir_version: 8, opset_import: [\"\" : 16") +
+                            (*domain ? ", \"com.example\" : 1" : "") + "]>";
+    const std::string op = *domain ? "com.example.Foo" : "Foo";
+    perfpred::Graph h;
+    ASSERT_NO_THROW(h = oi::import_text(hdr + "\ng (float[2, 3] x) => (int64[R] y) {\n  u = " + op +
+                                        " (x)\n  y = Shape (u)\n}\n"))
+        << domain;
+    EXPECT_EQ(h.nodes.size(), 2u) << domain;
+  }
+}
+
 TEST(OnnxLimits, ConstantValuesMustMatchTheirDims) {
   const auto path = std::string(PERFPRED_SOURCE_ROOT) + "/tests/data/fuzz/constant-scalar-without-value.onnx";
   expect_one_line_error([&] { oi::import_file(path); },
