@@ -63,7 +63,8 @@ void parse_data_counts(const std::vector<std::string>& counts, onnx_import::Impo
   for (const auto& s : counts) {
     const auto eq = s.rfind('=');
     if (eq == 0 || (eq != std::string::npos && eq + 1 == s.size()))
-      throw InputError("--data-count '" + printable(s, 80) + "': expected NAME=N (one node) or N (every data-dependent node)");
+      throw InputError("--data-count '" + printable(s, 80) +
+                       "': expected NAME=N (one node) or N (every data-dependent node)");
     const std::string name = eq == std::string::npos ? "" : s.substr(0, eq);
     const std::string label = "--data-count" + (name.empty() ? std::string() : " " + printable(name, 80));
     const int64_t v = parse_int64(eq == std::string::npos ? s : s.substr(eq + 1), label);

@@ -111,6 +111,11 @@ void add_channels_last(CLI::App* sub, bool& channels_last) {
                 "onnxruntime only");
 }
 
+/// --data-count's help, the same in predict/fit-host, inspect and the decision commands.
+constexpr const char* k_data_count_help =
+    "Elements a data-dependent op outputs (NonZero, NonMaxSuppression, Compress), which no shape decides: NAME=N for "
+    "one node, N for every other (repeatable; capped at the op's upper bound)";
+
 /// The run a prediction is for (shapes, precision, mode, runtime), shared by predict and fit-host.
 void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--batch", p.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
@@ -118,8 +123,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
   sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
   sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
-  sub->add_option("--data-count", p.data_counts,
-                  "Elements a data-dependent op outputs (NonZero, NonMaxSuppression, Compress), which no shape decides: NAME=N for one node, N for every other (repeatable; capped at the op's upper bound)");
+  sub->add_option("--data-count", p.data_counts, k_data_count_help);
   sub->add_option("--precision", p.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
   sub->add_option("--mode", p.mode, "inference|training")->default_val("inference");
   sub->add_option("--optimizer", p.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
@@ -189,8 +193,7 @@ int main(int argc, char** argv) {
     sub->add_option("--branch", inspect_opts.branches, "Branch an If takes: NAME=then|else (repeatable)");
     sub->add_option("--loop-trips", inspect_opts.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
     sub->add_option("--dim", inspect_opts.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable); unset ones stay symbolic");
-    sub->add_option("--data-count", inspect_opts.data_counts,
-                    "Elements a data-dependent op outputs (NonZero, NonMaxSuppression, Compress), which no shape decides: NAME=N for one node, N for every other (repeatable; capped at the op's upper bound)");
+    sub->add_option("--data-count", inspect_opts.data_counts, k_data_count_help);
     sub->add_flag("--json", inspect_opts.json, "Print one JSON object instead of the table");
     sub->add_flag("--allow-unknown", inspect_opts.allow_unknown,
                   "Cost unknown ops as flagged bytes-only estimates instead of failing");
@@ -301,8 +304,7 @@ int main(int argc, char** argv) {
     sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
     sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
     sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
-    sub->add_option("--data-count", p.data_counts,
-                    "Elements a data-dependent op outputs (NonZero, NonMaxSuppression, Compress), which no shape decides: NAME=N for one node, N for every other (repeatable; capped at the op's upper bound)");
+    sub->add_option("--data-count", p.data_counts, k_data_count_help);
     sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
     sub->add_flag("--allow-partial", p.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");

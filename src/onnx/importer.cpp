@@ -1048,7 +1048,8 @@ class Importer {
     for (const auto& n : graph().node()) {
       const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
       const auto v = versions.find(domain);
-      if (v != versions.end() && onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(v->second), domain)) continue;
+      if (v != versions.end() && onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(v->second), domain))
+        continue;
       for (const auto& out : n.output())
         if (!out.empty() && typed.insert(out).second) untyped.push_back(out);
     }
@@ -1206,8 +1207,9 @@ class Importer {
       if (detail::is_data_dependent(n.op)) have.push_back(n.name);
     for (const auto& [name, v] : m_opts.data_counts) {
       if (std::find(have.begin(), have.end(), name) != have.end()) continue;
-      const std::string ref = m_opts.overrides_are_keys ? "data_counts." + printable(name, 80)
-                                                        : "--data-count " + printable(name, 80) + "=" + std::to_string(v);
+      const std::string ref = m_opts.overrides_are_keys
+                                  ? "data_counts." + printable(name, 80)
+                                  : "--data-count " + printable(name, 80) + "=" + std::to_string(v);
       std::string list;
       for (size_t i = 0; i < have.size() && i < 8; ++i) list += (i ? ", " : "") + printable(have[i], 80);
       if (have.size() > 8) list += ", ...";
