@@ -386,11 +386,24 @@ RYU_GPUS = {"GeForce GTX 1080 Ti": "gtx-1080ti", "GeForce RTX 2080 Ti": "rtx-208
 RYU_PREC = {"float": "fp32", "half": "fp16"}
 
 
+def ryujaehun_copying_machines(src):
+    """Machines whose timed step includes the batch's host-to-device copy. Only the benchmark's last version writes
+    system_info.txt beside its CSVs, and only it reads the batch from a DataLoader (no pin_memory) and copies it
+    with img.to('cuda') between the timer's two synchronize() calls: a pageable copy. The earlier versions (the
+    2019 files and the 2020 '_training_' files) build the input once on the GPU before the loop, so no copy is
+    timed; their numbers agree (an RTX 2080 Ti's ResNet-18 FP16 inference: 2.8-3.5 ms in those runs, 4.5 ms in
+    the copying one)."""
+    results = os.path.join(src, "raw", "results")
+    if not os.path.isdir(results):
+        return set()
+    return {m for m in os.listdir(results) if os.path.isfile(os.path.join(results, m, "system_info.txt"))}
+
+
 def convert_ryujaehun(ctx):
     src = os.path.join(ctx.shared, "pytorch-gpu-benchmark-ryujaehun")
     path = os.path.join(ctx.out, "datasets", "pytorch-gpu-benchmark-ryujaehun", "torchvision.csv")
     rows = read_csv(os.path.join(src, "summary_per_model.csv"))
-    w = Writer("network", path, extra_columns=["param_updates", "mixed_precision"])
+    w = Writer("network", path, extra_columns=["param_updates", "mixed_precision", "copy_memory"])
     skipped = {"fp64": 0, "multi-gpu": 0, "device": 0}
     keep = []
     for r in rows:
@@ -405,28 +418,36 @@ def convert_ryujaehun(ctx):
             continue
         keep.append(r)
     keep = keep[: ctx.limit]
+    copying_machines = ryujaehun_copying_machines(src)
     chosen = ctx.exporter.choose("torchvision", [r["model"] for r in keep])
     for i, r in enumerate(keep):
         name = r["model"]
         mp = ctx.exporter.ensure("torchvision", name, name) if name in chosen else \
             ctx.exporter.existing("torchvision", name)
         machine = r["file"].split("/")[2]
+        copies = machine in copying_machines
         w.add(id=f"ryu-{i}", source="ryujaehun-pytorch-gpu-benchmark", gpu_id=RYU_GPUS[r["device"]],
               runtime="pytorch", runtime_version="", precision=RYU_PREC[r["precision"]], model=rel(mp, path),
               model_family="torchvision", recipe=name, mode="training" if r["mode"] == "train" else "inference",
-              batch=int(r["global_batch"]), includes_h2d=1, latency_ms=num(r["median_ms"]),
+              batch=int(r["global_batch"]), includes_h2d=int(copies), latency_ms=num(r["median_ms"]),
               param_updates="loop" if r["mode"] == "train" else "",
               mixed_precision="half" if r["mode"] == "train" and r["precision"] == "half" else "",
+              copy_memory="pageable" if copies else "",
               notes=f"median of {r['n_iter']} iterations (mean {r['mean_ms']}, min {r['min_ms']}, std {r['std_ms']}); "
-                    f"machine {machine}; {r['format']}; training = zero_grad+forward+CrossEntropy+backward, "
+                    f"machine {machine}; {r['format']}; "
+                    f"{'pageable input copy timed' if copies else 'input resident on the GPU, no copy timed'}; "
+                    f"training = zero_grad+forward+CrossEntropy+backward, "
                     f"no optimizer step; cudnn.benchmark=True" + ("; fp16 = model.half(), no AMP"
                                                                   if r["precision"] == "half" else ""))
     n = w.write({"sources": [{"name": "ryujaehun-pytorch-gpu-benchmark",
                               "repository": "https://github.com/ryujaehun/pytorch-gpu-benchmark",
                               "commit": "3f47a9e2a43ca751ffade0add700b54b00e44bf0", "licence": "MIT"}],
                  "licence": "MIT",
-                 "notes": ["summary_per_model.csv, median_ms per batch of 12 (3x224x224, 1000 classes), timing includes "
-                           "the host-to-device copy of the batch",
+                 "notes": ["summary_per_model.csv, median_ms per batch of 12 (3x224x224, 1000 classes); the timing "
+                           "includes the host-to-device copy of the batch (pageable: a DataLoader without pin_memory) "
+                           "only on machines whose folder has the last script version's system_info.txt "
+                           f"({', '.join(sorted(copying_machines)) or 'none'}, includes_h2d 1); the earlier versions "
+                           "kept the input on the GPU (includes_h2d 0)",
                            "PyTorch 1.4 era, CUDA 10.0-10.2 (see each machine's system_info.txt); torch version per "
                            "row is not recorded, so runtime_version is empty",
                            "param_updates = loop on training rows: PyTorch 1.x's zero_grad() zeroes every .grad and "

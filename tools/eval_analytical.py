@@ -133,6 +133,8 @@ def run_settings(row):
             args += ["--mixed-precision", row["mixed_precision"]]
     if row.get("includes_h2d") == "0":
         args.append("--no-copies")
+    elif row.get("copy_memory") == "pageable":
+        args.append("--pageable-copies")  # an unpinned tensor's copy, staged by the CPU
     if row.get("cuda_graphs") == "1":
         args.append("--cuda-graphs")
     if row.get("grad_mode") == "1" and row.get("mode", "inference") in ("", "inference") and \

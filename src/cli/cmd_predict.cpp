@@ -158,6 +158,9 @@ PredictOptions predict_options(const PredictCmdOptions& o) {
   if (o.batch < 1) throw InputError("--batch " + std::to_string(o.batch) + ": must be a positive integer");
   po.batch = o.batch;
   po.include_copies = !o.no_copies;
+  if (o.no_copies && o.pageable_copies)
+    throw InputError("--pageable-copies prices the copies that --no-copies leaves out: give one of them");
+  po.pageable_copies = o.pageable_copies;
   po.detail = o.layers;
   if (po.mode == Mode::training && po.runtime == Runtime::tensorrt)
     throw InputError("--runtime tensorrt runs inference only; use --mode inference or --runtime pytorch|onnxruntime|cudnn");

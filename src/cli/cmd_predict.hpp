@@ -40,6 +40,7 @@ struct PredictCmdOptions {
   bool allow_partial = false;  ///< predict even when working nodes have unknown shapes ("complete": false)
   bool no_meta = false;
   bool no_copies = false;  ///< leave host<->device copies out of the latency
+  bool pageable_copies = false;  ///< --pageable-copies: the copies move pageable memory (PredictOptions::pageable_copies)
   double host_factor = 1;  ///< --host-factor: this machine's host CPU time over the reference machine's
   double gpu_factor = 1;   ///< --gpu-factor: this machine's GPU kernel time over the model's
   bool no_tf32 = false;    ///< --no-tf32: FP32 convolutions stay on FP32 math (allow_tf32 = False)

@@ -116,6 +116,11 @@ constexpr const char* k_data_count_help =
     "Elements a data-dependent op outputs (NonZero, NonMaxSuppression, Compress), which no shape decides: NAME=N for "
     "one node, N for every other (repeatable; capped at the op's upper bound)";
 
+/// --pageable-copies' help, the same in predict and fit-host/fit-gpu.
+constexpr const char* k_pageable_copies_help =
+    "The input/output copies move pageable host memory (an unpinned tensor: x.to('cuda'), a DataLoader without "
+    "pin_memory): the CPU stages them through a driver buffer (docs/model.md, \"Copies\"); default: pinned";
+
 /// The run a prediction is for (shapes, precision, mode, runtime), shared by predict and fit-host.
 void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--batch", p.batch, "Batch size (leading dim of each runtime input)")->default_val(1);
@@ -156,6 +161,7 @@ void add_fit(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std::fun
   sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as bytes-only estimates");
   sub->add_flag("--allow-partial", p.allow_partial, "Fit even when working nodes have unknown shapes");
   sub->add_flag("--no-copies", p.no_copies, "The measurement leaves host<->device copies of inputs/outputs out");
+  sub->add_flag("--pageable-copies", p.pageable_copies, k_pageable_copies_help);
   sub->add_option("--model", fit_opts.bundles, "Learned bundle, as predict's --model");
   sub->add_flag("--analytical", fit_opts.analytical, "Analytical model alone (refuses --model)");
   sub->add_flag("--json", fit_opts.json, "Print one JSON object");
@@ -281,6 +287,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--allow-partial", predict_opts.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
     sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
     sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
+    sub->add_flag("--pageable-copies", predict_opts.pageable_copies, k_pageable_copies_help);
     add_host_factor(sub, predict_opts.host_factor);
     add_gpu_factor(sub, predict_opts.gpu_factor);
     sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the shipped bundle for the parts its policy gives it, the analytical model elsewhere");

@@ -177,6 +177,12 @@ PredictOptions network_options(const NetworkRow& r, const std::string& where) {
   if (!r.batch || *r.batch < 1) throw InputError(where + ": batch is missing or < 1");
   o.batch = *r.batch;
   o.include_copies = r.includes_h2d.value_or(false);
+  // And whether those copies moved pageable memory (an unpinned tensor, a DataLoader without pin_memory).
+  if (auto it = r.extra.find("copy_memory"); it != r.extra.end() && !it->second.empty()) {
+    if (it->second != "pageable" && it->second != "pinned")
+      throw InputError(where + ": copy_memory '" + it->second + "' is not pageable or pinned");
+    o.pageable_copies = it->second == "pageable";
+  }
   // An extra column: the run replayed a captured CUDA graph (MLPerf's harness configs say so per run).
   if (auto it = r.extra.find("cuda_graphs"); it != r.extra.end()) o.cuda_graphs = it->second == "1";
   // And whether its inference recorded autograd (no torch.no_grad(): HELP's rows, as the host costs were fitted).

@@ -286,9 +286,11 @@ bool l1_caches_global_loads(const GpuSpec& gpu) {
   return !(cc > 0 && cc < 7.0);
 }
 
-double host_copy_time_s(double bytes, const GpuSpec& gpu) {
+double host_copy_time_s(double bytes, const GpuSpec& gpu, double pageable_host_scale) {
   const double link = gpu.host_link_gbps > 0 ? gpu.host_link_gbps * 1e9 : 12e9;
-  return model::k_copy_fixed_s + bytes / link;
+  const double staging =
+      pageable_host_scale > 0 ? bytes * pageable_host_scale / (model::k_pageable_stage_gbps * 1e9) : 0.0;
+  return model::k_copy_fixed_s + bytes / link + staging;
 }
 
 double dram_ecc_share(const GpuSpec& gpu) {

@@ -439,6 +439,10 @@ inline constexpr double k_sync_s = 10e-6;
 inline constexpr double k_embedded_host_factor = 3.0;
 /// Fixed cost of one host<->device copy (cudaMemcpy call + DMA setup). Prior.
 inline constexpr double k_copy_fixed_s = 10e-6;
+/// A pageable copy's CPU staging rate (memcpy into the driver's pinned buffer), paid on top of the DMA at the
+/// link's rate. Measured on perfpred's H200 machine (data/measured/h200-harness/microbench.csv, a Xeon at
+/// 2.1 GHz under KVM): pageable H2D minus pinned H2D is 12.3 GB/s at 1 MiB and 14.5 GB/s at 16 MiB.
+inline constexpr double k_pageable_stage_gbps = 13.0;
 
 // ---- Energy ------------------------------------------------------------------------------------
 /// Share of the dynamic range (fp32_power_demand_w - idle) drawn by any running kernel before utilisation

@@ -199,8 +199,12 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
   double energy_j = 0;
   double host_t = 0, gpu_t = 0;
   const bool copies = opts.include_copies && !gpu.unified_memory;
+  // A pageable copy's staging is a CPU memcpy: as slow as the machine's host (an embedded board's CPU, the host
+  // factor), not the bundle's dispatch correction.
+  const double pageable = !opts.pageable_copies ? 0.0
+                          : (gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0) * opts.host_factor;
   if (copies) {
-    p.h2d_ms = detail::host_copy_time_s(io_bytes(g, g.inputs), gpu) * 1e3;
+    p.h2d_ms = detail::host_copy_time_s(io_bytes(g, g.inputs), gpu, pageable) * 1e3;
     host_t = gpu_t = p.h2d_ms * 1e-3;  // pageable cudaMemcpy: the host waits for it
     energy_j += pw.gap * gpu_t;
   }
@@ -239,7 +243,7 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
   double end = std::max(host_t, gpu_t);
   energy_j += pw.gap * (end - gpu_t);
   if (copies) {
-    p.d2h_ms = detail::host_copy_time_s(io_bytes(g, g.outputs), gpu) * 1e3;
+    p.d2h_ms = detail::host_copy_time_s(io_bytes(g, g.outputs), gpu, pageable) * 1e3;
     end += p.d2h_ms * 1e-3;
     energy_j += pw.gap * p.d2h_ms * 1e-3;
   }

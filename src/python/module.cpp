@@ -72,6 +72,7 @@ void bind_options(py::module_& m) {
       .def_readwrite("allow_unknown", &cli::PredictCmdOptions::allow_unknown)
       .def_readwrite("no_meta", &cli::PredictCmdOptions::no_meta)
       .def_readwrite("no_copies", &cli::PredictCmdOptions::no_copies)
+      .def_readwrite("pageable_copies", &cli::PredictCmdOptions::pageable_copies)
       .def_readwrite("host_factor", &cli::PredictCmdOptions::host_factor)
       .def_readwrite("gpu_factor", &cli::PredictCmdOptions::gpu_factor)
       .def_readwrite("no_tf32", &cli::PredictCmdOptions::no_tf32)

@@ -95,6 +95,17 @@ assert b['h2d_ms'] > 0 and j['pipelined_throughput_samples_per_s'] > j['throughp
 assert abs(j['pipelined_throughput_samples_per_s'] - 32e3/period) < 1e-4*j['pipelined_throughput_samples_per_s'], (period, j)
 n=run('--no-copies')
 assert n['pipelined_throughput_samples_per_s'] == n['throughput_samples_per_s'], n" "$BIN" "$MODEL"
+# pageable copies: the CPU stages them, so the input copy takes longer and nothing else moves; with --no-copies
+# there is nothing to stage, and the pair is refused by name
+check $PY -c "
+import json,subprocess,sys
+def run(*a): return json.loads(subprocess.check_output([sys.argv[1],'predict',sys.argv[2],'--gpu','t4','--json','--no-meta','--batch','32',*a]))
+p, q = run(), run('--pageable-copies')
+assert q['breakdown']['h2d_ms'] > 1.5 * p['breakdown']['h2d_ms'], (p['breakdown'], q['breakdown'])
+assert q['breakdown']['kernels_ms'] == p['breakdown']['kernels_ms'], (p['breakdown'], q['breakdown'])
+assert q['latency_ms'] > p['latency_ms']" "$BIN" "$MODEL"
+expect_exit 2 predict "$MODEL" --gpu t4 --pageable-copies --no-copies
+check grep -q "pageable-copies prices the copies that --no-copies leaves out" "$TMP/err"
 expect_exit 2 predict "$MODEL" --gpu t4 --batch 8 --input-shape input=4,3,224,224
 check grep -q "disagree" "$TMP/err"
 # the shipped bundle, where a repository has it: batch ordering too (it once predicted batch 8 slower)

@@ -39,6 +39,8 @@ class Predict(unittest.TestCase):
                            dict(mode="training", optimizer="adam", batch=8)),
                           (["--runtime", "tensorrt", "--precision", "int8"], dict(runtime="tensorrt", precision="int8")),
                           (["--no-copies"], dict(copies=False)),
+                          (["--pageable-copies"], dict(copies="pageable")),
+                          ([], dict(copies="pinned")),
                           (["--host-factor", "1.5"], dict(host_factor=1.5)),
                           (["--no-tf32"], dict(tf32=False)),
                           (["--cuda-graphs"], dict(cuda_graphs=True)),
@@ -61,6 +63,14 @@ class Predict(unittest.TestCase):
             with self.assertRaises(perfpred.InputError) as ctx:
                 perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", launch_queue=bad)
             self.assertIn("launch_queue=", str(ctx.exception))
+
+    def test_copies_takes_pinned_pageable_or_a_bool(self):
+        """copies= is True/"pinned", "pageable" (--pageable-copies) or False (--no-copies); another string names
+        the keyword and what it takes."""
+        with self.assertRaises(perfpred.InputError) as ctx:
+            perfpred.predict(RESNET18, gpu="a100-sxm4-40gb", copies="unpinned")
+        self.assertIn("copies='unpinned'", str(ctx.exception))
+        self.assertIn("'pageable'", str(ctx.exception))
 
     def test_without_layers_matches_cli(self):
         want = cli("predict", RESNET18, "--gpu", "l4", "--json", "--no-meta")

@@ -22,6 +22,10 @@ struct PredictOptions {
   Runtime runtime = Runtime::pytorch;
   Optimizer optimizer = Optimizer::sgd;
   bool include_copies = true;  ///< time host-to-device of inputs and device-to-host of outputs
+  /// The copies move pageable host memory (an ordinary tensor: x.to('cuda'), a DataLoader without pin_memory,
+  /// y.cpu()): the driver stages each through a pinned buffer with a CPU memcpy (k_pageable_stage_gbps, a host
+  /// cost that host_factor scales) before the DMA. False: pinned memory, the link's rate.
+  bool pageable_copies = false;
   /// FP32 convolutions (and TensorRT's FP32 GEMMs) may run on TF32 tensor cores where the GPU has them:
   /// PyTorch's default torch.backends.cudnn.allow_tf32 = True, TensorRT's TF32 builder flag. False: FP32
   /// math only (allow_tf32 = False, as NeuSight's kernel measurements ran). `--precision tf32` keeps TF32.

@@ -233,6 +233,16 @@ def _str(name, v):
     return v
 
 
+def _copies(copies):
+    """(no_copies, pageable_copies) of the copies= keyword: True or "pinned" (the default), "pageable"
+    (--pageable-copies: an unpinned tensor's copies, staged by the CPU), False (--no-copies)."""
+    if not isinstance(copies, str):
+        return not copies, False
+    if copies not in ("pinned", "pageable"):
+        raise InputError(f"copies={copies!r}: give True, False, 'pinned' or 'pageable'")
+    return False, copies == "pageable"
+
+
 def _input_shapes(shapes):
     """{"input": (8, 3, 224, 224)} or ["input=8,3,224,224"] -> the CLI's NAME=D0,D1,... strings."""
     if not shapes:
@@ -358,7 +368,8 @@ def _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optim
     o.precision, o.mode, o.runtime = _str("precision", precision), _str("mode", mode), _str("runtime", runtime)
     o.optimizer = _str("optimizer", optimizer)
     o.input_shapes = _input_shapes(input_shapes)
-    o.allow_unknown, o.no_copies = bool(allow_unknown), not copies
+    o.allow_unknown = bool(allow_unknown)
+    o.no_copies, o.pageable_copies = _copies(copies)
     _flow(o, **flow)
     return o
 
@@ -383,6 +394,8 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     --allow-partial; data_counts is --data-count, the length a data-dependent op outputs ({"/NonZero": 1000} for
     one node, 1000 for every NonZero, NonMaxSuppression and Compress); host_factor is --host-factor (this machine's host CPU time over the reference machine's),
     gpu_factor --gpu-factor (its GPU kernel time over the model's);
+    copies=False is --no-copies, copies="pageable" --pageable-copies (the input and output copies move
+    unpinned memory, which the CPU stages through a driver buffer; True or "pinned", the default: pinned memory);
     tf32=False is --no-tf32 (FP32 convolutions on FP32 math, torch.backends.cudnn.allow_tf32 = False);
     cuda_graphs=True is --cuda-graphs (the iteration replayed as a captured CUDA graph: no host cost per op);
     grad_mode=True is --grad-mode (inference with autograd recording: the model called without torch.no_grad());

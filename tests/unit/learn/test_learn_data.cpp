@@ -49,6 +49,26 @@ TEST(LearnData, NetworkOptionsTakeTheLaunchQueueFromTheExtraColumn) {
   }
 }
 
+// ryujaehun's last script version timed a pageable copy (a DataLoader without pin_memory): its rows carry
+// copy_memory pageable, which train and eval price so; anything but pageable, pinned or empty names the row.
+TEST(LearnData, NetworkOptionsTakeTheCopyMemoryFromTheExtraColumn) {
+  NetworkRow r = training_row("");
+  r.includes_h2d = true;
+  EXPECT_FALSE(learn::network_options(r, "t").pageable_copies);
+  r.extra["copy_memory"] = "pageable";
+  EXPECT_TRUE(learn::network_options(r, "t").pageable_copies);
+  EXPECT_TRUE(learn::network_options(r, "t").include_copies);
+  r.extra["copy_memory"] = "pinned";
+  EXPECT_FALSE(learn::network_options(r, "t").pageable_copies);
+  r.extra["copy_memory"] = "unpinned";
+  try {
+    learn::network_options(r, "rows.csv:9");
+    ADD_FAILURE() << "unpinned accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("rows.csv:9: copy_memory 'unpinned'"), std::string::npos) << e.what();
+  }
+}
+
 // MLPerf's rows carry their harness's use_graphs as the extra column cuda_graphs: train and eval predict them so.
 TEST(LearnData, NetworkOptionsTakeCudaGraphsFromTheExtraColumn) {
   NetworkRow r = training_row("");

@@ -292,6 +292,28 @@ TEST(PredictRuntime, CudaGraphsReplayTheIterationWithoutPerKernelHostCost) {
     }
 }
 
+TEST(PredictCopies, PageableCopiesAreStagedByTheHostAtItsSpeed) {
+  // A pageable copy (x.to('cuda') of an ordinary tensor) is a CPU memcpy into a pinned staging buffer and then
+  // the DMA: slower than the pinned copy by bytes / k_pageable_stage_gbps (13 GB/s), twice that on a host twice as
+  // slow; the kernels do not move, and a board that shares DRAM with its CPU copies nothing either way.
+  auto net = test::resnet_like(8);
+  const GpuSpec t4 = gpu("t4");
+  PredictOptions pinned, pageable, slow;
+  pageable.pageable_copies = slow.pageable_copies = true;
+  slow.host_factor = 2;
+  const auto a = run(net, t4, pinned), b = run(net, t4, pageable), c = run(net, t4, slow);
+  const double in_bytes = 8.0 * 3 * 224 * 224 * 4;
+  ASSERT_GT(a.h2d_ms, 0);
+  EXPECT_NEAR(b.h2d_ms - a.h2d_ms, in_bytes / 13e9 * 1e3, 1e-6);
+  EXPECT_NEAR(c.h2d_ms - a.h2d_ms, 2 * (b.h2d_ms - a.h2d_ms), 1e-6);
+  EXPECT_GT(b.d2h_ms, a.d2h_ms);
+  EXPECT_NEAR(b.latency_ms - a.latency_ms, (b.h2d_ms - a.h2d_ms) + (b.d2h_ms - a.d2h_ms), 1e-6);
+  EXPECT_DOUBLE_EQ(b.kernels_ms, a.kernels_ms);
+  const GpuSpec orin = gpu("jetson-agx-orin-64gb");
+  EXPECT_DOUBLE_EQ(run(net, orin, pageable).latency_ms, run(net, orin, pinned).latency_ms);
+  EXPECT_EQ(run(net, orin, pageable).h2d_ms, 0);
+}
+
 TEST(PredictRuntime, ALaunchQueueOfOneCostsEachKernelItsLargerPartHostOrGpu) {
   // A net whose early layers are GPU-bound and whose late ones are host-bound: with no limit the host runs ahead
   // of the early kernels and the late ops' dispatch hides behind them; with a queue of one it issues each kernel
