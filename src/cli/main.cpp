@@ -8,6 +8,9 @@
 
 #include <cstdio>
 #include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 #include <iostream>
 
 #include "perfpred/util/error.hpp"
@@ -177,283 +180,301 @@ void add_fit(CLI::App& app, perfpred::cli::FitHostCmdOptions& fit_opts, std::fun
   });
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"perfpred: predict latency, energy and memory of neural networks on GPUs"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "perfpred 0.1.0");
-  bool verbose = false, quiet = false;
-  app.add_flag("-v,--verbose", verbose, "Log details to stderr");
-  app.add_flag("-q,--quiet", quiet, "Log only errors");
-
+/// Every subcommand's options and the action the parsed one sets. main() owns one for the whole run, so the
+/// references its callbacks keep stay valid.
+struct Commands {
   std::function<int()> action;
-
-  perfpred::cli::InspectOptions inspect_opts;
-  {
-    auto* sub = app.add_subcommand("inspect", "Import an ONNX model and print per-layer shapes, FLOPs, params and bytes");
-    sub->add_option("model", inspect_opts.model, "ONNX model file")->required();
-    sub->add_option("--batch", inspect_opts.batch, "Value of each runtime input's leading symbolic dimension")
-        ->default_val(1);
-    sub->add_option("--input-shape", inspect_opts.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
-    sub->add_option("--branch", inspect_opts.branches, "Branch an If takes: NAME=then|else (repeatable)");
-    sub->add_option("--loop-trips", inspect_opts.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
-    sub->add_option("--dim", inspect_opts.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable); unset ones stay symbolic");
-    sub->add_option("--data-count", inspect_opts.data_counts, k_data_count_help);
-    sub->add_flag("--json", inspect_opts.json, "Print one JSON object instead of the table");
-    sub->add_flag("--allow-unknown", inspect_opts.allow_unknown,
-                  "Cost unknown ops as flagged bytes-only estimates instead of failing");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_inspect(inspect_opts); }; });
-  }
-  perfpred::cli::ProfileOptions profile_opts;
-  {
-    auto* sub = app.add_subcommand("profile", "Measure a profiling plan on this GPU (or simulate one) into a kernel dataset");
-    sub->add_option("--plan", profile_opts.plan, "Shipped plan name (quick, full) or plan JSON file")->default_val("quick");
-    sub->add_option("--out", profile_opts.out, "Output directory (kernels.csv, microbench.csv and sidecars)");
-    sub->add_option("--backend", profile_opts.backend, "cuda (this GPU) or simulated (roofline of --gpu, synthetic rows)")
-        ->default_val("cuda");
-    sub->add_option("--gpu", profile_opts.gpu, "simulated: catalog id or spec file; cuda: device id to record instead of the matched one");
-    sub->add_option("--device", profile_opts.device, "CUDA device ordinal")->default_val(0);
-    sub->add_option("--precision", profile_opts.precisions, "Keep only these precisions (fp32,tf32,fp16,bf16)")->delimiter(',');
-    sub->add_option("--shard", profile_opts.shard, "Run entries with index % N == I (I/N)");
-    sub->add_flag("--resume", profile_opts.resume, "Continue an existing --out, skipping entries that have rows");
-    sub->add_option("--max-minutes", profile_opts.max_minutes, "Stop cleanly after this many minutes (0 = no limit)");
-    sub->add_option("--simulate-ms-per-entry", profile_opts.simulate_ms_per_entry,
-                    "simulated: sleep this long per entry (to try kill and --resume)");
-    sub->add_flag("--no-cupti", profile_opts.no_cupti, "cuda: time with CUDA events only (no kernel names)");
-    sub->add_flag("--no-nvml", profile_opts.no_nvml, "cuda: do not sample power, clocks and temperature");
-    sub->add_flag("--no-progress", profile_opts.no_progress, "No progress bar or progress lines on stderr");
-    sub->add_flag("--dry-run", profile_opts.dry_run, "Print the entry ids this shard would run, then exit");
-    sub->callback([&, argc, argv] {
-      profile_opts.argv.assign(argv, argv + argc);
-      action = [&] { return perfpred::cli::run_profile(profile_opts); };
-    });
-  }
-  perfpred::cli::DatasetOptions dataset_opts;
-  {
-    auto* sub = app.add_subcommand("dataset", "Merge dataset shards or summarise a dataset");
-    sub->require_subcommand(1);
-    auto* merge = sub->add_subcommand("merge", "Join shards of one kind into OUT (rows deduplicated by id, sidecars merged)");
-    merge->add_option("out", dataset_opts.out, "The merged CSV to create")->required();
-    merge->add_option("inputs", dataset_opts.inputs, "Shard CSVs")->required();
-    merge->callback([&] {
-      dataset_opts.action = "merge";
-      action = [&] { return perfpred::cli::run_dataset(dataset_opts); };
-    });
-    auto* info = sub->add_subcommand("info", "Kind, rows by status, GPU and op family of a dataset");
-    info->add_option("file", dataset_opts.inputs, "Dataset CSV")->required()->expected(1);
-    info->add_flag("--json", dataset_opts.json, "Print JSON");
-    info->callback([&] {
-      dataset_opts.action = "info";
-      action = [&] { return perfpred::cli::run_dataset(dataset_opts); };
-    });
-  }
-  perfpred::cli::DevicesOptions devices_opts;
-  {
-    auto* sub = app.add_subcommand("devices", "List the GPU catalog (ids, MIG slices, Jetson power modes)");
-    sub->add_flag("--json", devices_opts.json, "Print JSON");
-    auto* show = sub->add_subcommand("show", "Print one device (catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON)");
-    show->add_option("id", devices_opts.show_id, "Device id or spec file")->required();
-    show->add_flag("--json", devices_opts.json, "Print JSON");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_devices(devices_opts); }; });
-  }
-  // --host-factor and --gpu-factor on every command that predicts for a machine (checked by
-  // cli::checked_host_factor and cli::checked_gpu_factor).
-  auto add_host_factor = [](CLI::App* sub, double& f) {
-    sub->add_option("--host-factor", f,
-                    "Host CPU time of this machine over the reference one (0.1-10; 2 = a CPU half as fast). "
-                    "Fit it from one measurement: perfpred fit-host, docs/model.md (Host speed)")
-        ->default_val(1);
-  };
-  auto add_gpu_factor = [](CLI::App* sub, double& g) {
-    sub->add_option("--gpu-factor", g,
-                    "GPU kernel time of this machine over the model's (0.25-4; 1.2 = every kernel 1.2x slower: clocks, "
-                    "cooling, driver, libraries). Fit it from one GPU-bound measurement: perfpred fit-gpu, "
-                    "docs/model.md (GPU speed)")
-        ->default_val(1);
-  };
-  perfpred::cli::PredictCmdOptions predict_opts;
+  perfpred::cli::InspectOptions inspect;
+  perfpred::cli::ProfileOptions profile;
+  perfpred::cli::DatasetOptions dataset;
+  perfpred::cli::DevicesOptions devices;
+  perfpred::cli::PredictCmdOptions predict;
   std::vector<std::string> predict_bundles;
   bool predict_analytical = false;
-  {
-    auto* sub = app.add_subcommand("predict", "Predict latency, throughput, energy and memory of a model on a GPU");
-    sub->add_option("model", predict_opts.model, "ONNX model file")->required();
-    sub->add_option("--gpu", predict_opts.gpu, "Catalog id (perfpred devices), ID:MIG-PROFILE, ID@MODE or a spec JSON")
-        ->required();
-    add_run_options(sub, predict_opts);
-    sub->add_flag("--layers", predict_opts.layers, "Per-layer breakdown (table, or layers[] with --json)");
-    sub->add_flag("--json", predict_opts.json, "Print one JSON object");
-    sub->add_flag("--allow-unknown", predict_opts.allow_unknown, "Cost unknown ops as bytes-only estimates");
-    sub->add_flag("--allow-partial", predict_opts.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
-    sub->add_flag("--no-meta", predict_opts.no_meta, "Leave out the meta block (version, time): byte-identical output");
-    sub->add_flag("--no-copies", predict_opts.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
-    sub->add_flag("--pageable-copies", predict_opts.pageable_copies, k_pageable_copies_help);
-    add_host_factor(sub, predict_opts.host_factor);
-    add_gpu_factor(sub, predict_opts.gpu_factor);
-    sub->add_option("--model", predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the shipped bundle for the parts its policy gives it, the analytical model elsewhere");
-    sub->add_flag("--analytical", predict_analytical, "Analytical model alone (refuses --model)");
-    sub->callback([&, sub] {
-      predict_opts.batch_given = sub->get_option("--batch")->count() > 0;
-      action = [&] { return perfpred::cli::run_predict_with_model(predict_opts, predict_bundles, predict_analytical); };
-    });
-  }
-  perfpred::cli::FitHostCmdOptions fit_opts, fit_gpu_opts;
-  add_fit(app, fit_opts, action, perfpred::cli::MachineFactor::host);
-  add_fit(app, fit_gpu_opts, action, perfpred::cli::MachineFactor::gpu);
-  // Options every decision subcommand shares (mig, select, sweep, report, diff).
-  auto add_predict_options = [&add_host_factor, &add_gpu_factor](CLI::App* sub, perfpred::cli::PredictChoices& p) {
-    sub->add_option("--batch", p.batch, "Batch size (leading symbolic dim of each runtime input)")->default_val(1);
-    sub->add_option("--precision", p.precision, "fp32, tf32, fp16, bf16 or int8")->default_val("fp32");
-    sub->add_option("--mode", p.mode, "inference or training")->default_val("inference");
-    sub->add_option("--runtime", p.runtime, "pytorch, tensorrt, onnxruntime or cudnn")->default_val("pytorch");
-    sub->add_option("--optimizer", p.optimizer, "Training optimizer: none, sgd, momentum or adam");
-    sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
-    sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
-    sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
-    sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
-    sub->add_option("--data-count", p.data_counts, k_data_count_help);
-    sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
-    sub->add_flag("--allow-partial", p.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
-    sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
-    sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
-    add_host_factor(sub, p.host_factor);
-    add_gpu_factor(sub, p.gpu_factor);
-    add_no_tf32(sub, p.no_tf32);
-    add_cuda_graphs(sub, p.cuda_graphs);
-    add_grad_mode(sub, p.grad_mode);
-    add_launch_queue(sub, p.launch_queue);
-    add_channels_last(sub, p.channels_last);
-    add_attention(sub, p.attention);
-    add_param_updates(sub, p.param_updates);
-    add_mixed_precision(sub, p.mixed_precision);
-  };
+  perfpred::cli::FitHostCmdOptions fit_host, fit_gpu;
+  perfpred::cli::MigCliOptions mig;
+  perfpred::cli::SelectCliOptions select;
+  perfpred::cli::SweepCliOptions sweep;
+  perfpred::cli::ReportCliOptions report;
+  perfpred::cli::BudgetCliOptions budget;
+  perfpred::cli::DiffCliOptions diff;
+  perfpred::cli::TrainCmdOptions train;
+  perfpred::cli::EvalCmdOptions eval;
+};
 
-  perfpred::cli::MigCliOptions mig_opts;
-  {
-    auto* sub = app.add_subcommand("mig", "Predict every MIG profile of a GPU and recommend the smallest that fits and meets the SLO");
-    sub->add_option("model", mig_opts.model, "ONNX model file")->required();
-    sub->add_option("--gpu", mig_opts.gpu, "MIG-capable device id (a100-sxm4-40gb, a30, h100-sxm5-80gb, ...)")->required();
-    sub->add_option("--slo-ms", mig_opts.slo_ms, "Latency target per batch, ms (> 0)");
-    sub->add_option("--memory-headroom", mig_opts.memory_headroom, "Share of slice memory kept free, [0, 1)")
-        ->default_val(0.10);
-    sub->add_flag("--max-batch", mig_opts.max_batch, "Also find the largest batch each profile sustains within the SLO and memory");
-    sub->add_option("--max-batch-limit", mig_opts.max_batch_limit, "Ceiling of the --max-batch search")->default_val(65536);
-    add_predict_options(sub, mig_opts);
-    sub->add_flag("--json", mig_opts.json, "Print one JSON object");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_mig(mig_opts); }; });
-  }
+/// --host-factor on every command that predicts for a machine (checked by cli::checked_host_factor).
+void add_host_factor(CLI::App* sub, double& f) {
+  sub->add_option("--host-factor", f,
+                  "Host CPU time of this machine over the reference one (0.1-10; 2 = a CPU half as fast). "
+                  "Fit it from one measurement: perfpred fit-host, docs/model.md (Host speed)")
+      ->default_val(1);
+}
 
-  perfpred::cli::SelectCliOptions select_opts;
-  {
-    auto* sub = app.add_subcommand("select", "Rank devices for a model under latency, power and memory constraints");
-    sub->add_option("model", select_opts.model, "ONNX model file")->required();
-    sub->add_option("--devices", select_opts.devices, "Device ids or spec files, comma-separated")->delimiter(',');
-    sub->add_flag("--all", select_opts.all, "Every catalogued device and Jetson power mode");
-    sub->add_option("--max-latency-ms", select_opts.max_latency_ms, "Reject devices slower than this (ms per batch)");
-    sub->add_option("--max-power-w", select_opts.max_power_w, "Reject devices drawing more on average (W)");
-    sub->add_option("--min-memory-headroom", select_opts.min_memory_headroom, "Reject devices with less free memory share at peak, [0, 1)");
-    sub->add_option("--max-latency-range-high-ms", select_opts.max_latency_range_high_ms, "Reject devices whose latency range reaches above this (ms per batch): the range's high end, where held-out machines fell (analytical model, docs/accuracy.md)");
-    sub->add_option("--max-power-range-high-w", select_opts.max_power_range_high_w, "Reject devices whose average power range reaches above this (W): the range's high end (analytical model)");
-    sub->add_option("--objective", select_opts.objective, "latency, energy, cost or throughput_per_watt")->default_val("latency");
-    sub->add_option("--prices", select_opts.prices, "prices.json for --objective cost (docs/formats.md)");
-    add_predict_options(sub, select_opts);
-    sub->add_flag("--json", select_opts.json, "Print one JSON object");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_select(select_opts); }; });
-  }
+/// --gpu-factor on every command that predicts for a machine (checked by cli::checked_gpu_factor).
+void add_gpu_factor(CLI::App* sub, double& g) {
+  sub->add_option("--gpu-factor", g,
+                  "GPU kernel time of this machine over the model's (0.25-4; 1.2 = every kernel 1.2x slower: clocks, "
+                  "cooling, driver, libraries). Fit it from one GPU-bound measurement: perfpred fit-gpu, "
+                  "docs/model.md (GPU speed)")
+      ->default_val(1);
+}
 
-  perfpred::cli::SweepCliOptions sweep_opts;
-  {
-    auto* sub = app.add_subcommand("sweep", "Predict a model over a grid of hypothetical GPUs around a base device");
-    sub->add_option("model", sweep_opts.model, "ONNX model file")->required();
-    sub->add_option("--base-gpu", sweep_opts.base_gpu, "Device id or spec file to start from")->required();
-    sub->add_option("--vary", sweep_opts.vary, "FIELD=START:STOP:STEP (repeatable; e.g. sm_count=40:160:20)")->required();
-    sub->add_option("--max-points", sweep_opts.max_points, "Refuse grids larger than this")->default_val(1000000);
-    add_predict_options(sub, sweep_opts);
-    sub->add_flag("--csv", sweep_opts.csv, "Print CSV");
-    sub->add_flag("--json", sweep_opts.json, "Print one JSON object");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_sweep(sweep_opts); }; });
-  }
+/// Options every decision subcommand shares (mig, select, sweep, report, diff).
+void add_predict_options(CLI::App* sub, perfpred::cli::PredictChoices& p) {
+  sub->add_option("--batch", p.batch, "Batch size (leading symbolic dim of each runtime input)")->default_val(1);
+  sub->add_option("--precision", p.precision, "fp32, tf32, fp16, bf16 or int8")->default_val("fp32");
+  sub->add_option("--mode", p.mode, "inference or training")->default_val("inference");
+  sub->add_option("--runtime", p.runtime, "pytorch, tensorrt, onnxruntime or cudnn")->default_val("pytorch");
+  sub->add_option("--optimizer", p.optimizer, "Training optimizer: none, sgd, momentum or adam");
+  sub->add_option("--input-shape", p.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+  sub->add_option("--branch", p.branches, "Branch an If takes: NAME=then|else (repeatable)");
+  sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
+  sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
+  sub->add_option("--data-count", p.data_counts, k_data_count_help);
+  sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
+  sub->add_flag("--allow-partial", p.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
+  sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
+  sub->add_flag("--analytical", p.analytical, "Use the analytical model alone (the default)");
+  add_host_factor(sub, p.host_factor);
+  add_gpu_factor(sub, p.gpu_factor);
+  add_no_tf32(sub, p.no_tf32);
+  add_cuda_graphs(sub, p.cuda_graphs);
+  add_grad_mode(sub, p.grad_mode);
+  add_launch_queue(sub, p.launch_queue);
+  add_channels_last(sub, p.channels_last);
+  add_attention(sub, p.attention);
+  add_param_updates(sub, p.param_updates);
+  add_mixed_precision(sub, p.mixed_precision);
 
-  perfpred::cli::ReportCliOptions report_opts;
-  {
-    auto* sub = app.add_subcommand("report", "Write a self-contained HTML report (layer times, roofline, memory, devices)");
-    sub->add_option("model", report_opts.model, "ONNX model file")->required();
-    sub->add_option("--gpu", report_opts.gpus, "Device id or spec file (repeatable or comma-separated)")->required();
-    sub->add_option("--out", report_opts.out, "Output .html file")->required();
-    sub->add_option("--max-layer-bars", report_opts.max_layer_bars, "Slowest layers drawn as bars")->default_val(60);
-    add_predict_options(sub, report_opts);
-    sub->callback([&] { action = [&] { return perfpred::cli::run_report(report_opts); }; });
-  }
+}
 
-  perfpred::cli::BudgetCliOptions budget_opts;
-  {
-    auto* sub = app.add_subcommand("budget", "Performance budgets for CI");
-    sub->require_subcommand(1);
-    auto* check = sub->add_subcommand("check", "Check every budget entry; exit 1 when a limit is exceeded");
-    check->add_option("budgets", budget_opts.file, "Budget file (docs/formats.md)")->required();
-    check->add_option("--junit", budget_opts.junit, "Also write JUnit XML here");
-    check->add_flag("--json", budget_opts.json, "Print the verdict as JSON");
-    check->add_flag("--no-meta", budget_opts.no_meta, "Leave out the run metadata (timestamp, version)");
-    check->add_option("--bundle", budget_opts.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
-    check->add_flag("--analytical", budget_opts.analytical, "Use the analytical model alone (the default)");
-    check->add_flag("--allow-partial", budget_opts.allow_partial, "Check even models whose working nodes have unknown shapes");
-    add_host_factor(check, budget_opts.host_factor);
-    add_gpu_factor(check, budget_opts.gpu_factor);
-    add_no_tf32(check, budget_opts.no_tf32);  // every entry; one entry alone: "allow_tf32": false
-    check->callback([&] { action = [&] { return perfpred::cli::run_budget_check(budget_opts); }; });
-  }
+/// `inspect`: an ONNX model's per-layer shapes, FLOPs, params and bytes.
+void add_inspect(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("inspect", "Import an ONNX model and print per-layer shapes, FLOPs, params and bytes");
+  sub->add_option("model", c.inspect.model, "ONNX model file")->required();
+  sub->add_option("--batch", c.inspect.batch, "Value of each runtime input's leading symbolic dimension")
+      ->default_val(1);
+  sub->add_option("--input-shape", c.inspect.input_shapes, "Exact input shape NAME=D0,D1,... (repeatable)");
+  sub->add_option("--branch", c.inspect.branches, "Branch an If takes: NAME=then|else (repeatable)");
+  sub->add_option("--loop-trips", c.inspect.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
+  sub->add_option("--dim", c.inspect.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable); unset ones stay symbolic");
+  sub->add_option("--data-count", c.inspect.data_counts, k_data_count_help);
+  sub->add_flag("--json", c.inspect.json, "Print one JSON object instead of the table");
+  sub->add_flag("--allow-unknown", c.inspect.allow_unknown,
+                "Cost unknown ops as flagged bytes-only estimates instead of failing");
+  sub->callback([&c] { c.action = [&] { return perfpred::cli::run_inspect(c.inspect); }; });
+}
 
-  perfpred::cli::DiffCliOptions diff_opts;
-  {
-    auto* sub = app.add_subcommand("diff", "Compare predictions of two versions of a model on one device");
-    sub->add_option("old", diff_opts.old_model, "Old ONNX model")->required();
-    sub->add_option("new", diff_opts.new_model, "New ONNX model")->required();
-    sub->add_option("--gpu", diff_opts.gpu, "Device id or spec file")->required();
-    sub->add_option("--fail-over", diff_opts.fail_over_pct, "Exit 1 when latency or peak memory grows by more than PCT percent");
-    sub->add_option("--top", diff_opts.top, "Layers listed as the main contributors")->default_val(10);
-    add_predict_options(sub, diff_opts);
-    sub->add_flag("--json", diff_opts.json, "Print one JSON object");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_diff(diff_opts); }; });
-  }
-  perfpred::cli::TrainCmdOptions train_opts;
-  {
-    auto* sub = app.add_subcommand("train", "Train a learned bundle on measured data sets (kernel and network CSVs)");
-    sub->add_option("--data", train_opts.data, "Dataset CSV (repeatable; sidecar licence checked)")->required();
-    sub->add_option("--out", train_opts.out, "Bundle JSON to write")->required();
-    sub->add_option("--target", train_opts.target, "latency|energy|memory")->default_val("latency");
-    sub->add_option("--holdout-gpu", train_opts.holdout_gpus, "Leave rows on this GPU id out (repeatable)");
-    sub->add_option("--holdout-family", train_opts.holdout_families, "Leave this op family or model family (network rows; kernel rows' application) out (repeatable)");
-    sub->add_option("--rounds", train_opts.rounds, "Boosting rounds per booster (efficiency boosters: the most; leave-one-GPU-out picks fewer)")->default_val(300);
-    sub->add_option("--kernel-target", train_opts.kernel_target, "Kernel boosters: efficiency (against each kernel's roofline, dimensionless features) or ratio (log measured/analytical, the first design)")->default_val("efficiency");
-    sub->add_option("--kernel-blend", train_opts.kernel_blend, "Efficiency boosters: weight of their kernel time against the analytical time, in [0, 1] (time = learned^w x analytical^(1-w); docs/accuracy.md)")->default_val(perfpred::learn::k_default_kernel_blend);
-    sub->add_option("--max-depth", train_opts.max_depth, "Tree depth")->default_val(6);
-    sub->add_option("--eta", train_opts.eta, "Learning rate")->default_val(0.08);
-    sub->add_option("--threads", train_opts.threads, "XGBoost threads")->default_val(2);
-    sub->add_option("--seed", train_opts.seed, "Random seed (row/column subsampling)")->default_val(0);
-    sub->add_option("--network-fraction", train_opts.network_fraction, "Deterministic share of network rows used, (0, 1]")->default_val(1.0);
-    sub->add_option("--name", train_opts.name, "Bundle label (default: the output file's stem)");
-    sub->add_option("--host-min-sensitivity", train_opts.min_host_sensitivity, "Host-overhead rows: share by which doubling the host cost must move the prediction")->default_val(0.25);
-    sub->add_option("--drop-feature", train_opts.drop_features, "Leave a feature out of training (name, or prefix ending in '*'; repeatable)");
-    sub->add_option("--base", train_opts.base, "Latency bundle whose kernel boosters are reused (fit host overhead only)");
-    sub->add_option("--policy", train_opts.policy, "Policy JSON embedded in the bundle: which parts (kernels, host) it predicts per device class, runtime, mode and precision, with the held-out evidence (scripts/eval_learned_policy.py writes it)");
-    sub->add_flag("--allow-unlicensed-eval", train_opts.allow_unlicensed_eval, "Accept data without an MIT/Apache-2.0 licence; the bundle is marked not for shipping");
-    sub->add_flag("--json", train_opts.json, "Print one JSON object");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_train(train_opts); }; });
-  }
-  perfpred::cli::EvalCmdOptions eval_opts;
-  {
-    auto* sub = app.add_subcommand("eval", "Accuracy of a bundle on measured data, beside the analytical model alone");
-    sub->add_option("--model", eval_opts.model, "Bundle JSON (`default`: the shipped one)")->required();
-    sub->add_option("--data", eval_opts.data, "Dataset CSV (repeatable)")->required();
-    sub->add_option("--holdout-gpu", eval_opts.holdout_gpus, "Evaluate only rows on this GPU id (repeatable)");
-    sub->add_option("--holdout-family", eval_opts.holdout_families, "Evaluate only this op family or model family (network rows; kernel rows' application) (repeatable)");
-    sub->add_option("--network-fraction", eval_opts.network_fraction, "Deterministic share of network rows evaluated, (0, 1]")->default_val(1.0);
-    sub->add_flag("--json", eval_opts.json, "Print one JSON object");
-    sub->add_option("--rows", eval_opts.rows, "Also write every evaluated row (measured, analytical, learned, errors) to this CSV");
-    sub->callback([&] { action = [&] { return perfpred::cli::run_eval(eval_opts); }; });
-  }
-  // @@cmd-setup@@
+/// `profile`: measure a plan on this GPU (or simulate one); the command line is recorded in the sidecar.
+void add_profile(CLI::App& app, Commands& c, int argc, char** argv) {
+  auto* sub = app.add_subcommand("profile", "Measure a profiling plan on this GPU (or simulate one) into a kernel dataset");
+  sub->add_option("--plan", c.profile.plan, "Shipped plan name (quick, full) or plan JSON file")->default_val("quick");
+  sub->add_option("--out", c.profile.out, "Output directory (kernels.csv, microbench.csv and sidecars)");
+  sub->add_option("--backend", c.profile.backend, "cuda (this GPU) or simulated (roofline of --gpu, synthetic rows)")
+      ->default_val("cuda");
+  sub->add_option("--gpu", c.profile.gpu, "simulated: catalog id or spec file; cuda: device id to record instead of the matched one");
+  sub->add_option("--device", c.profile.device, "CUDA device ordinal")->default_val(0);
+  sub->add_option("--precision", c.profile.precisions, "Keep only these precisions (fp32,tf32,fp16,bf16)")->delimiter(',');
+  sub->add_option("--shard", c.profile.shard, "Run entries with index % N == I (I/N)");
+  sub->add_flag("--resume", c.profile.resume, "Continue an existing --out, skipping entries that have rows");
+  sub->add_option("--max-minutes", c.profile.max_minutes, "Stop cleanly after this many minutes (0 = no limit)");
+  sub->add_option("--simulate-ms-per-entry", c.profile.simulate_ms_per_entry,
+                  "simulated: sleep this long per entry (to try kill and --resume)");
+  sub->add_flag("--no-cupti", c.profile.no_cupti, "cuda: time with CUDA events only (no kernel names)");
+  sub->add_flag("--no-nvml", c.profile.no_nvml, "cuda: do not sample power, clocks and temperature");
+  sub->add_flag("--no-progress", c.profile.no_progress, "No progress bar or progress lines on stderr");
+  sub->add_flag("--dry-run", c.profile.dry_run, "Print the entry ids this shard would run, then exit");
+  sub->callback([&c, argc, argv] {
+    c.profile.argv.assign(argv, argv + argc);
+    c.action = [&] { return perfpred::cli::run_profile(c.profile); };
+  });
+}
 
+/// `dataset merge` and `dataset info`.
+void add_dataset(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("dataset", "Merge dataset shards or summarise a dataset");
+  sub->require_subcommand(1);
+  auto* merge = sub->add_subcommand("merge", "Join shards of one kind into OUT (rows deduplicated by id, sidecars merged)");
+  merge->add_option("out", c.dataset.out, "The merged CSV to create")->required();
+  merge->add_option("inputs", c.dataset.inputs, "Shard CSVs")->required();
+  merge->callback([&c] {
+    c.dataset.action = "merge";
+    c.action = [&] { return perfpred::cli::run_dataset(c.dataset); };
+  });
+  auto* info = sub->add_subcommand("info", "Kind, rows by status, GPU and op family of a dataset");
+  info->add_option("file", c.dataset.inputs, "Dataset CSV")->required()->expected(1);
+  info->add_flag("--json", c.dataset.json, "Print JSON");
+  info->callback([&c] {
+    c.dataset.action = "info";
+    c.action = [&] { return perfpred::cli::run_dataset(c.dataset); };
+  });
+}
+
+/// `devices` and `devices show`.
+void add_devices(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("devices", "List the GPU catalog (ids, MIG slices, Jetson power modes)");
+  sub->add_flag("--json", c.devices.json, "Print JSON");
+  auto* show = sub->add_subcommand("show", "Print one device (catalog id, ID:MIG-PROFILE, ID@MODE or a spec JSON)");
+  show->add_option("id", c.devices.show_id, "Device id or spec file")->required();
+  show->add_flag("--json", c.devices.json, "Print JSON");
+  sub->callback([&c] { c.action = [&] { return perfpred::cli::run_devices(c.devices); }; });
+}
+
+/// `predict`: one model on one device.
+void add_predict(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("predict", "Predict latency, throughput, energy and memory of a model on a GPU");
+  sub->add_option("model", c.predict.model, "ONNX model file")->required();
+  sub->add_option("--gpu", c.predict.gpu, "Catalog id (perfpred devices), ID:MIG-PROFILE, ID@MODE or a spec JSON")
+      ->required();
+  add_run_options(sub, c.predict);
+  sub->add_flag("--layers", c.predict.layers, "Per-layer breakdown (table, or layers[] with --json)");
+  sub->add_flag("--json", c.predict.json, "Print one JSON object");
+  sub->add_flag("--allow-unknown", c.predict.allow_unknown, "Cost unknown ops as bytes-only estimates");
+  sub->add_flag("--allow-partial", c.predict.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
+  sub->add_flag("--no-meta", c.predict.no_meta, "Leave out the meta block (version, time): byte-identical output");
+  sub->add_flag("--no-copies", c.predict.no_copies, "Leave host<->device copies of inputs/outputs out of the latency");
+  sub->add_flag("--pageable-copies", c.predict.pageable_copies, k_pageable_copies_help);
+  add_host_factor(sub, c.predict.host_factor);
+  add_gpu_factor(sub, c.predict.gpu_factor);
+  sub->add_option("--model", c.predict_bundles, "Learned bundle, one per target: latency, energy, memory (repeatable; `default` is the shipped latency bundle). Without it: the shipped bundle for the parts its policy gives it, the analytical model elsewhere");
+  sub->add_flag("--analytical", c.predict_analytical, "Analytical model alone (refuses --model)");
+  sub->callback([&c, sub] {
+    c.predict.batch_given = sub->get_option("--batch")->count() > 0;
+    c.action = [&] { return perfpred::cli::run_predict_with_model(c.predict, c.predict_bundles, c.predict_analytical); };
+  });
+}
+
+/// `mig`: every MIG profile of a GPU, and the smallest that fits and meets the SLO.
+void add_mig(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("mig", "Predict every MIG profile of a GPU and recommend the smallest that fits and meets the SLO");
+  sub->add_option("model", c.mig.model, "ONNX model file")->required();
+  sub->add_option("--gpu", c.mig.gpu, "MIG-capable device id (a100-sxm4-40gb, a30, h100-sxm5-80gb, ...)")->required();
+  sub->add_option("--slo-ms", c.mig.slo_ms, "Latency target per batch, ms (> 0)");
+  sub->add_option("--memory-headroom", c.mig.memory_headroom, "Share of slice memory kept free, [0, 1)")
+      ->default_val(0.10);
+  sub->add_flag("--max-batch", c.mig.max_batch, "Also find the largest batch each profile sustains within the SLO and memory");
+  sub->add_option("--max-batch-limit", c.mig.max_batch_limit, "Ceiling of the --max-batch search")->default_val(65536);
+  add_predict_options(sub, c.mig);
+  sub->add_flag("--json", c.mig.json, "Print one JSON object");
+  sub->callback([&c] { c.action = [&] { return perfpred::cli::run_mig(c.mig); }; });
+}
+
+/// `select`: devices ranked under latency, power and memory constraints.
+void add_select(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("select", "Rank devices for a model under latency, power and memory constraints");
+  sub->add_option("model", c.select.model, "ONNX model file")->required();
+  sub->add_option("--devices", c.select.devices, "Device ids or spec files, comma-separated")->delimiter(',');
+  sub->add_flag("--all", c.select.all, "Every catalogued device and Jetson power mode");
+  sub->add_option("--max-latency-ms", c.select.max_latency_ms, "Reject devices slower than this (ms per batch)");
+  sub->add_option("--max-power-w", c.select.max_power_w, "Reject devices drawing more on average (W)");
+  sub->add_option("--min-memory-headroom", c.select.min_memory_headroom, "Reject devices with less free memory share at peak, [0, 1)");
+  sub->add_option("--max-latency-range-high-ms", c.select.max_latency_range_high_ms, "Reject devices whose latency range reaches above this (ms per batch): the range's high end, where held-out machines fell (analytical model, docs/accuracy.md)");
+  sub->add_option("--max-power-range-high-w", c.select.max_power_range_high_w, "Reject devices whose average power range reaches above this (W): the range's high end (analytical model)");
+  sub->add_option("--objective", c.select.objective, "latency, energy, cost or throughput_per_watt")->default_val("latency");
+  sub->add_option("--prices", c.select.prices, "prices.json for --objective cost (docs/formats.md)");
+  add_predict_options(sub, c.select);
+  sub->add_flag("--json", c.select.json, "Print one JSON object");
+  sub->callback([&c] { c.action = [&] { return perfpred::cli::run_select(c.select); }; });
+}
+
+/// `sweep`: a grid of hypothetical GPUs around a base device.
+void add_sweep(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("sweep", "Predict a model over a grid of hypothetical GPUs around a base device");
+  sub->add_option("model", c.sweep.model, "ONNX model file")->required();
+  sub->add_option("--base-gpu", c.sweep.base_gpu, "Device id or spec file to start from")->required();
+  sub->add_option("--vary", c.sweep.vary, "FIELD=START:STOP:STEP (repeatable; e.g. sm_count=40:160:20)")->required();
+  sub->add_option("--max-points", c.sweep.max_points, "Refuse grids larger than this")->default_val(1000000);
+  add_predict_options(sub, c.sweep);
+  sub->add_flag("--csv", c.sweep.csv, "Print CSV");
+  sub->add_flag("--json", c.sweep.json, "Print one JSON object");
+  sub->callback([&c] { c.action = [&] { return perfpred::cli::run_sweep(c.sweep); }; });
+}
+
+/// `report`: a self-contained HTML report.
+void add_report(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("report", "Write a self-contained HTML report (layer times, roofline, memory, devices)");
+  sub->add_option("model", c.report.model, "ONNX model file")->required();
+  sub->add_option("--gpu", c.report.gpus, "Device id or spec file (repeatable or comma-separated)")->required();
+  sub->add_option("--out", c.report.out, "Output .html file")->required();
+  sub->add_option("--max-layer-bars", c.report.max_layer_bars, "Slowest layers drawn as bars")->default_val(60);
+  add_predict_options(sub, c.report);
+  sub->callback([&c] { c.action = [&] { return perfpred::cli::run_report(c.report); }; });
+}
+
+/// `budget check`: performance budgets for CI.
+void add_budget(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("budget", "Performance budgets for CI");
+  sub->require_subcommand(1);
+  auto* check = sub->add_subcommand("check", "Check every budget entry; exit 1 when a limit is exceeded");
+  check->add_option("budgets", c.budget.file, "Budget file (docs/formats.md)")->required();
+  check->add_option("--junit", c.budget.junit, "Also write JUnit XML here");
+  check->add_flag("--json", c.budget.json, "Print the verdict as JSON");
+  check->add_flag("--no-meta", c.budget.no_meta, "Leave out the run metadata (timestamp, version)");
+  check->add_option("--bundle", c.budget.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
+  check->add_flag("--analytical", c.budget.analytical, "Use the analytical model alone (the default)");
+  check->add_flag("--allow-partial", c.budget.allow_partial, "Check even models whose working nodes have unknown shapes");
+  add_host_factor(check, c.budget.host_factor);
+  add_gpu_factor(check, c.budget.gpu_factor);
+  add_no_tf32(check, c.budget.no_tf32);  // every entry; one entry alone: "allow_tf32": false
+  check->callback([&c] { c.action = [&] { return perfpred::cli::run_budget_check(c.budget); }; });
+}
+
+/// `diff`: two versions of a model on one device.
+void add_diff(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("diff", "Compare predictions of two versions of a model on one device");
+  sub->add_option("old", c.diff.old_model, "Old ONNX model")->required();
+  sub->add_option("new", c.diff.new_model, "New ONNX model")->required();
+  sub->add_option("--gpu", c.diff.gpu, "Device id or spec file")->required();
+  sub->add_option("--fail-over", c.diff.fail_over_pct, "Exit 1 when latency or peak memory grows by more than PCT percent");
+  sub->add_option("--top", c.diff.top, "Layers listed as the main contributors")->default_val(10);
+  add_predict_options(sub, c.diff);
+  sub->add_flag("--json", c.diff.json, "Print one JSON object");
+  sub->callback([&c] { c.action = [&] { return perfpred::cli::run_diff(c.diff); }; });
+}
+
+/// `train`: a learned bundle from measured data sets.
+void add_train(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("train", "Train a learned bundle on measured data sets (kernel and network CSVs)");
+  sub->add_option("--data", c.train.data, "Dataset CSV (repeatable; sidecar licence checked)")->required();
+  sub->add_option("--out", c.train.out, "Bundle JSON to write")->required();
+  sub->add_option("--target", c.train.target, "latency|energy|memory")->default_val("latency");
+  sub->add_option("--holdout-gpu", c.train.holdout_gpus, "Leave rows on this GPU id out (repeatable)");
+  sub->add_option("--holdout-family", c.train.holdout_families, "Leave this op family or model family (network rows; kernel rows' application) out (repeatable)");
+  sub->add_option("--rounds", c.train.rounds, "Boosting rounds per booster (efficiency boosters: the most; leave-one-GPU-out picks fewer)")->default_val(300);
+  sub->add_option("--kernel-target", c.train.kernel_target, "Kernel boosters: efficiency (against each kernel's roofline, dimensionless features) or ratio (log measured/analytical, the first design)")->default_val("efficiency");
+  sub->add_option("--kernel-blend", c.train.kernel_blend, "Efficiency boosters: weight of their kernel time against the analytical time, in [0, 1] (time = learned^w x analytical^(1-w); docs/accuracy.md)")->default_val(perfpred::learn::k_default_kernel_blend);
+  sub->add_option("--max-depth", c.train.max_depth, "Tree depth")->default_val(6);
+  sub->add_option("--eta", c.train.eta, "Learning rate")->default_val(0.08);
+  sub->add_option("--threads", c.train.threads, "XGBoost threads")->default_val(2);
+  sub->add_option("--seed", c.train.seed, "Random seed (row/column subsampling)")->default_val(0);
+  sub->add_option("--network-fraction", c.train.network_fraction, "Deterministic share of network rows used, (0, 1]")->default_val(1.0);
+  sub->add_option("--name", c.train.name, "Bundle label (default: the output file's stem)");
+  sub->add_option("--host-min-sensitivity", c.train.min_host_sensitivity, "Host-overhead rows: share by which doubling the host cost must move the prediction")->default_val(0.25);
+  sub->add_option("--drop-feature", c.train.drop_features, "Leave a feature out of training (name, or prefix ending in '*'; repeatable)");
+  sub->add_option("--base", c.train.base, "Latency bundle whose kernel boosters are reused (fit host overhead only)");
+  sub->add_option("--policy", c.train.policy, "Policy JSON embedded in the bundle: which parts (kernels, host) it predicts per device class, runtime, mode and precision, with the held-out evidence (scripts/eval_learned_policy.py writes it)");
+  sub->add_flag("--allow-unlicensed-eval", c.train.allow_unlicensed_eval, "Accept data without an MIT/Apache-2.0 licence; the bundle is marked not for shipping");
+  sub->add_flag("--json", c.train.json, "Print one JSON object");
+  sub->callback([&c] { c.action = [&] { return perfpred::cli::run_train(c.train); }; });
+}
+
+/// `eval`: a bundle's accuracy on measured data, beside the analytical model.
+void add_eval(CLI::App& app, Commands& c) {
+  auto* sub = app.add_subcommand("eval", "Accuracy of a bundle on measured data, beside the analytical model alone");
+  sub->add_option("--model", c.eval.model, "Bundle JSON (`default`: the shipped one)")->required();
+  sub->add_option("--data", c.eval.data, "Dataset CSV (repeatable)")->required();
+  sub->add_option("--holdout-gpu", c.eval.holdout_gpus, "Evaluate only rows on this GPU id (repeatable)");
+  sub->add_option("--holdout-family", c.eval.holdout_families, "Evaluate only this op family or model family (network rows; kernel rows' application) (repeatable)");
+  sub->add_option("--network-fraction", c.eval.network_fraction, "Deterministic share of network rows evaluated, (0, 1]")->default_val(1.0);
+  sub->add_flag("--json", c.eval.json, "Print one JSON object");
+  sub->add_option("--rows", c.eval.rows, "Also write every evaluated row (measured, analytical, learned, errors) to this CSV");
+  sub->callback([&c] { c.action = [&] { return perfpred::cli::run_eval(c.eval); }; });
+}
+
+/// Parses the command line into `app`'s options. An exit code when there is nothing to run (help, version, a parse
+/// error, printed here: a misspelt command is named with the commands there are); nothing when the parsed
+/// subcommand's action should run.
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -490,7 +511,11 @@ int main(int argc, char** argv) {
     std::cerr << "perfpred: error: " << one_line(e.what()) << " (see --help)\n";
     return k_exit_input;
   }
-  setup_logging(verbose, quiet);
+  return std::nullopt;
+}
+
+/// Runs the parsed subcommand: its exit code, or 2 for bad input and 3 for an internal error, each as one line.
+int run_action(const std::function<int()>& action) {
   if (!action) {
     std::cerr << "perfpred: error: no subcommand (see --help)\n";
     return k_exit_input;
@@ -504,4 +529,36 @@ int main(int argc, char** argv) {
     std::cerr << "perfpred: internal error: " << one_line(e.what()) << "\n";
     return k_exit_internal;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"perfpred: predict latency, energy and memory of neural networks on GPUs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "perfpred 0.1.0");
+  bool verbose = false, quiet = false;
+  app.add_flag("-v,--verbose", verbose, "Log details to stderr");
+  app.add_flag("-q,--quiet", quiet, "Log only errors");
+
+  Commands c;
+  add_inspect(app, c);
+  add_profile(app, c, argc, argv);
+  add_dataset(app, c);
+  add_devices(app, c);
+  add_predict(app, c);
+  add_fit(app, c.fit_host, c.action, perfpred::cli::MachineFactor::host);
+  add_fit(app, c.fit_gpu, c.action, perfpred::cli::MachineFactor::gpu);
+  add_mig(app, c);
+  add_select(app, c);
+  add_sweep(app, c);
+  add_report(app, c);
+  add_budget(app, c);
+  add_diff(app, c);
+  add_train(app, c);
+  add_eval(app, c);
+
+  if (auto code = parse_command_line(app, argc, argv)) return *code;
+  setup_logging(verbose, quiet);
+  return run_action(c.action);
 }
