@@ -1,10 +1,12 @@
 // Dataset CSVs and their JSON sidecars: the input is the CSV, then optionally the line "#META#" and the
-// sidecar. Read as a raw dataset, then as kernel and as network rows.
+// sidecar. Read as a raw dataset, then as kernel and as network rows, and each network row's run settings as train
+// and eval read them (learn::network_options: mode, batch, precision and the extra columns).
 #include <cstdint>
 #include <string>
 
 #include "fuzz_common.hpp"
 #include "perfpred/dataset/dataset.hpp"
+#include "perfpred/learn/data.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string in(reinterpret_cast<const char*>(data), size);
@@ -21,6 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   fuzz::expect_clean([&] { (void)perfpred::read_dataset(path); });
   fuzz::expect_clean([&] { (void)perfpred::read_kernel_rows(path); });
-  fuzz::expect_clean([&] { (void)perfpred::read_network_rows(path); });
+  fuzz::expect_clean([&] {
+    for (const auto& r : perfpred::read_network_rows(path)) (void)perfpred::learn::network_options(r, "fuzz");
+  });
   return 0;
 }
