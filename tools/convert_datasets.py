@@ -391,8 +391,8 @@ def ryujaehun_copying_machines(src):
     system_info.txt beside its CSVs, and only it reads the batch from a DataLoader (no pin_memory) and copies it
     with img.to('cuda') between the timer's two synchronize() calls: a pageable copy. The earlier versions (the
     2019 files and the 2020 '_training_' files) build the input once on the GPU before the loop, so no copy is
-    timed; their numbers agree (an RTX 2080 Ti's ResNet-18 FP16 inference: 2.8-3.5 ms in those runs, 4.5 ms in
-    the copying one)."""
+    timed; their numbers agree (an RTX 2080 Ti's ResNet-18 FP16 inference: a median 2.8-3.5 ms in those runs,
+    4.2 ms in the copying one)."""
     results = os.path.join(src, "raw", "results")
     if not os.path.isdir(results):
         return set()

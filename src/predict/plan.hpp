@@ -185,8 +185,9 @@ GpuRates gpu_rates(const GpuSpec& gpu, Precision p, Runtime rt = Runtime::pytorc
 KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
 /// One host<->device copy of `bytes` over the host link (host_link_gbps; 12 GB/s where a spec has none), with
 /// its fixed call and DMA setup cost: the input and output copies of `predict` and a profile's MemcpyH2D /
-/// MemcpyD2H rows. `host_scale` > 0: the copy is from pageable memory, which the CPU also stages through a driver
-/// buffer at k_pageable_stage_gbps / host_scale (the machine's host factor); 0: pinned memory, the link's rate.
+/// MemcpyD2H rows. `pageable_host_scale` > 0: the copy is from pageable memory, which the CPU also stages through a
+/// driver buffer at k_pageable_stage_gbps / pageable_host_scale (the machine's host factor); 0: pinned memory, the
+/// link's rate.
 double host_copy_time_s(double bytes, const GpuSpec& gpu, double pageable_host_scale = 0);
 /// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
 bool l1_caches_global_loads(const GpuSpec& gpu);
