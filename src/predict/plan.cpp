@@ -112,7 +112,7 @@ struct HostCosts {
 };
 
 HostCosts host_costs(const GpuSpec& gpu, const PredictOptions& opts) {
-  const double f = (gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0) * opts.host_factor;
+  const double f = host_cpu_factor(gpu, opts);
   HostCosts h;
   switch (opts.runtime) {
     case Runtime::pytorch: {
@@ -318,7 +318,7 @@ void init_context(PlanContext& c) {
   c.scale = activation_scale(g, c.opts.precision);
   c.plan.activation_scale = c.scale;
   c.has_tf32 = c.gpu.uses_tensor_cores(Precision::tf32);
-  c.embedded = (c.gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0) * c.opts.host_factor;
+  c.embedded = host_cpu_factor(c.gpu, c.opts);
   c.n_nodes = static_cast<int>(g.nodes.size());
   c.n_tensors = static_cast<int>(g.tensors.size());
   // consumers: count per tensor and the single consumer (or -1)
@@ -1444,6 +1444,10 @@ void replay_as_graph(PlanContext& c) {
 }
 
 }  // namespace
+
+double host_cpu_factor(const GpuSpec& gpu, const PredictOptions& opts) {
+  return (gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0) * opts.host_factor;
+}
 
 void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const PredictOptions& opts, Plan& plan) {
   plan.kernels.clear();

@@ -189,6 +189,9 @@ KernelTerms time_kernel(const KernelDraft& k, const GpuRates& r);
 /// driver buffer at k_pageable_stage_gbps / pageable_host_scale (the machine's host factor); 0: pinned memory, the
 /// link's rate.
 double host_copy_time_s(double bytes, const GpuSpec& gpu, double pageable_host_scale = 0);
+/// How many times the reference machine's CPU time every host cost takes here: k_embedded_host_factor on an
+/// embedded board's CPU, times PredictOptions::host_factor.
+double host_cpu_factor(const GpuSpec& gpu, const PredictOptions& opts);
 /// GpuRates::l1_caches_global: sm_70 and later (and GPUs whose compute capability is unknown).
 bool l1_caches_global_loads(const GpuSpec& gpu);
 /// cuBLAS runs an nn.Linear forward's FP32-math product (TN) with k_tiles_sgemm_pascal_tn: Maxwell/Pascal (sm_5x/6x)

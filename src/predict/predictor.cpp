@@ -199,10 +199,8 @@ void run_timeline(const Graph& g, const detail::Plan& plan, const std::vector<de
   double energy_j = 0;
   double host_t = 0, gpu_t = 0;
   const bool copies = opts.include_copies && !gpu.unified_memory;
-  // A pageable copy's staging is a CPU memcpy: as slow as the machine's host (an embedded board's CPU, the host
-  // factor), not the bundle's dispatch correction.
-  const double pageable = !opts.pageable_copies ? 0.0
-                          : (gpu.segment == "embedded" ? model::k_embedded_host_factor : 1.0) * opts.host_factor;
+  // A pageable copy's staging is a CPU memcpy: as slow as the machine's host, not the bundle's dispatch correction.
+  const double pageable = opts.pageable_copies ? detail::host_cpu_factor(gpu, opts) : 0.0;
   if (copies) {
     p.h2d_ms = detail::host_copy_time_s(io_bytes(g, g.inputs), gpu, pageable) * 1e3;
     host_t = gpu_t = p.h2d_ms * 1e-3;  // pageable cudaMemcpy: the host waits for it
