@@ -1255,6 +1255,11 @@ def convert_trtutils(ctx):
                  "environment": {"runtime": "TensorRT FP16 (version not recorded), batch 1"},
                  "notes": ["trtutils_yolo_latency.csv, framework_mode 'tensorrt' (raw engine execution, no copies, no "
                            "pre/post-processing); latency_ms = mean_ms",
+                           "the timed region (benchmark/run.py of that version) is one TRTEngine.raw_exec(debug=True): "
+                           "set_tensor_address, execute_async_v3 and one cudaStreamSynchronize, from Python; the "
+                           "bindings are mapped pinned host memory on Jetson (cudaHostAllocMapped, zero-copy) and "
+                           "cudaMalloc on desktop GPUs, the input is never filled, outputs are not copied back; the "
+                           "engine ends in the EfficientNMS plugin, which the rebuilt graph leaves out",
                            "models: YOLOv8 n/s/m written out in tools/dataset_models.py (ultralytics yolov8.yaml, 80 "
                            "classes, DFL decode), parameter counts equal to ultralytics' (3,157,200 / 11,166,560 / "
                            "25,902,640), exported parameter-free at each input size",
