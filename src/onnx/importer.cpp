@@ -685,6 +685,14 @@ class Importer {
   void read_constant(const onnx::NodeProto& np, Node& n) {
     if (n.outputs.empty() || n.outputs[0] < 0) return;
     Tensor& t = m_g.tensors[static_cast<size_t>(n.outputs[0])];
+    static const std::unordered_set<std::string> k_value_attrs = {
+        "value", "value_float", "value_floats", "value_int", "value_ints", "value_string", "value_strings",
+        "sparse_value"};
+    if (std::none_of(np.attribute().begin(), np.attribute().end(),
+                     [](const onnx::AttributeProto& a) { return k_value_attrs.count(a.name()) > 0; }))
+      throw InputError(node_label(n) + ": a Constant needs one of the attributes value, value_float, value_floats, "
+                       "value_int, value_ints, value_string, value_strings or sparse_value and has none; the model "
+                       "is corrupt");
     for (const auto& a : np.attribute()) {
       const std::string& k = a.name();
       if (k == "value") {
@@ -1024,7 +1032,7 @@ class Importer {
 
   void run_onnx_inference() {
     explicit_einsums(graph());  // idempotent; only where ONNX runs at all
-    type_outputs_of_unschematised_ops();
+    type_shape_inputs(graph(), nullptr);
     onnx::ShapeInferenceOptions options(false, 0, true);
     try {
       onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
@@ -1033,32 +1041,50 @@ class Importer {
     }
   }
 
-  // ONNX 1.12's data propagation dereferences the type of a Shape's input unchecked, and an op ONNX has no schema
-  // for (an unknown or custom op) leaves its outputs with none: `Foo -> Shape` crashed the importer (SIGSEGV in
-  // libonnx, found by fuzz_onnx_import). Those outputs get a type without a shape (perfpred's dtype where known,
-  // else undefined) before ONNX runs, which its inference skips; graph outputs keep the type they declare.
-  void type_outputs_of_unschematised_ops() {
-    std::map<std::string, int64_t> versions;
-    for (const auto& o : m_model.opset_import()) versions[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
-    std::unordered_set<std::string> typed;
-    for (const auto& vi : graph().value_info()) typed.insert(vi.name());
-    for (const auto& vi : graph().output()) typed.insert(vi.name());
-    for (const auto& vi : graph().input()) typed.insert(vi.name());
-    std::vector<std::string> untyped;
-    for (const auto& n : graph().node()) {
-      const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
-      const auto v = versions.find(domain);
-      if (v != versions.end() && onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(v->second), domain))
-        continue;
-      for (const auto& out : n.output())
-        if (!out.empty() && typed.insert(out).second) untyped.push_back(out);
+  // ONNX 1.12's data propagation dereferences the type of a Shape's input unchecked, and a tensor can reach it
+  // without one: the output of an op ONNX has no schema for (an unknown or custom op) or of a node whose own
+  // inference fails (a Constant without a value). `Foo -> Shape` and `Constant (no value) -> Shape`, in the graph
+  // or in a subgraph, crashed the importer (SIGSEGV in libonnx; found by fuzz_onnx_import and fuzz_onnx_predict).
+  // Each untyped input of a Shape or Size gets a type without a shape before ONNX runs (perfpred's dtype where
+  // known, else undefined), declared in the graph that produces it; ONNX's inference then fills in what it can.
+  struct TypingScope {
+    onnx::GraphProto* graph;
+    std::unordered_set<std::string> typed, produced;
+    TypingScope* parent;
+  };
+
+  void type_shape_inputs(onnx::GraphProto& g, TypingScope* parent) {
+    TypingScope scope{&g, {}, {}, parent};
+    for (const auto& vi : g.value_info()) scope.typed.insert(vi.name());
+    for (const auto& vi : g.input()) scope.typed.insert(vi.name());
+    for (const auto& vi : g.output()) scope.typed.insert(vi.name());
+    for (const auto& tp : g.initializer()) scope.typed.insert(tp.name());
+    for (const auto& sp : g.sparse_initializer()) scope.typed.insert(sp.values().name());
+    for (const auto& n : g.node())
+      for (const auto& out : n.output()) scope.produced.insert(out);
+    for (auto& n : *g.mutable_node()) {
+      const bool reads_type = (n.op_type() == "Shape" || n.op_type() == "Size") &&
+                              (n.domain().empty() || n.domain() == "ai.onnx") && n.input_size() > 0;
+      if (reads_type && !n.input(0).empty()) declare_untyped(n.input(0), scope);
+      for (auto& a : *n.mutable_attribute()) {
+        if (a.has_g()) type_shape_inputs(*a.mutable_g(), &scope);
+        for (auto& sg : *a.mutable_graphs()) type_shape_inputs(sg, &scope);
+      }
     }
-    for (const auto& name : untyped) {
+  }
+
+  /// `name` typed in the innermost scope that has it, or, where a scope produces it untyped, declared there.
+  void declare_untyped(const std::string& name, TypingScope& innermost) {
+    for (TypingScope* s = &innermost; s; s = s->parent) {
+      if (s->typed.count(name)) return;
+      if (!s->produced.count(name)) continue;
+      s->typed.insert(name);
       const int id = m_g.find_tensor(name);
       const DType d = id >= 0 ? m_g.tensors[static_cast<size_t>(id)].dtype : DType::unknown;
-      auto* vi = graph().add_value_info();
+      auto* vi = s->graph->add_value_info();
       vi->set_name(name);
       vi->mutable_type()->mutable_tensor_type()->set_elem_type(d == DType::unknown ? 0 : onnx_code(d));
+      return;
     }
   }
 

@@ -132,7 +132,7 @@ const std::unordered_set<std::string> k_checked_ops = [] {
                          "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
                          "Expand", "Range", "Flatten", "Softmax", "LogSoftmax", "Hardmax", "LayerNormalization",
                          "Gather", "GatherElements", "ScatterElements", "ArgMax", "ArgMin", "CumSum", "TopK", "OneHot",
-                         "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN", "STFT"})
+                         "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN", "STFT", "Cast"})
     s.insert(op);
   return s;
 }();
@@ -626,6 +626,14 @@ void validate_node(const Graph& g, const Node& n) {
     if (auto bad = broadcast_conflict(x->shape, *sv))
       c.fail(c.in_desc(0) + " does not broadcast to shape " + ints_str(*sv) + " (" + std::to_string(bad->first) + " vs " +
              std::to_string(bad->second) + ")");
+    return;
+  }
+  if (op == "Cast") {
+    // TensorProto.DataType runs 1-20 (FLOAT ... FLOAT8E5M2FNUZ); ONNX's inference of a Cast to anything else leaves
+    // its output untyped, and perfpred could not size it.
+    const int64_t to = n.attr_int("to", 0);
+    if (to < 1 || to > 20)
+      c.fail("attribute 'to' = " + std::to_string(to) + " is not an ONNX data type (TensorProto.DataType, 1-20)");
     return;
   }
   if (op == "STFT") {

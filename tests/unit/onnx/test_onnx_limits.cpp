@@ -172,6 +172,24 @@ TEST(OnnxLimits, AShapeOfAnUnknownOpsOutputImports) {
   }
 }
 
+TEST(OnnxLimits, AnUntypedTensorIntoAShapeImportsOrNamesItsNode) {
+  // Besides an unknown op's output (above), a node whose own ONNX inference fails leaves its output untyped, and
+  // ONNX 1.12's data propagation read a Shape's input type unchecked: fuzz_onnx_predict's mutant of the detector
+  // seed (a Constant whose 'value' attribute lost its name, into a Shape) and a Cast to a type code ONNX does not
+  // have crashed the import (SIGSEGV). Both are one-line errors naming the node; a Size of an unknown op imports.
+  const auto path = std::string(PERFPRED_SOURCE_ROOT) + "/tests/data/fuzz/malformed-constant-into-shape.onnx";
+  expect_one_line_error([&] { oi::import_file(path); },
+                        {"malformed-constant-into-shape.onnx: node 'Constant_0' (Constant)", "and has none"});
+  const std::string hdr = "<ir_version: 8, opset_import: [\"\" : 16]>";
+  expect_bad_text(hdr, "(float[2, 3] x) => (int64[R] y)", "  c = Constant <vXlue = int64 {0}> ()\n  y = Shape (c)",
+                  {"(Constant): a Constant needs one of the attributes value,", "and has none"});
+  expect_bad_text(hdr, "(float[2, 3] x) => (int64[R] y)", "  c = Cast <to = 999> (x)\n  y = Shape (c)",
+                  {"(Cast): attribute 'to' = 999 is not an ONNX data type"});
+  perfpred::Graph g;
+  ASSERT_NO_THROW(g = oi::import_text(hdr + "\ng (float[2, 3] x) => (int64 y) {\n  u = Foo (x)\n  y = Size (u)\n}\n"));
+  EXPECT_EQ(g.nodes.size(), 2u);
+}
+
 TEST(OnnxLimits, ConstantValuesMustMatchTheirDims) {
   const auto path = std::string(PERFPRED_SOURCE_ROOT) + "/tests/data/fuzz/constant-scalar-without-value.onnx";
   expect_one_line_error([&] { oi::import_file(path); },
