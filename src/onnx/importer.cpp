@@ -1047,6 +1047,7 @@ class Importer {
   // or in a subgraph, crashed the importer (SIGSEGV in libonnx; found by fuzz_onnx_import and fuzz_onnx_predict).
   // Each untyped input of a Shape or Size gets a type without a shape before ONNX runs (perfpred's dtype where
   // known, else undefined), declared in the graph that produces it; ONNX's inference then fills in what it can.
+  // Subgraphs reach ONNX only in the probe imports that decide control flow (the real import has inlined them).
   struct TypingScope {
     onnx::GraphProto* graph;
     std::unordered_set<std::string> typed, produced;

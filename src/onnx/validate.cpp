@@ -630,10 +630,12 @@ void validate_node(const Graph& g, const Node& n) {
   }
   if (op == "Cast") {
     // TensorProto.DataType runs 1-20 (FLOAT ... FLOAT8E5M2FNUZ); ONNX's inference of a Cast to anything else leaves
-    // its output untyped, and perfpred could not size it.
-    const int64_t to = n.attr_int("to", 0);
-    if (to < 1 || to > 20)
-      c.fail("attribute 'to' = " + std::to_string(to) + " is not an ONNX data type (TensorProto.DataType, 1-20)");
+    // its output untyped, and perfpred could not size it. Only the integer 'to' of Cast-6 and later: Cast-1..5
+    // name the type as a string.
+    const auto it = n.attrs.find("to");
+    const int64_t* to = it != n.attrs.end() ? std::get_if<int64_t>(&it->second) : nullptr;
+    if (to && (*to < 1 || *to > 20))
+      c.fail("attribute 'to' = " + std::to_string(*to) + " is not an ONNX data type (TensorProto.DataType, 1-20)");
     return;
   }
   if (op == "STFT") {

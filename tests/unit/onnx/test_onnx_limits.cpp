@@ -188,6 +188,9 @@ TEST(OnnxLimits, AnUntypedTensorIntoAShapeImportsOrNamesItsNode) {
   perfpred::Graph g;
   ASSERT_NO_THROW(g = oi::import_text(hdr + "\ng (float[2, 3] x) => (int64 y) {\n  u = Foo (x)\n  y = Size (u)\n}\n"));
   EXPECT_EQ(g.nodes.size(), 2u);
+  // Cast-1..5 name the type as a string: not an integer code, so not refused.
+  EXPECT_NO_THROW(oi::import_text("<ir_version: 3, opset_import: [\"\" : 5]>\ng (float[2, 3] x) => (float16[2, 3] y) {\n"
+                                  "  y = Cast <to = \"FLOAT16\"> (x)\n}\n"));
 }
 
 TEST(OnnxLimits, ConstantValuesMustMatchTheirDims) {
