@@ -41,7 +41,7 @@ std::string human_bytes(double b) {
 
 const std::set<std::string> k_entry_keys = {"name",       "model",       "gpu",  "batch",   "precision",
                                             "allow_tf32", "cuda_graphs", "grad_mode", "launch_queue", "channels_last", "attention", "param_updates", "mixed_precision", "mode", "runtime", "optimizer",
-                                            "input_shapes", "branches",  "dims", "loop_trips", "data_counts", "limits"};
+                                            "input_shapes", "branches",  "dims", "loop_trips", "data_counts", "nms_candidates", "limits"};
 const std::set<std::string> k_limit_keys = {"latency_ms", "min_throughput_samples_per_s", "peak_memory_bytes",
                                             "peak_memory_fraction", "energy_mj", "avg_power_w",
                                             "latency_range_high_ms", "energy_range_high_mj", "power_range_high_w"};
@@ -185,8 +185,9 @@ void read_int_map(const nlohmann::json& e, const std::string& key, const std::st
   }
 }
 
-// `branches` {IF: "then"|"else"}, `dims` {DIM: N >= 1}, `loop_trips` {LOOP: N >= 0} and `data_counts`
-// {NODE or "*": N >= 0}: the --branch, --dim, --loop-trips and --data-count of an entry.
+// `branches` {IF: "then"|"else"}, `dims` {DIM: N >= 1}, `loop_trips` {LOOP: N >= 0}, `data_counts`
+// {NODE or "*": N >= 0} and `nms_candidates` {NMS or "*": K >= 0}: the --branch, --dim, --loop-trips,
+// --data-count and --nms-candidates of an entry.
 void parse_control_flow(const nlohmann::json& e, const std::string& where, BudgetEntry& b) {
   if (e.contains("branches")) {
     const auto& s = e["branches"];
@@ -203,6 +204,8 @@ void parse_control_flow(const nlohmann::json& e, const std::string& where, Budge
   read_int_map(e, "loop_trips", where, 0, "{\"LOOP_NAME\": iterations}", "Loop", b.loop_trips);
   read_int_map(e, "data_counts", where, 0, "{\"NODE_NAME\": length, \"*\": length for every other}", "node",
                b.data_counts);
+  read_int_map(e, "nms_candidates", where, 0, "{\"NMS_NAME\": boxes per image and class, \"*\": for every other}",
+               "node", b.nms_candidates);
 }
 
 // `limits`: at least one known limit, each positive.

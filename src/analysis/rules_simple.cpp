@@ -257,10 +257,12 @@ void cost_topk(RuleContext& ctx, const OpRule& rule) {
 
 void cost_nms(RuleContext& ctx, const OpRule& rule) {
   // NonMaxSuppression: boxes [B, N, 4], scores [B, C, N]. What bounds its work is the overlap test of every pair
-  // of a class's N candidates, the bitmask kernels of ONNX Runtime's, TensorRT's and torchvision's NMS: N^2 / 2
+  // of a class's candidates, the bitmask kernels of ONNX Runtime's, TensorRT's and torchvision's NMS: K^2 / 2
   // IoUs per image and class at `per_element` FLOPs each (two intersections, two areas, a division, a compare).
-  // The sort by score and the serial walk over the mask are not counted. How many boxes survive is data, so the
-  // output stays unknown.
+  // The candidates K are all N boxes without a score threshold; with one, the kernels first drop the boxes
+  // under it, and how many pass is data: the caller's count (--nms-candidates), else N, the upper bound. The
+  // score filter's read is in the bytes; the sort by score and the serial walk over the mask are not counted.
+  // How many boxes survive is data too, so the output stays unknown.
   const auto& boxes = ctx.in_shape(0);
   const auto& scores = ctx.in_shape(1);
   if (boxes.size() != 3 || scores.size() != 3 || boxes[2] != 4)
@@ -268,10 +270,10 @@ void cost_nms(RuleContext& ctx, const OpRule& rule) {
   if (scores[2] != boxes[1] || scores[0] != boxes[0])
     ctx.fail("scores [B, C, N] must match boxes [B, N, 4] in B and N");
   const double images = static_cast<double>(boxes[0]), classes = static_cast<double>(scores[1]),
-               n = static_cast<double>(boxes[1]);
-  const double pairs = images * classes * n * n / 2;
+               k = static_cast<double>(nms_candidates(ctx.graph, ctx.node, boxes[1]));
+  const double pairs = images * classes * k * k / 2;
   ctx.cost.flops = rule.per_element * pairs;
-  set_shaped(ctx, OpFamily::reduce, pairs, n);
+  set_shaped(ctx, OpFamily::reduce, pairs, k);
 }
 
 void cost_data_movement(RuleContext& ctx, const OpRule&) {

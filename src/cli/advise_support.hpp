@@ -45,6 +45,8 @@ inline std::shared_ptr<const advise::AnalyzedModel> load_model(const std::filesy
     io.dims = control_flow->dims;
     io.data_counts = control_flow->data_counts;
     io.data_count_all = control_flow->data_count_all;
+    io.nms_candidates = control_flow->nms_candidates;
+    io.nms_candidates_all = control_flow->nms_candidates_all;
   }
   auto m = std::make_shared<advise::AnalyzedModel>();
   m->graph = onnx_import::import_file(path, io);
@@ -75,12 +77,13 @@ inline advise::ModelAtBatch model_at_batch(const std::filesystem::path& path,
   };
 }
 
-/// --branch, --loop-trips and --dim of a decision command, as ImportOptions (only those fields set).
+/// --branch, --loop-trips, --dim, --data-count and --nms-candidates of a decision command, as ImportOptions (only those fields set).
 inline onnx_import::ImportOptions control_flow(const PredictChoices& c) {
   onnx_import::ImportOptions io;
   parse_control_flow(c.branches, c.loop_trips, io);
   parse_dims(c.dims, io);
   parse_data_counts(c.data_counts, io);
+  parse_nms_candidates(c.nms_candidates, io);
   return io;
 }
 

@@ -86,6 +86,10 @@ int run_budget_check(const BudgetCliOptions& o) {
       if (name == "*") cf.data_count_all = n;
       else cf.data_counts[name] = n;
     }
+    for (const auto& [name, n] : e.nms_candidates) {
+      if (name == "*") cf.nms_candidates_all = n;
+      else cf.nms_candidates[name] = n;
+    }
     cf.overrides_are_keys = true;
     return support::load_model(e.model_path, e.batch, e.input_shapes, false, o.allow_partial, &cf);
   };

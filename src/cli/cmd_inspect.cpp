@@ -143,6 +143,7 @@ int run_inspect(const InspectOptions& opts) {
   parse_control_flow(opts.branches, opts.loop_trips, io);
   parse_dims(opts.dims, io);
   parse_data_counts(opts.data_counts, io);
+  parse_nms_candidates(opts.nms_candidates, io);
   io.keep_symbolic = true;  // inspect shows a model's symbolic dims by name; predict and the others refuse them
   Graph g = onnx_import::import_file(opts.model, io);
   AnalyzeOptions ao;

@@ -13,6 +13,7 @@ struct InspectOptions {
   std::vector<std::string> loop_trips;   ///< --loop-trips NAME=N
   std::vector<std::string> dims;         ///< --dim NAME=N (symbolic dims by name)
   std::vector<std::string> data_counts;  ///< --data-count [NAME=]N (data-dependent output sizes)
+  std::vector<std::string> nms_candidates;  ///< --nms-candidates [NAME=]K (boxes over an NMS score threshold)
   bool json = false;                     ///< one JSON object on stdout instead of the table
   bool allow_unknown = false;            ///< unknown ops become flagged bytes-only estimates
 };

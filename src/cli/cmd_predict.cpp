@@ -196,6 +196,7 @@ PredictRun compute_predict(const PredictCmdOptions& o, const KernelCorrector* co
   parse_control_flow(o.branches, o.loop_trips, io);
   parse_dims(o.dims, io);
   parse_data_counts(o.data_counts, io);
+  parse_nms_candidates(o.nms_candidates, io);
   Graph g = import_model(o, io);
   // A model exported with a fixed batch keeps it unless --batch asks for another: then every input of
   // rank >= 2 whose shape was not given explicitly is re-imported with that leading dimension. A graph

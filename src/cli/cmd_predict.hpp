@@ -30,6 +30,7 @@ struct PredictCmdOptions {
   std::vector<std::string> loop_trips;    ///< --loop-trips NAME=N
   std::vector<std::string> dims;          ///< --dim NAME=N (symbolic dims by name)
   std::vector<std::string> data_counts;   ///< --data-count [NAME=]N (data-dependent output sizes)
+  std::vector<std::string> nms_candidates;  ///< --nms-candidates [NAME=]K (boxes over an NMS score threshold)
   std::string precision = "fp32";
   std::string mode = "inference";
   std::string optimizer = "sgd";

@@ -59,28 +59,41 @@ void parse_control_flow(const std::vector<std::string>& branches, const std::vec
   }
 }
 
-void parse_data_counts(const std::vector<std::string>& counts, onnx_import::ImportOptions& io) {
+namespace {
+/// Repeated "FLAG NAME=N" (one node) and "FLAG N" (every other such node), N >= 0, into `named` / `all`.
+void parse_node_counts(const char* flag, const char* what, const std::vector<std::string>& counts,
+                       std::map<std::string, int64_t>& named, int64_t& all) {
+  const std::string f = flag;
   for (const auto& s : counts) {
     const auto eq = s.rfind('=');
     if (eq == 0 || (eq != std::string::npos && eq + 1 == s.size()))
-      throw InputError("--data-count '" + printable(s, 80) +
-                       "': expected NAME=N (one node) or N (every data-dependent node)");
+      throw InputError(f + " '" + printable(s, 80) + "': expected NAME=N (one node) or N (every " + what + ")");
     const std::string name = eq == std::string::npos ? "" : s.substr(0, eq);
-    const std::string label = "--data-count" + (name.empty() ? std::string() : " " + printable(name, 80));
+    const std::string label = f + (name.empty() ? std::string() : " " + printable(name, 80));
     const int64_t v = parse_int64(eq == std::string::npos ? s : s.substr(eq + 1), label);
-    if (v < 0) throw InputError("--data-count " + printable(s, 80) + ": the count must be >= 0");
+    if (v < 0) throw InputError(f + " " + printable(s, 80) + ": the count must be >= 0");
     if (name.empty()) {
-      if (io.data_count_all >= 0 && io.data_count_all != v)
-        throw InputError("--data-count is given twice for every node (" + std::to_string(io.data_count_all) + " and " +
-                         std::to_string(v) + "); give it once");
-      io.data_count_all = v;
+      if (all >= 0 && all != v)
+        throw InputError(f + " is given twice for every node (" + std::to_string(all) + " and " + std::to_string(v) +
+                         "); give it once");
+      all = v;
       continue;
     }
-    auto [it, fresh] = io.data_counts.emplace(name, v);
+    auto [it, fresh] = named.emplace(name, v);
     if (!fresh && it->second != v)
-      throw InputError("--data-count " + printable(name, 80) + " is given twice (" + std::to_string(it->second) +
-                       " and " + std::to_string(v) + "); give it once");
+      throw InputError(f + " " + printable(name, 80) + " is given twice (" + std::to_string(it->second) + " and " +
+                       std::to_string(v) + "); give it once");
   }
+}
+}  // namespace
+
+void parse_data_counts(const std::vector<std::string>& counts, onnx_import::ImportOptions& io) {
+  parse_node_counts("--data-count", "data-dependent node", counts, io.data_counts, io.data_count_all);
+}
+
+void parse_nms_candidates(const std::vector<std::string>& counts, onnx_import::ImportOptions& io) {
+  parse_node_counts("--nms-candidates", "NonMaxSuppression with a score threshold", counts, io.nms_candidates,
+                    io.nms_candidates_all);
 }
 
 void parse_dims(const std::vector<std::string>& dims, onnx_import::ImportOptions& io) {

@@ -29,6 +29,9 @@ void parse_dims(const std::vector<std::string>& dims, onnx_import::ImportOptions
 /// Parse repeated "--data-count NAME=N" (one data-dependent node) and "--data-count N" (every other one), N >= 0,
 /// into io.data_counts / io.data_count_all; throws InputError naming the bad value.
 void parse_data_counts(const std::vector<std::string>& counts, onnx_import::ImportOptions& io);
+/// Parse repeated "--nms-candidates NAME=K" (one NonMaxSuppression) and "--nms-candidates K" (every other one with
+/// a score threshold), K >= 0, into io.nms_candidates / io.nms_candidates_all; throws InputError naming the bad value.
+void parse_nms_candidates(const std::vector<std::string>& counts, onnx_import::ImportOptions& io);
 
 /// The batch a model runs at, for throughput: the leading dimension of its first runtime input of rank
 /// >= 2 once shapes are known (a symbolic one took `requested`; a fixed export or an --input-shape keeps

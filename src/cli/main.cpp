@@ -119,6 +119,11 @@ constexpr const char* k_data_count_help =
     "Elements a data-dependent op outputs (NonZero, NonMaxSuppression, Compress), which no shape decides: NAME=N for "
     "one node, N for every other (repeatable; capped at the op's upper bound)";
 
+/// --nms-candidates' help, the same in predict/fit-host, inspect and the decision commands.
+constexpr const char* k_nms_candidates_help =
+    "Boxes per image and class over a NonMaxSuppression's score threshold, which its overlap tests pair: NAME=K for "
+    "one node, K for every other (repeatable; capped at the box count; default: every box)";
+
 /// --pageable-copies' help, the same in predict and fit-host/fit-gpu.
 constexpr const char* k_pageable_copies_help =
     "The input/output copies move pageable host memory (an unpinned tensor: x.to('cuda'), a DataLoader without "
@@ -132,6 +137,7 @@ void add_run_options(CLI::App* sub, perfpred::cli::PredictCmdOptions& p) {
   sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
   sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
   sub->add_option("--data-count", p.data_counts, k_data_count_help);
+  sub->add_option("--nms-candidates", p.nms_candidates, k_nms_candidates_help);
   sub->add_option("--precision", p.precision, "fp32|tf32|fp16|bf16|int8")->default_val("fp32");
   sub->add_option("--mode", p.mode, "inference|training")->default_val("inference");
   sub->add_option("--optimizer", p.optimizer, "Training: none|sgd|momentum|adam")->default_val("sgd");
@@ -231,6 +237,7 @@ void add_predict_options(CLI::App* sub, perfpred::cli::PredictChoices& p) {
   sub->add_option("--loop-trips", p.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
   sub->add_option("--dim", p.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable)");
   sub->add_option("--data-count", p.data_counts, k_data_count_help);
+  sub->add_option("--nms-candidates", p.nms_candidates, k_nms_candidates_help);
   sub->add_flag("--allow-unknown", p.allow_unknown, "Cost unknown ops as flagged bytes-only estimates");
   sub->add_flag("--allow-partial", p.allow_partial, "Predict even when working nodes have unknown shapes (JSON: \"complete\": false)");
   sub->add_option("--bundle", p.bundle, "Learned latency bundle (`default`: the shipped one); without it the analytical model");
@@ -259,6 +266,7 @@ void add_inspect(CLI::App& app, Commands& c) {
   sub->add_option("--loop-trips", c.inspect.loop_trips, "Iterations of a Loop/Scan whose trip count is not known: NAME=N (repeatable)");
   sub->add_option("--dim", c.inspect.dims, "Value of a symbolic input dim in every input: NAME=N (repeatable); unset ones stay symbolic");
   sub->add_option("--data-count", c.inspect.data_counts, k_data_count_help);
+  sub->add_option("--nms-candidates", c.inspect.nms_candidates, k_nms_candidates_help);
   sub->add_flag("--json", c.inspect.json, "Print one JSON object instead of the table");
   sub->add_flag("--allow-unknown", c.inspect.allow_unknown,
                 "Cost unknown ops as flagged bytes-only estimates instead of failing");

@@ -19,6 +19,7 @@ struct PredictChoices {
   std::vector<std::string> loop_trips;    ///< --loop-trips NAME=N
   std::vector<std::string> dims;          ///< --dim NAME=N (symbolic dims by name)
   std::vector<std::string> data_counts;   ///< --data-count [NAME=]N (data-dependent output sizes)
+  std::vector<std::string> nms_candidates;  ///< --nms-candidates [NAME=]K (boxes over an NMS score threshold)
   bool allow_unknown = false;
   bool allow_partial = false;             ///< predict even when working nodes have unknown shapes
   std::string bundle;                     ///< learned latency bundle (`default`: the shipped one); empty: none

@@ -1,5 +1,7 @@
 #include "perfpred/core/graph.hpp"
 
+#include <algorithm>
+
 #include "perfpred/util/checked_math.hpp"
 #include "perfpred/util/error.hpp"
 
@@ -75,6 +77,17 @@ const Tensor* Graph::input(const Node& n, size_t i) const {
 const Tensor* Graph::output(const Node& n, size_t i) const {
   if (i >= n.outputs.size() || n.outputs[i] < 0) return nullptr;
   return &tensors[static_cast<size_t>(n.outputs[i])];
+}
+
+bool nms_filters_by_score(const Node& n) {
+  return n.op == "NonMaxSuppression" && n.inputs.size() >= 5 && n.inputs[4] >= 0;
+}
+
+int64_t nms_candidates(const Graph& g, const Node& n, int64_t boxes) {
+  if (!nms_filters_by_score(n)) return boxes;
+  const auto it = g.nms_candidates.find(n.name);
+  const int64_t k = it != g.nms_candidates.end() ? it->second : g.nms_candidates_all;
+  return k < 0 ? boxes : std::min(k, boxes);
 }
 
 std::string shape_to_string(const Tensor& t) {

@@ -544,6 +544,8 @@ class Importer {
     m_g.producer = m_model.producer_name();
     m_g.data_counts = m_opts.data_counts;
     m_g.data_count_all = m_opts.data_count_all;
+    m_g.nms_candidates = m_opts.nms_candidates;
+    m_g.nms_candidates_all = m_opts.nms_candidates_all;
     if (!m_model.producer_version().empty()) m_g.producer += " " + m_model.producer_version();
     bool found = false;
     for (const auto& o : m_model.opset_import()) {
@@ -1242,6 +1244,28 @@ class Importer {
       if (have.size() > 8) list += ", ...";
       throw InputError(ref + ": the model has no NonZero, NonMaxSuppression or Compress node named '" +
                        printable(name, 80) + "'" + (have.empty() ? "" : "; data-dependent nodes: " + list));
+    }
+    // Every --nms-candidates NAME names a NonMaxSuppression that filters by score (a fifth input): without a
+    // threshold every box is a candidate, so a count there would be ignored.
+    std::vector<std::string> nms;
+    for (const auto& n : m_g.nodes)
+      if (nms_filters_by_score(n)) nms.push_back(n.name);
+    for (const auto& [name, v] : m_opts.nms_candidates) {
+      if (std::find(nms.begin(), nms.end(), name) != nms.end()) continue;
+      const std::string ref = m_opts.overrides_are_keys
+                                  ? "nms_candidates." + printable(name, 80)
+                                  : "--nms-candidates " + printable(name, 80) + "=" + std::to_string(v);
+      std::string list;
+      for (size_t i = 0; i < nms.size() && i < 8; ++i) list += (i ? ", " : "") + printable(nms[i], 80);
+      if (nms.size() > 8) list += ", ...";
+      const bool unfiltered = std::any_of(m_g.nodes.begin(), m_g.nodes.end(), [&](const Node& n) {
+        return n.op == "NonMaxSuppression" && n.name == name;
+      });
+      if (unfiltered)
+        throw InputError(ref + ": NonMaxSuppression '" + printable(name, 80) +
+                         "' has no score_threshold input, so every box is a candidate; drop the count");
+      throw InputError(ref + ": the model has no NonMaxSuppression with a score_threshold input named '" +
+                       printable(name, 80) + "'" + (nms.empty() ? "" : "; such nodes: " + list));
     }
   }
 

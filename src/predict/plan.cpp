@@ -1443,6 +1443,24 @@ void replay_as_graph(PlanContext& c) {
   c.plan.host_pre_s = model::k_cuda_graph_launch_s * c.embedded;
 }
 
+/// A NonMaxSuppression with a score threshold and no candidate count is priced as if every box passed it
+/// (cost_nms): the note names the first such node and how to say how many pass.
+void note_nms_candidates(PlanContext& c) {
+  int unset = 0;
+  const Node* first = nullptr;
+  for (const Node& n : c.g.nodes) {
+    if (!nms_filters_by_score(n) || c.g.nms_candidates.count(n.name) || c.g.nms_candidates_all >= 0) continue;
+    if (!unset++) first = &n;
+  }
+  if (!first) return;
+  const Tensor* boxes = c.g.input(*first, 0);
+  const std::string n = boxes && boxes->shape_known() && boxes->shape.size() == 3 ? std::to_string(boxes->shape[1]) : "all";
+  c.plan.notes.push_back("NonMaxSuppression '" + first->name + "'" +
+                         (unset > 1 ? " (and " + std::to_string(unset - 1) + " more)" : std::string()) +
+                         " priced as if all " + n + " boxes of a class passed its score threshold, the most its "
+                         "data allows; --nms-candidates " + first->name + "=K says how many do");
+}
+
 }  // namespace
 
 double host_cpu_factor(const GpuSpec& gpu, const PredictOptions& opts) {
@@ -1460,6 +1478,7 @@ void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const
   PlanContext c(g, cost, gpu, opts, plan);
   init_context(c);
   plan_forward(c);
+  note_nms_candidates(c);
   if (c.training) {
     const int n_forward = static_cast<int>(plan.kernels.size());
     const std::vector<ParamTensor> params = parameter_tensors(c);

@@ -203,6 +203,38 @@ class ControlFlow(unittest.TestCase):
             with self.assertRaises(perfpred.InputError):
                 perfpred.predict(path, gpu="l4", data_counts={"other": 5})
 
+    def test_nms_candidates_match_cli(self):
+        """--nms-candidates as nms_candidates=: one NonMaxSuppression by name, or every one with a threshold (an int),
+        in predict and in the decision calls (select)."""
+        try:
+            import onnx
+            from onnx import TensorProto as T, helper as h
+        except ImportError:
+            self.skipTest("no onnx module")
+        consts = [h.make_tensor("most", T.INT64, [1], [10]), h.make_tensor("iou", T.FLOAT, [1], [0.5]),
+                  h.make_tensor("thr", T.FLOAT, [1], [0.3])]
+        g = h.make_graph([h.make_node("NonMaxSuppression", ["boxes", "scores", "most", "iou", "thr"], ["k"], name="nms")],
+                         "nms", [h.make_tensor_value_info("boxes", T.FLOAT, [1, 2000, 4]),
+                                 h.make_tensor_value_info("scores", T.FLOAT, [1, 20, 2000])],
+                         [h.make_tensor_value_info("k", T.INT64, None)], consts)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "nms.onnx")
+            onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+            want = cli("predict", path, "--gpu", "l4", "--data-count", "5", "--nms-candidates", "nms=50", "--json",
+                       "--layers", "--no-meta")
+            self.assertEqual(perfpred.predict(path, gpu="l4", data_counts=5, nms_candidates={"nms": 50}).to_json(), want)
+            want = cli("predict", path, "--gpu", "l4", "--data-count", "5", "--nms-candidates", "50", "--json",
+                       "--layers", "--no-meta")
+            self.assertEqual(perfpred.predict(path, gpu="l4", data_counts=5, nms_candidates=50).to_json(), want)
+            every = perfpred.predict(path, gpu="l4", data_counts=5)
+            self.assertGreater(every.latency_ms, perfpred.predict(path, gpu="l4", data_counts=5, nms_candidates=50).latency_ms)
+            fewer = perfpred.select(path, ["l4"], data_counts=5, nms_candidates=50)
+            self.assertLess(fewer.rows[0]["latency_ms"], perfpred.select(path, ["l4"], data_counts=5).rows[0]["latency_ms"])
+            with self.assertRaises(perfpred.InputError):
+                perfpred.predict(path, gpu="l4", data_counts=5, nms_candidates={"other": 5})
+            with self.assertRaises(perfpred.InputError):
+                perfpred.predict(path, gpu="l4", data_counts=5, nms_candidates=-1)
+
     def test_dims_match_cli(self):
         """--dim as dims=: a symbolic seq dim set by name."""
         try:

@@ -51,6 +51,9 @@ struct BudgetEntry {
   std::map<std::string, int64_t> dims;          ///< symbolic input dim -> value (key `dims`, as --dim)
   /// Data-dependent node -> output length, "*" for every such node (key `data_counts`, as --data-count)
   std::map<std::string, int64_t> data_counts;
+  /// NonMaxSuppression -> boxes per image and class over its score threshold, "*" for every such node (key
+  /// `nms_candidates`, as --nms-candidates)
+  std::map<std::string, int64_t> nms_candidates;
   PredictOptions options;          ///< batch, precision, mode, runtime, optimizer
   BudgetLimits limits;
   /// "budgets.json: entries[2] (\"resnet50-jetson\")": the prefix of every message about this entry.

@@ -81,6 +81,12 @@ struct Graph {
   /// one (onnx_import::ImportOptions::data_counts, --data-count). Each is capped at the op's upper bound.
   std::map<std::string, int64_t> data_counts;
   int64_t data_count_all = -1;
+  /// Boxes per image and class that pass a NonMaxSuppression's score threshold, which only the data decides:
+  /// by node name, and `nms_candidates_all` (>= 0) for every such node without one
+  /// (onnx_import::ImportOptions::nms_candidates, --nms-candidates). Each is capped at the node's box count;
+  /// without one every box is a candidate (the cost's upper bound, and exact for an NMS without a threshold).
+  std::map<std::string, int64_t> nms_candidates;
+  int64_t nms_candidates_all = -1;
 
   /// Index of a tensor by name, or -1.
   int find_tensor(const std::string& name) const;
@@ -97,5 +103,12 @@ struct Graph {
 
 /// Shape as text "[1, 3, 224, 224]" with "?" for unknown dims.
 std::string shape_to_string(const Tensor& t);
+
+/// Whether a NonMaxSuppression node drops boxes under a score threshold (its fifth input is present).
+bool nms_filters_by_score(const Node& n);
+/// Boxes per image and class a NonMaxSuppression pairs in its overlap tests: all `boxes` without a score
+/// threshold; with one, the count Graph::nms_candidates gives the node (or nms_candidates_all), capped at
+/// `boxes`, else all `boxes` (the most the data allows).
+int64_t nms_candidates(const Graph& g, const Node& n, int64_t boxes);
 
 }  // namespace perfpred

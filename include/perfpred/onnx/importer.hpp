@@ -31,6 +31,12 @@ struct ImportOptions {
   /// InputError. Without either the count stays unknown: --allow-partial costs the shaped part only.
   std::map<std::string, int64_t> data_counts;
   int64_t data_count_all = -1;
+  /// Boxes per image and class over a NonMaxSuppression's score threshold, by node name (--nms-candidates
+  /// NAME=K), and for every such node without a name here when nms_candidates_all >= 0 (--nms-candidates K):
+  /// the candidates its overlap tests pair (Graph::nms_candidates). A name that is no NonMaxSuppression with a
+  /// score_threshold input is an InputError.
+  std::map<std::string, int64_t> nms_candidates;
+  int64_t nms_candidates_all = -1;
   /// Messages name the overrides as a file's keys ("branches.NAME", "loop_trips.NAME", "dims.NAME": a
   /// budget file) instead of the options ("--branch NAME=then", "--loop-trips NAME=N", "--dim NAME=N").
   bool overrides_are_keys = false;

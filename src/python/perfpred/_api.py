@@ -320,9 +320,9 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
     _flow(o, **(flow or {}))
 
 
-def _flow(o, branches=None, loop_trips=None, data_counts=None, allow_partial=False, dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True,
-          cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
-    """--branch, --loop-trips, --dim, --data-count and --allow-partial (models with If/Loop, symbolic dims or shapes
+def _flow(o, branches=None, loop_trips=None, data_counts=None, nms_candidates=None, allow_partial=False, dims=None, host_factor=1.0, gpu_factor=1.0,
+          tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
+    """--branch, --loop-trips, --dim, --data-count, --nms-candidates and --allow-partial (models with If/Loop, symbolic dims or shapes
     left unknown), --host-factor (this machine's host CPU time over the reference machine's) and --gpu-factor
     (its GPU kernel time over the model's; both ranges checked in C++ with the CLI's messages), --no-tf32 (tf32=False; fp32 only, checked in C++),
     --cuda-graphs (the iteration replayed as a captured CUDA graph), --grad-mode (inference records autograd),
@@ -342,6 +342,8 @@ def _flow(o, branches=None, loop_trips=None, data_counts=None, allow_partial=Fal
     o.loop_trips = _pairs("loop_trips", loop_trips)
     o.dims = _pairs("dims", dims)
     o.data_counts = [str(_int("data_counts", data_counts))] if isinstance(data_counts, int) else _pairs("data_counts", data_counts)
+    o.nms_candidates = ([str(_int("nms_candidates", nms_candidates))] if isinstance(nms_candidates, int)
+                        else _pairs("nms_candidates", nms_candidates))
     o.allow_partial = bool(allow_partial)
 
 
@@ -380,7 +382,7 @@ def _bundles(bundles):
 
 def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime="pytorch", optimizer="sgd",
             *, example_inputs=None, input_names=None, input_shapes=None, layers=True, allow_unknown=False,
-            copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None, data_counts=None,
+            copies=True, bundles=None, analytical=False, meta=False, name=None, branches=None, loop_trips=None, data_counts=None, nms_candidates=None,
             allow_partial=False, host_factor=1.0, gpu_factor=1.0, dims=None, tf32=True, cuda_graphs=False, grad_mode=False,
             channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp", launch_queue=0):
     """Predict `model` on `gpu`: what `perfpred predict MODEL --gpu GPU --json --layers --no-meta` prints.
@@ -392,7 +394,9 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
     loop_trips ({"Loop_0": 12}), dims ({"seq": 128}) and allow_partial are --branch, --loop-trips, --dim and
     --allow-partial; data_counts is --data-count, the length a data-dependent op outputs ({"/NonZero": 1000} for
-    one node, 1000 for every NonZero, NonMaxSuppression and Compress); host_factor is --host-factor (this machine's host CPU time over the reference machine's),
+    one node, 1000 for every NonZero, NonMaxSuppression and Compress); nms_candidates is --nms-candidates, the boxes
+    per image and class over a NonMaxSuppression's score threshold ({"/nms": 200} for one node, 200 for every one;
+    default: every box); host_factor is --host-factor (this machine's host CPU time over the reference machine's),
     gpu_factor --gpu-factor (its GPU kernel time over the model's);
     copies=False is --no-copies, copies="pageable" --pageable-copies (the input and output copies move
     unpinned memory, which the CPU stages through a driver buffer; True or "pinned", the default: pinned memory);
@@ -408,7 +412,7 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     with _Scratch() as scratch:
         o = _predict_options(scratch, model, gpu, batch, precision, mode, runtime, optimizer, example_inputs,
                              input_names, input_shapes, allow_unknown, copies, name,
-                             dict(branches=branches, loop_trips=loop_trips, data_counts=data_counts, allow_partial=allow_partial, dims=dims,
+                             dict(branches=branches, loop_trips=loop_trips, data_counts=data_counts, nms_candidates=nms_candidates, allow_partial=allow_partial, dims=dims,
                                   host_factor=host_factor, gpu_factor=gpu_factor))
         o.no_tf32 = not tf32
         o.cuda_graphs = bool(cuda_graphs)
@@ -437,7 +441,7 @@ def _fit(which, held, args):
         po = _predict_options(scratch, a["model"], a["gpu"], a["batch"], a["precision"], a["mode"], a["runtime"],
                               a["optimizer"], a["example_inputs"], a["input_names"], a["input_shapes"],
                               a["allow_unknown"], a["copies"], a["name"],
-                              dict(branches=a["branches"], loop_trips=a["loop_trips"], data_counts=a["data_counts"], allow_partial=a["allow_partial"],
+                              dict(branches=a["branches"], loop_trips=a["loop_trips"], data_counts=a["data_counts"], nms_candidates=a["nms_candidates"], allow_partial=a["allow_partial"],
                                    dims=a["dims"], **{"gpu_factor" if which == "host" else "host_factor": held}))
         po.no_tf32 = not a["tf32"]
         po.cuda_graphs = bool(a["cuda_graphs"])
@@ -456,7 +460,7 @@ def _fit(which, held, args):
 
 def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
              optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
-             copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None, data_counts=None,
+             copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None, data_counts=None, nms_candidates=None,
              allow_partial=False, dims=None, gpu_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False,
              channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """The host factor at which predict() matches `measured_ms` (`perfpred fit-host --json`): `host_factor`,
@@ -469,7 +473,7 @@ def fit_host(model, gpu, measured_ms, batch=None, precision="fp32", mode="infere
 
 def fit_gpu(model, gpu, measured_ms, batch=None, precision="fp32", mode="inference", runtime="pytorch",
             optimizer="sgd", *, example_inputs=None, input_names=None, input_shapes=None, allow_unknown=False,
-            copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None, data_counts=None,
+            copies=True, bundles=None, analytical=False, name=None, branches=None, loop_trips=None, data_counts=None, nms_candidates=None,
             allow_partial=False, dims=None, host_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False,
             channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """The GPU factor at which predict() matches a GPU-bound `measured_ms` (`perfpred fit-gpu --json`):
@@ -497,7 +501,7 @@ def gpu(spec):
 def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=None, min_memory_headroom=None,
            max_latency_range_high_ms=None, max_power_range_high_w=None, objective="latency", prices=None, batch=1, precision="fp32", mode="inference", runtime="pytorch",
            optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
-           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, data_counts=None, allow_partial=False,
+           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, data_counts=None, nms_candidates=None, allow_partial=False,
            dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False,
            attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Rank devices for `model` under constraints (`perfpred select --json`). devices: ids, spec dicts or
@@ -524,7 +528,7 @@ def select(model, devices=None, *, all=False, max_latency_ms=None, max_power_w=N
             prices = scratch.write("prices.json", json.dumps(prices).encode(), "prices dict")
         o.prices = "" if prices is None else _str("prices", prices)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
-                 dict(branches=branches, loop_trips=loop_trips, data_counts=data_counts, allow_partial=allow_partial, dims=dims,
+                 dict(branches=branches, loop_trips=loop_trips, data_counts=data_counts, nms_candidates=nms_candidates, allow_partial=allow_partial, dims=dims,
                       host_factor=host_factor, gpu_factor=gpu_factor, tf32=tf32, cuda_graphs=cuda_graphs,
                       grad_mode=grad_mode,
                       channels_last=channels_last, attention=attention,
@@ -542,7 +546,7 @@ def _axis(field, spec):
 
 def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
-          example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, data_counts=None, allow_partial=False,
+          example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, data_counts=None, nms_candidates=None, allow_partial=False,
           dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False,
           attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Predict `model` over a grid of hypothetical GPUs around `base_gpu` (`perfpred sweep --json`).
@@ -559,7 +563,7 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
             o.vary = [_str("vary", v) for v in ([vary] if isinstance(vary, str) else vary)]
         o.max_points = _int("max_points", max_points)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
-                 dict(branches=branches, loop_trips=loop_trips, data_counts=data_counts, allow_partial=allow_partial, dims=dims,
+                 dict(branches=branches, loop_trips=loop_trips, data_counts=data_counts, nms_candidates=nms_candidates, allow_partial=allow_partial, dims=dims,
                       host_factor=host_factor, gpu_factor=gpu_factor, tf32=tf32, cuda_graphs=cuda_graphs,
                       grad_mode=grad_mode,
                       channels_last=channels_last, attention=attention,
@@ -570,7 +574,7 @@ def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32
 def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_batch_limit=65536, batch=1,
         precision="fp32", mode="inference", runtime="pytorch", optimizer=None, input_shapes=None,
         allow_unknown=False, bundle=None, analytical=False, example_inputs=None, input_names=None, name=None,
-        branches=None, loop_trips=None, data_counts=None, allow_partial=False, dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True,
+        branches=None, loop_trips=None, data_counts=None, nms_candidates=None, allow_partial=False, dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True,
         cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """Predict every MIG profile of a MIG-capable catalog GPU and recommend one (`perfpred mig --json`);
     `recommended` is None where no profile fits and meets slo_ms. host_factor, gpu_factor and tf32 are
@@ -584,7 +588,7 @@ def mig(model, gpu, *, slo_ms=None, memory_headroom=0.10, max_batch=False, max_b
         o.max_batch = bool(max_batch)
         o.max_batch_limit = _int("max_batch_limit", max_batch_limit)
         _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_unknown, bundle, analytical,
-                 dict(branches=branches, loop_trips=loop_trips, data_counts=data_counts, allow_partial=allow_partial, dims=dims,
+                 dict(branches=branches, loop_trips=loop_trips, data_counts=data_counts, nms_candidates=nms_candidates, allow_partial=allow_partial, dims=dims,
                       host_factor=host_factor, gpu_factor=gpu_factor, tf32=tf32, cuda_graphs=cuda_graphs,
                       grad_mode=grad_mode,
                       channels_last=channels_last, attention=attention,

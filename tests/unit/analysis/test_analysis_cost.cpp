@@ -306,6 +306,34 @@ TEST(Analyze, NonMaxSuppressionCostsEveryPairOfBoxesInAClass) {
   EXPECT_THROW(analyze(bad.build()), InputError);
 }
 
+TEST(Analyze, NonMaxSuppressionWithAScoreThresholdPairsTheCandidatesTheCallerGives) {
+  // A score threshold (fifth input) drops boxes before the overlap tests; how many pass is data. Without a
+  // count every box is a candidate (the upper bound, as before); a count by name or for every such node sets
+  // K, capped at the box count; an NMS without a threshold keeps all its boxes whatever the counts say.
+  const auto graph = [](std::map<std::string, int64_t> named, int64_t all) {
+    GraphBuilder b;
+    b.f32("boxes", {1, 1000, 4}, 'x').f32("scores", {1, 80, 1000}, 'x').f32("scores1", {1, 2, 1000}, 'x');
+    b.tensor("max_out", DType::i64, {1}, 'w').f32("iou", {1}, 'w').f32("thr", {1}, 'w');
+    b.tensor("keep", DType::i64, {-1, 3}).tensor("keep1", DType::i64, {-1, 3});
+    b.node("NonMaxSuppression", {"boxes", "scores", "max_out", "iou", "thr"}, {"keep"});
+    b.node("NonMaxSuppression", {"boxes", "scores1", "max_out"}, {"keep1"});
+    Graph g = b.build();
+    g.nodes[0].name = "nms";
+    g.nodes[1].name = "nms_no_threshold";
+    g.nms_candidates = std::move(named);
+    g.nms_candidates_all = all;
+    return g;
+  };
+  const auto flops = [](const Graph& g, size_t i) { return analyze(g).nodes[i].flops; };
+  EXPECT_DOUBLE_EQ(flops(graph({}, -1), 0), 8.0 * 80 * 1000 * 1000 / 2);
+  EXPECT_DOUBLE_EQ(flops(graph({{"nms", 50}}, -1), 0), 8.0 * 80 * 50 * 50 / 2);
+  EXPECT_DOUBLE_EQ(flops(graph({}, 20), 0), 8.0 * 80 * 20 * 20 / 2);
+  EXPECT_DOUBLE_EQ(flops(graph({{"nms", 50}}, 20), 0), 8.0 * 80 * 50 * 50 / 2);  // the name wins
+  EXPECT_DOUBLE_EQ(flops(graph({{"nms", 5000}}, -1), 0), 8.0 * 80 * 1000 * 1000 / 2);  // capped at the boxes
+  EXPECT_DOUBLE_EQ(flops(graph({}, 0), 0), 0);
+  EXPECT_DOUBLE_EQ(flops(graph({}, 20), 1), 8.0 * 2 * 1000 * 1000 / 2);  // no threshold: every box
+}
+
 TEST(Analyze, EinsumMoreOperandsAndReductions) {
   GraphBuilder b;
   b.f32("a", {2, 3}, 'x').f32("b", {3, 4}, 'x').f32("c", {4, 5}, 'x').f32("y", {2, 5});

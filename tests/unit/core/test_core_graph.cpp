@@ -36,3 +36,23 @@ TEST(DType, OnnxCodes) {
   EXPECT_EQ(dtype_size(DType::bf16), 2);
   EXPECT_EQ(dtype_from_string(to_string(DType::i64)), DType::i64);
 }
+
+TEST(Graph, NmsCandidatesComeFromTheCountsOnlyBehindAScoreThreshold) {
+  Graph g;
+  Node filtered;
+  filtered.name = "nms";
+  filtered.op = "NonMaxSuppression";
+  filtered.inputs = {0, 1, 2, 3, 4};
+  Node plain = filtered;
+  plain.name = "plain";
+  plain.inputs = {0, 1, 2, -1, -1};  // an omitted score_threshold is no threshold
+  EXPECT_TRUE(nms_filters_by_score(filtered));
+  EXPECT_FALSE(nms_filters_by_score(plain));
+  EXPECT_EQ(nms_candidates(g, filtered, 1000), 1000);  // no count: every box
+  g.nms_candidates_all = 40;
+  EXPECT_EQ(nms_candidates(g, filtered, 1000), 40);
+  g.nms_candidates["nms"] = 70;
+  EXPECT_EQ(nms_candidates(g, filtered, 1000), 70);
+  EXPECT_EQ(nms_candidates(g, filtered, 50), 50);  // capped at the boxes
+  EXPECT_EQ(nms_candidates(g, plain, 1000), 1000);
+}

@@ -504,3 +504,32 @@ TEST(OnnxImporter, CorruptedBytesNeverCrash) {
   EXPECT_GT(rejected, bytes.size());  // every truncation at least is rejected
   EXPECT_GT(ok + rejected, 3 * bytes.size());
 }
+
+// --nms-candidates reaches the graph for the cost rule, and names only a NonMaxSuppression with a score threshold:
+// an unknown name lists the nodes it could name, one without a threshold says that every box is a candidate.
+TEST(OnnxImporter, NmsCandidatesNameANonMaxSuppressionWithAScoreThreshold) {
+  const std::string text = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 50, 4] boxes, float[1, 3, 50] scores) => (int64[M, 3] sel, int64[J, 3] all) {
+  most = Constant <value = int64[1] {10}> ()
+  iou = Constant <value = float[1] {0.5}> ()
+  thr = Constant <value = float[1] {0.25}> ()
+  sel = NonMaxSuppression (boxes, scores, most, iou, thr)
+  all = NonMaxSuppression (boxes, scores, most)
+}
+)";
+  oi::ImportOptions o;
+  o.nms_candidates = {{"NonMaxSuppression_3", 20}};
+  o.nms_candidates_all = 5;
+  Graph g = oi::import_text(text, o);
+  EXPECT_EQ(g.nms_candidates.at("NonMaxSuppression_3"), 20);
+  EXPECT_EQ(g.nms_candidates_all, 5);
+  o.nms_candidates = {{"nms", 20}};
+  expect_input_error([&] { oi::import_text(text, o); },
+                     {"--nms-candidates nms=20", "no NonMaxSuppression with a score_threshold input named 'nms'",
+                      "such nodes: NonMaxSuppression_3"});
+  o.nms_candidates = {{"NonMaxSuppression_4", 20}};
+  expect_input_error([&] { oi::import_text(text, o); },
+                     {"'NonMaxSuppression_4' has no score_threshold input", "every box is a candidate"});
+  o.overrides_are_keys = true;  // a budget file's entry names its key
+  expect_input_error([&] { oi::import_text(text, o); }, {"nms_candidates.NonMaxSuppression_4"});
+}
