@@ -1,6 +1,7 @@
 // ONNX bytes -> Graph -> per-node cost -> prediction on a catalogued GPU, inference and training, the
 // way `perfpred predict --allow-unknown` runs it. The first byte picks the batch, precision and mode, and
-// whether data-dependent ops (NonZero, NonMaxSuppression, Compress) output 0, 5, 10 or 15 elements (--data-count).
+// whether data-dependent ops (NonZero, NonMaxSuppression, Compress) output 0, 5, 10 or 15 elements (--data-count);
+// its top two bits also give a thresholded NonMaxSuppression every box or 6, 13 or 20 candidates (--nms-candidates).
 #include <cstdint>
 #include <string>
 
@@ -19,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     perfpred::onnx_import::ImportOptions io;
     io.batch = 1 + (knob & 7);
     if (knob & 32) io.data_count_all = 5 * (knob >> 6);
+    io.nms_candidates_all = 7 * (knob >> 6) - 1;
     perfpred::Graph g = perfpred::onnx_import::import_bytes(bytes, "fuzz.onnx", io);
     perfpred::AnalyzeOptions ao;
     ao.allow_unknown = true;
