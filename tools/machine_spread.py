@@ -164,20 +164,17 @@ def load_model_rows(path):
             if r.get("pred_latency_ms") and r.get("latency_ms") is not None}
 
 
-def write_doc(path, lines):
-    body = ["", "`/usr/bin/python3 tools/machine_spread.py --doc docs/accuracy.md` (after scripts/eval_analytical.sh, "
-            "whose sampled rows give the model columns): each measurement against the mean of the other setups' "
-            "measurements of the same model, GPU, mode, precision and batch.", ""] + lines
-    ea.rewrite_section(path, BEGIN, END, body, "machine_spread")
-    print(f"machine_spread: rewrote the spread table of {path}", file=sys.stderr)
+def write_doc(path, lines, begin=BEGIN, end=END, what="spread", intro=(
+        " (after scripts/eval_analytical.sh, whose sampled rows give the model columns): each measurement against the "
+        "mean of the other setups' measurements of the same model, GPU, mode, precision and batch.")):
+    """Replace the generated section between `begin` and `end` of `path` with the command, `intro` and `lines`."""
+    body = ["", "`/usr/bin/python3 tools/machine_spread.py --doc docs/accuracy.md`" + intro, ""] + lines
+    ea.rewrite_section(path, begin, end, body, "machine_spread")
+    print(f"machine_spread: rewrote the {what} table of {path}", file=sys.stderr)
 
 
-def write_eras_doc(path, lines):
-    body = ["", "`/usr/bin/python3 tools/machine_spread.py --doc docs/accuracy.md`: one machine measured in two result "
-            "formats a year apart (same GPU and host, another PyTorch release), the later run's median time over the "
-            "earlier one's for each model both measured.", ""] + lines
-    ea.rewrite_section(path, ERAS_BEGIN, ERAS_END, body, "machine_spread")
-    print(f"machine_spread: rewrote the eras table of {path}", file=sys.stderr)
+ERAS_INTRO = (": one machine measured in two result formats a year apart (same GPU and host, another PyTorch release), "
+              "the later run's median time over the earlier one's for each model both measured.")
 
 
 def main():
@@ -203,7 +200,7 @@ def main():
         print("\n".join(lines + [""] + era_lines))
     if a.doc:
         write_doc(a.doc, lines)
-        write_eras_doc(a.doc, era_lines)
+        write_doc(a.doc, era_lines, ERAS_BEGIN, ERAS_END, "eras", ERAS_INTRO)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <queue>
 #include <set>
 #include <unordered_map>
@@ -1229,43 +1229,53 @@ class Importer {
     }
   }
 
-  // Every --data-count NAME names a data-dependent node of the expanded graph (inlined branches included).
-  void check_data_counts() const {
+  /// The first name of `counts` that no node of the expanded graph passing `fits` has (inlined branches
+  /// included), with its reference ("KEY.NAME" in a budget file, "FLAG NAME=N" on the command line) and the
+  /// names that would do (up to 8); nullopt when every name fits.
+  struct UnknownName {
+    std::string raw;              ///< the name as given
+    std::string name, ref, list;  ///< printable, for messages
+    bool any = false;             ///< some node fits
+  };
+  template <class Fits>
+  std::optional<UnknownName> unknown_name(const std::map<std::string, int64_t>& counts, const char* key,
+                                          const char* flag, Fits fits) const {
     std::vector<std::string> have;
     for (const auto& n : m_g.nodes)
-      if (detail::is_data_dependent(n.op)) have.push_back(n.name);
-    for (const auto& [name, v] : m_opts.data_counts) {
+      if (fits(n)) have.push_back(n.name);
+    for (const auto& [name, v] : counts) {
       if (std::find(have.begin(), have.end(), name) != have.end()) continue;
-      const std::string ref = m_opts.overrides_are_keys
-                                  ? "data_counts." + printable(name, 80)
-                                  : "--data-count " + printable(name, 80) + "=" + std::to_string(v);
-      std::string list;
-      for (size_t i = 0; i < have.size() && i < 8; ++i) list += (i ? ", " : "") + printable(have[i], 80);
-      if (have.size() > 8) list += ", ...";
-      throw InputError(ref + ": the model has no NonZero, NonMaxSuppression or Compress node named '" +
-                       printable(name, 80) + "'" + (have.empty() ? "" : "; data-dependent nodes: " + list));
+      UnknownName u;
+      u.raw = name;
+      u.name = printable(name, 80);
+      u.ref = m_opts.overrides_are_keys ? std::string(key) + "." + u.name
+                                        : std::string(flag) + " " + u.name + "=" + std::to_string(v);
+      for (size_t i = 0; i < have.size() && i < 8; ++i) u.list += (i ? ", " : "") + printable(have[i], 80);
+      if (have.size() > 8) u.list += ", ...";
+      u.any = !have.empty();
+      return u;
     }
-    // Every --nms-candidates NAME names a NonMaxSuppression that filters by score (a fifth input): without a
-    // threshold every box is a candidate, so a count there would be ignored.
-    std::vector<std::string> nms;
-    for (const auto& n : m_g.nodes)
-      if (nms_filters_by_score(n)) nms.push_back(n.name);
-    for (const auto& [name, v] : m_opts.nms_candidates) {
-      if (std::find(nms.begin(), nms.end(), name) != nms.end()) continue;
-      const std::string ref = m_opts.overrides_are_keys
-                                  ? "nms_candidates." + printable(name, 80)
-                                  : "--nms-candidates " + printable(name, 80) + "=" + std::to_string(v);
-      std::string list;
-      for (size_t i = 0; i < nms.size() && i < 8; ++i) list += (i ? ", " : "") + printable(nms[i], 80);
-      if (nms.size() > 8) list += ", ...";
+    return std::nullopt;
+  }
+
+  // Every --data-count NAME names a data-dependent node, and every --nms-candidates NAME a NonMaxSuppression
+  // that filters by score (a fifth input): without a threshold every box is a candidate, so a count there
+  // would be ignored.
+  void check_data_counts() const {
+    if (const auto u = unknown_name(m_opts.data_counts, "data_counts", "--data-count",
+                                    [](const Node& n) { return detail::is_data_dependent(n.op); }))
+      throw InputError(u->ref + ": the model has no NonZero, NonMaxSuppression or Compress node named '" + u->name +
+                       "'" + (u->any ? "; data-dependent nodes: " + u->list : ""));
+    if (const auto u = unknown_name(m_opts.nms_candidates, "nms_candidates", "--nms-candidates",
+                                    [](const Node& n) { return nms_filters_by_score(n); })) {
       const bool unfiltered = std::any_of(m_g.nodes.begin(), m_g.nodes.end(), [&](const Node& n) {
-        return n.op == "NonMaxSuppression" && n.name == name;
+        return n.op == "NonMaxSuppression" && n.name == u->raw;
       });
       if (unfiltered)
-        throw InputError(ref + ": NonMaxSuppression '" + printable(name, 80) +
+        throw InputError(u->ref + ": NonMaxSuppression '" + u->name +
                          "' has no score_threshold input, so every box is a candidate; drop the count");
-      throw InputError(ref + ": the model has no NonMaxSuppression with a score_threshold input named '" +
-                       printable(name, 80) + "'" + (nms.empty() ? "" : "; such nodes: " + list));
+      throw InputError(u->ref + ": the model has no NonMaxSuppression with a score_threshold input named '" + u->name +
+                       "'" + (u->any ? "; such nodes: " + u->list : ""));
     }
   }
 
