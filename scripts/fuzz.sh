@@ -59,7 +59,7 @@ seed fuzz_onnx_import '' "${small_models[@]}" "${found_models[@]}"
 seed fuzz_onnx_predict '\000' "${small_models[@]}"
 seed fuzz_onnx_predict '\030' "$root/models/zoo/lenet5.onnx" "$root/models/zoo/resnet18.onnx"
 seed fuzz_json_files '\000' "$root/data/examples/hypothetical-gpu.json" "$root"/tests/data/mig/*.json
-seed fuzz_json_files '\001' "$root/scripts/ci-example/budgets.json"
+seed fuzz_json_files '\001' "$root/scripts/ci-example/budgets.json" "$fz/corpora/json/budget_overrides.json"
 seed fuzz_json_files '\002' "$root/data/plans/quick.json"
 seed fuzz_json_files '\003' "$fz/corpora/json/prices.json"
 seed fuzz_json_files '\004' "$root/models/latency-intervals.json"
