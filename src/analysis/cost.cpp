@@ -182,6 +182,7 @@ class Analyzer {
     if (!all_shapes_known(node)) gc.unshaped_nodes.push_back(c.node_index);
     if (shapes_known_for_flops(node, rule.needs_output_shape)) {
       rule.cost(ctx, rule);
+      if (nms_filters_by_score(node) && !nms_candidates_given(m_g, node)) gc.nms_every_box.push_back(c.node_index);
     } else {
       c.warnings.push_back(rule.needs_output_shape ? "FLOPs not counted: an input or the first output has an unknown shape" : "FLOPs not counted: an input has an unknown shape");
     }

@@ -83,6 +83,10 @@ bool nms_filters_by_score(const Node& n) {
   return n.op == "NonMaxSuppression" && n.inputs.size() >= 5 && n.inputs[4] >= 0;
 }
 
+bool nms_candidates_given(const Graph& g, const Node& n) {
+  return g.nms_candidates_all >= 0 || g.nms_candidates.count(n.name) > 0;
+}
+
 int64_t nms_candidates(const Graph& g, const Node& n, int64_t boxes) {
   if (!nms_filters_by_score(n)) return boxes;
   const auto it = g.nms_candidates.find(n.name);

@@ -1444,21 +1444,17 @@ void replay_as_graph(PlanContext& c) {
 }
 
 /// A NonMaxSuppression with a score threshold and no candidate count is priced as if every box passed it
-/// (cost_nms): the note names the first such node and how to say how many pass.
+/// (cost_nms; the analysis lists such nodes once): the note names the first and how to say how many pass.
 void note_nms_candidates(PlanContext& c) {
-  int unset = 0;
-  const Node* first = nullptr;
-  for (const Node& n : c.g.nodes) {
-    if (!nms_filters_by_score(n) || c.g.nms_candidates.count(n.name) || c.g.nms_candidates_all >= 0) continue;
-    if (!unset++) first = &n;
-  }
-  if (!first) return;
-  const Tensor* boxes = c.g.input(*first, 0);
+  if (c.cost.nms_every_box.empty()) return;
+  const Node& first = c.g.nodes[static_cast<size_t>(c.cost.nms_every_box.front())];
+  const size_t more = c.cost.nms_every_box.size() - 1;
+  const Tensor* boxes = c.g.input(first, 0);
   const std::string n = boxes && boxes->shape_known() && boxes->shape.size() == 3 ? std::to_string(boxes->shape[1]) : "all";
-  c.plan.notes.push_back("NonMaxSuppression '" + first->name + "'" +
-                         (unset > 1 ? " (and " + std::to_string(unset - 1) + " more)" : std::string()) +
-                         " priced as if all " + n + " boxes of a class passed its score threshold, the most its "
-                         "data allows; --nms-candidates " + first->name + "=K says how many do");
+  c.plan.notes.push_back("NonMaxSuppression '" + first.name + "'" +
+                         (more ? " (and " + std::to_string(more) + " more)" : std::string()) + " priced as if all " + n +
+                         " boxes of a class passed its score threshold, the most its data allows; --nms-candidates " +
+                         first.name + "=K says how many do");
 }
 
 }  // namespace

@@ -71,6 +71,9 @@ struct GraphCost {
   /// Nodes that do work (not views or folded constants) with an input or output of unknown shape, in
   /// execution order: their FLOPs or bytes are missing from the totals, so a prediction is partial.
   std::vector<int> unshaped_nodes;
+  /// NonMaxSuppression nodes with a score threshold and no candidate count (Graph::nms_candidates), in execution
+  /// order: priced with every box a candidate, the most their data allows; a prediction's notes name them.
+  std::vector<int> nms_every_box;
   bool complete() const { return unshaped_nodes.empty(); }
 };
 

@@ -106,6 +106,8 @@ std::string shape_to_string(const Tensor& t);
 
 /// Whether a NonMaxSuppression node drops boxes under a score threshold (its fifth input is present).
 bool nms_filters_by_score(const Node& n);
+/// Whether the caller gave a NonMaxSuppression a candidate count (by its name or for every such node).
+bool nms_candidates_given(const Graph& g, const Node& n);
 /// Boxes per image and class a NonMaxSuppression pairs in its overlap tests: all `boxes` without a score
 /// threshold; with one, the count Graph::nms_candidates gives the node (or nms_candidates_all), capped at
 /// `boxes`, else all `boxes` (the most the data allows).

@@ -332,6 +332,11 @@ TEST(Analyze, NonMaxSuppressionWithAScoreThresholdPairsTheCandidatesTheCallerGiv
   EXPECT_DOUBLE_EQ(flops(graph({{"nms", 5000}}, -1), 0), 8.0 * 80 * 1000 * 1000 / 2);  // capped at the boxes
   EXPECT_DOUBLE_EQ(flops(graph({}, 0), 0), 0);
   EXPECT_DOUBLE_EQ(flops(graph({}, 20), 1), 8.0 * 2 * 1000 * 1000 / 2);  // no threshold: every box
+  // The thresholded node without a count is listed once, for the prediction's note; with a count it is not, and
+  // the node without a threshold never is (every box is exactly its candidates).
+  EXPECT_EQ(analyze(graph({}, -1)).nms_every_box, std::vector<int>{0});
+  EXPECT_TRUE(analyze(graph({{"nms", 50}}, -1)).nms_every_box.empty());
+  EXPECT_TRUE(analyze(graph({}, 20)).nms_every_box.empty());
 }
 
 TEST(Analyze, EinsumMoreOperandsAndReductions) {
