@@ -77,7 +77,8 @@ inline advise::ModelAtBatch model_at_batch(const std::filesystem::path& path,
   };
 }
 
-/// --branch, --loop-trips, --dim, --data-count and --nms-candidates of a decision command, as ImportOptions (only those fields set).
+/// --branch, --loop-trips, --dim, --data-count and --nms-candidates of a decision command, as ImportOptions
+/// (only those fields set).
 inline onnx_import::ImportOptions control_flow(const PredictChoices& c) {
   onnx_import::ImportOptions io;
   parse_control_flow(c.branches, c.loop_trips, io);

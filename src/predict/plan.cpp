@@ -1450,11 +1450,12 @@ void note_nms_candidates(PlanContext& c) {
   const Node& first = c.g.nodes[static_cast<size_t>(c.cost.nms_every_box.front())];
   const size_t more = c.cost.nms_every_box.size() - 1;
   const Tensor* boxes = c.g.input(first, 0);
-  const std::string n = boxes && boxes->shape_known() && boxes->shape.size() == 3 ? std::to_string(boxes->shape[1]) : "all";
+  const bool shaped = boxes && boxes->shape_known() && boxes->shape.size() == 3;
+  const std::string n = shaped ? std::to_string(boxes->shape[1]) : "all";
   c.plan.notes.push_back("NonMaxSuppression '" + first.name + "'" +
-                         (more ? " (and " + std::to_string(more) + " more)" : std::string()) + " priced as if all " + n +
-                         " boxes of a class passed its score threshold, the most its data allows; --nms-candidates " +
-                         first.name + "=K says how many do");
+                         (more ? " (and " + std::to_string(more) + " more)" : std::string()) + " priced as if all " +
+                         n + " boxes of a class passed its score threshold, the most its data allows; " +
+                         "--nms-candidates " + first.name + "=K says how many do");
 }
 
 }  // namespace
