@@ -11,7 +11,8 @@ PY=/usr/bin/python3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail=0
-# A YOLOv8-sized head: 8400 boxes, 80 classes, a score threshold; beside it an NMS over one class without one.
+# A YOLOv8-sized head: 8400 boxes, 80 classes, a score threshold; beside it an NMS over one class without one
+# (and a second model with two thresholded NMS nodes, for the note that counts them).
 "$PY" - "$TMP" <<'EOF2' || { echo "FAIL: model generation"; exit 1; }
 import sys, onnx
 from onnx import helper as h, TensorProto as T
@@ -24,6 +25,12 @@ g = h.make_graph(nodes, "nms", [h.make_tensor_value_info("boxes", T.FLOAT, ["bat
                  [h.make_tensor("most", T.INT64, [1], [100]), h.make_tensor("iou", T.FLOAT, [1], [0.45]),
                   h.make_tensor("thr", T.FLOAT, [1], [0.25])])
 onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), f"{sys.argv[1]}/nms.onnx")
+# Two thresholded NMS nodes: one note names the first and counts the other.
+nodes2 = [h.make_node("NonMaxSuppression", ["boxes", "scores", "most", "iou", "thr"], ["keep"], name="nms_a"),
+          h.make_node("NonMaxSuppression", ["boxes", "scores", "most", "iou", "thr"], ["keep2"], name="nms_b")]
+g2 = h.make_graph(nodes2, "nms2", g.input[:2], [h.make_tensor_value_info("keep", T.INT64, None),
+                                                 h.make_tensor_value_info("keep2", T.INT64, None)], g.initializer)
+onnx.save(h.make_model(g2, opset_imports=[h.make_opsetid("", 17)]), f"{sys.argv[1]}/nms2.onnx")
 EOF2
 M="$TMP/nms.onnx"
 P=(--gpu jetson-orin-nx-16gb --runtime tensorrt --precision fp16 --no-copies --data-count 100)
@@ -45,6 +52,16 @@ notes = [n for n in j["notes"] if "NonMaxSuppression 'nms'" in n]
 assert len(notes) == 1 and "all 8400 boxes" in notes[0] and "--nms-candidates nms=K" in notes[0], j["notes"]
 assert not any("'plain'" in n for n in j["notes"]), j["notes"]
 EOF2
+run 0 predict "$TMP/nms2.onnx" "${P[@]}" --json --no-meta && "$PY" -c "
+import json, sys
+notes = [n for n in json.load(open(sys.argv[1]))['notes'] if 'NonMaxSuppression' in n]
+assert len(notes) == 1 and \"'nms_a' (and 1 more)\" in notes[0], notes
+" "$TMP/out" || { echo "FAIL: two thresholded NMS nodes' note"; fail=1; }
+run 0 predict "$TMP/nms2.onnx" "${P[@]}" --nms-candidates nms_a=10 --json --no-meta && "$PY" -c "
+import json, sys
+notes = [n for n in json.load(open(sys.argv[1]))['notes'] if 'NonMaxSuppression' in n]
+assert len(notes) == 1 and \"'nms_b' priced\" in notes[0], notes
+" "$TMP/out" || { echo "FAIL: the note after one of two NMS nodes got a count"; fail=1; }
 # 8 FLOPs per IoU: 80 classes x K^2 / 2 pairs.
 [ "$(layer "$TMP/default.json" nms flops)" = "$("$PY" -c 'print(8.0 * 80 * 8400 * 8400 / 2)')" ] || { echo "FAIL: default NMS flops"; fail=1; }
 for k in "nms=100" "100"; do
