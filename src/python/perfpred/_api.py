@@ -320,6 +320,11 @@ def _choices(o, batch, precision, mode, runtime, optimizer, input_shapes, allow_
     _flow(o, **(flow or {}))
 
 
+def _counts(name, given):
+    """A per-node count option (--data-count, --nms-candidates): an int for every such node, else NAME=N pairs."""
+    return [str(_int(name, given))] if isinstance(given, int) else _pairs(name, given)
+
+
 def _flow(o, branches=None, loop_trips=None, data_counts=None, nms_candidates=None, allow_partial=False, dims=None, host_factor=1.0, gpu_factor=1.0,
           tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False, attention="sdpa", param_updates="foreach", mixed_precision="amp"):
     """--branch, --loop-trips, --dim, --data-count, --nms-candidates and --allow-partial (models with If/Loop, symbolic dims or shapes
@@ -341,9 +346,8 @@ def _flow(o, branches=None, loop_trips=None, data_counts=None, nms_candidates=No
     o.branches = _pairs("branches", branches)
     o.loop_trips = _pairs("loop_trips", loop_trips)
     o.dims = _pairs("dims", dims)
-    o.data_counts = [str(_int("data_counts", data_counts))] if isinstance(data_counts, int) else _pairs("data_counts", data_counts)
-    o.nms_candidates = ([str(_int("nms_candidates", nms_candidates))] if isinstance(nms_candidates, int)
-                        else _pairs("nms_candidates", nms_candidates))
+    o.data_counts = _counts("data_counts", data_counts)
+    o.nms_candidates = _counts("nms_candidates", nms_candidates)
     o.allow_partial = bool(allow_partial)
 
 
