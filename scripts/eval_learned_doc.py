@@ -192,6 +192,12 @@ def main():
         with open(f) as fh:
             weights |= set(json.load(fh).get("kernel_blend", {1.0: 1.0}).values())
     w = "%g" % weights.pop() if len(weights) == 1 else "w"
+    train_frac = os.environ.get("NET_FRACTION", "1")
+    eval_frac = os.environ.get("EVAL_NET_FRACTION", "1")
+
+    def share(f):
+        return "all" if float(f) >= 1 else "a deterministic %g%%" % (100 * float(f))
+
     blend = "learned^%s x analytical^%s" % (w, "%g" % (1 - float(w)) if w != "w" else "(1 - w)")
     L = [BEGIN, "", "## Learned model", "",
          "The kernel boosters (one XGBoost booster per op family) predict each kernel's efficiency in (0, 1] "
@@ -211,8 +217,10 @@ def main():
          "networks. Every split below trains a bundle without the held-out GPU or family and evaluates only the "
          "held-out rows; every row is shown beside the analytical model alone on the same rows. APE = "
          "|predicted - measured| / measured; P90 with linear interpolation; Spearman with tie-averaged ranks.",
-         "", "Regenerate: `NET_FRACTION=0.2 scripts/eval_learned.sh` (data from `tools/convert_datasets.py --all`; "
-         f"this revision used ROUNDS={rounds} as the most rounds, MAX_DEPTH={os.environ.get('MAX_DEPTH', '6')}, a deterministic 20% of the network rows).", ""]
+         "", f"Regenerate: `NET_FRACTION={train_frac} scripts/eval_learned.sh` (data from `tools/convert_datasets.py --all`; "
+         f"this revision used ROUNDS={rounds} as the most rounds, MAX_DEPTH={os.environ.get('MAX_DEPTH', '6')}, "
+         f"{share(train_frac)} of the network rows to train each fold and {share(eval_frac)} of the held-out "
+         "network rows to score it).", ""]
     status = {}
 
     lines, k = table(out, "Kernels: NeuSight, leave one GPU out (forward FP32, PyTorch 2.1)",
