@@ -118,6 +118,64 @@ def contrib_ops():
     return h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid(ms, 1)], ir_version=8)
 
 
+def quantized_ops():
+    """ONNX Runtime's QOperator quantisation, as its quantize_static/quantize_dynamic write it: QLinearConv
+    (dense with an int32 bias, and depthwise strided), the com.microsoft 8-bit elementwise ops and pools
+    (QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearConcat,
+    QLinearGlobalAveragePool and QLinearAveragePool in NCHW and channels_last NHWC), QLinearMatMul, and the
+    dynamic path (DynamicQuantizeLinear into MatMulInteger), plus ConvInteger."""
+    import numpy as np
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    rng = np.random.default_rng(0)
+
+    def q8(name, dtype, *shape):
+        lo, hi = (0, 255) if dtype == np.uint8 else (-127, 127)
+        return nh.from_array(rng.integers(lo, hi, shape).astype(dtype), name)
+
+    def scalar(name, v, dtype=np.float32):
+        return nh.from_array(np.array(v, dtype=dtype), name)
+    ms = "com.microsoft"
+    n = h.make_node
+    q = ["s", "z"]  # one scale and zero point for every activation
+    nodes = [
+        n("QuantizeLinear", ["x", "s", "z"], ["xq"], name="quantize"),
+        n("QLinearConv", ["xq", *q, "w1", "ws", "wz", *q, "b1"], ["c1"], pads=[1, 1, 1, 1], name="qconv"),
+        n("QLinearConv", ["c1", *q, "w2", "ws", "wz", *q], ["c2"], group=16, pads=[1, 1, 1, 1], strides=[2, 2],
+          name="qconv_depthwise"),
+        n("QLinearAdd", ["c2", *q, "c2", *q, *q], ["add"], domain=ms, name="qadd"),
+        n("QLinearSigmoid", ["add", *q, *q], ["sig"], domain=ms, name="qsigmoid"),
+        n("QLinearMul", ["add", *q, "sig", *q, *q], ["mul"], domain=ms, name="qmul"),
+        n("QLinearConcat", [*q, "mul", *q, "add", *q], ["cat"], domain=ms, axis=1, name="qconcat"),
+        n("QLinearLeakyRelu", ["cat", *q, *q], ["leaky"], domain=ms, alpha=0.1, name="qleaky_relu"),
+        n("QLinearSoftmax", ["leaky", *q, *q], ["soft"], domain=ms, axis=-1, opset=13, name="qsoftmax"),
+        n("QLinearAveragePool", ["mul", *q, *q], ["pool"], domain=ms, kernel_shape=[3, 3], strides=[2, 2],
+          pads=[1, 1, 1, 1], name="qavgpool"),
+        n("Transpose", ["mul"], ["mul_nhwc"], perm=[0, 2, 3, 1], name="to_nhwc"),
+        n("QLinearAveragePool", ["mul_nhwc", *q, *q], ["pool_nhwc"], domain=ms, kernel_shape=[2, 2], strides=[2, 2],
+          channels_last=1, name="qavgpool_nhwc"),
+        n("QLinearGlobalAveragePool", ["mul_nhwc", *q, *q], ["gap_nhwc"], domain=ms, channels_last=1,
+          name="qgap_nhwc"),
+        n("QLinearGlobalAveragePool", ["mul", *q, *q], ["gap"], domain=ms, channels_last=0, name="qgap"),
+        n("Flatten", ["gap"], ["flat"], name="flatten"),
+        n("QLinearMatMul", ["flat", *q, "w3", "ws", "wz", *q], ["logits_q"], name="qmatmul"),
+        n("DequantizeLinear", ["logits_q", *q], ["logits"], name="dequantize"),
+        n("DynamicQuantizeLinear", ["h"], ["hq", "hs", "hz"], name="dynamic_quantize"),
+        n("MatMulInteger", ["hq", "w4", "hz", "w4z"], ["hmm"], name="matmul_integer"),
+        n("ConvInteger", ["xq", "w5", "z", "w5z"], ["ci"], pads=[1, 1, 1, 1], name="conv_integer"),
+    ]
+    inits = [scalar("s", 0.05), scalar("z", 128, np.uint8), scalar("ws", 0.01), scalar("wz", 0, np.int8),
+             q8("w1", np.int8, 16, 3, 3, 3), nh.from_array(rng.integers(-100, 100, 16).astype(np.int32), "b1"),
+             q8("w2", np.int8, 16, 1, 3, 3), q8("w3", np.int8, 16, 10), q8("w4", np.uint8, 32, 24),
+             scalar("w4z", 128, np.uint8), q8("w5", np.uint8, 8, 3, 3, 3), scalar("w5z", 128, np.uint8)]
+    outs = [h.make_tensor_value_info(o, t, None) for o, t in
+            [("logits", T.FLOAT), ("soft", T.UINT8), ("pool", T.UINT8), ("pool_nhwc", T.UINT8),
+             ("gap_nhwc", T.UINT8), ("hmm", T.INT32), ("ci", T.INT32)]]
+    g = h.make_graph(nodes, "quantized_ops",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 32, 32]),
+                      h.make_tensor_value_info("h", T.FLOAT, ["batch", 7, 32])], outs, inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 13), h.make_opsetid(ms, 1)], ir_version=8)
+
+
 def newer_opset_ops(opset):
     """Ops revised in opsets 18-21 (the ONNX library perfpred links knows 17): Reduce* with axes as an
     input, Split num_outputs, Pad axes, Resize axes/keep_aspect_ratio_policy/antialias, CenterCropPad,
@@ -228,6 +286,8 @@ MODELS = {
     "opset21_ops": (lambda: newer_opset_ops(21), [("x", (2, 8, 12, 16), torch.float32)], {}, "helper"),
     "contrib_ops": (contrib_ops, [("x", (2, 5, 64), torch.float32), ("past", (2, 2, 4, 3, 16), torch.float32),
                                   ("img", (2, 3, 32, 32), torch.float32)], {}, "helper"),
+    "quantized_ops": (quantized_ops, [("x", (2, 3, 32, 32), torch.float32), ("h", (2, 7, 32), torch.float32)], {},
+                      "helper"),
 }
 
 

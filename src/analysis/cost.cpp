@@ -8,7 +8,9 @@
 // - params: elements of floating-point initializers in an op's weight slots (Conv/Gemm/MatMul weights
 //   and biases, norm scale and bias, PRelu slope, embedding tables, RNN W/R/B, and tensors of more than
 //   one element added or multiplied into activations such as position embeddings or exported GroupNorm
-//   gamma/beta). Never BN running mean/var, integer tensors (shapes, indices) or scalar constants. Each
+//   gamma/beta), and the 8-bit weights and int32 biases of quantised ops (QLinearConv, QLinearMatMul,
+//   ConvInteger, MatMulInteger). Never BN running mean/var, other integer tensors (shapes, indices) or scalar
+//   constants. Each
 //   initializer counts once per graph, at its first consumer, also when it reaches the consumer through
 //   constant-foldable nodes.
 // - Constant folding: a node of family view, data_movement or elementwise whose inputs are all
@@ -179,6 +181,9 @@ class Analyzer {
     }
 
     RuleContext ctx{m_g, node, c};
+    if (node.op == "QLinearConv" || node.op == "ConvInteger" || node.op == "QLinearMatMul" ||
+        node.op == "MatMulInteger")
+      gc.integer_nodes.push_back(c.node_index);
     if (!all_shapes_known(node)) gc.unshaped_nodes.push_back(c.node_index);
     if (shapes_known_for_flops(node, rule.needs_output_shape)) {
       rule.cost(ctx, rule);
@@ -266,9 +271,10 @@ class Analyzer {
     return cached;
   }
 
-  std::optional<int64_t> param_elements(int t, bool multi_only) const {
+  std::optional<int64_t> param_elements(int t, bool multi_only, bool quantized) const {
     const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
-    if (!is_float(tensor.dtype)) return std::nullopt;
+    const bool integer = tensor.dtype == DType::i8 || tensor.dtype == DType::u8 || tensor.dtype == DType::i32;
+    if (!is_float(tensor.dtype) && !(quantized && integer)) return std::nullopt;
     auto n = tensor.numel();
     if (!n || (multi_only && *n <= 1)) return std::nullopt;
     return n;
@@ -276,25 +282,28 @@ class Analyzer {
 
   void add_params(const Node& node, const OpRule& rule, NodeCost& c) {
     if (rule.params == ParamSlots::none) return;
-    bool multi_only = rule.params == ParamSlots::listed_multi;
+    const bool multi_only =
+        rule.params == ParamSlots::listed_multi || rule.params == ParamSlots::listed_multi_quantized;
+    const bool quantized =
+        rule.params == ParamSlots::listed_quantized || rule.params == ParamSlots::listed_multi_quantized;
     for (size_t i = 0; i < node.inputs.size() && i < 32; ++i) {
       int t = node.inputs[i];
       if (t < 0 || !(rule.param_mask & (1u << i))) continue;
       uint8_t f = m_flags[static_cast<size_t>(t)];
       if (!(f & k_weight) || (f & k_param_counted)) continue;
       if (m_g.tensors[static_cast<size_t>(t)].is_initializer) {
-        if (auto n = param_elements(t, multi_only)) {
+        if (auto n = param_elements(t, multi_only, quantized)) {
           c.params += *n;
           m_flags[static_cast<size_t>(t)] |= k_param_counted;
         }
       } else {
-        trace_params(t, multi_only, c);
+        trace_params(t, multi_only, quantized, c);
       }
     }
   }
 
   // A weight slot fed by a folded node (e.g. MatMul(x, Transpose(W))): count the initializers behind it.
-  void trace_params(int start, bool multi_only, NodeCost& c) {
+  void trace_params(int start, bool multi_only, bool quantized, NodeCost& c) {
     if (m_producer.empty()) {
       m_producer.assign(m_g.tensors.size(), -1);
       for (size_t i = 0; i < m_g.nodes.size(); ++i)
@@ -309,7 +318,7 @@ class Analyzer {
       if (!(f & k_weight) || (f & k_param_counted)) continue;
       f |= k_param_counted;
       if (m_g.tensors[static_cast<size_t>(t)].is_initializer) {
-        if (auto n = param_elements(t, multi_only)) c.params += *n;
+        if (auto n = param_elements(t, multi_only, quantized)) c.params += *n;
         continue;
       }
       int p = m_producer[static_cast<size_t>(t)];

@@ -25,6 +25,10 @@ enum class ParamSlots : uint8_t {
   none,
   listed,        ///< the slots in OpRule::param_mask
   listed_multi,  ///< the listed slots, only tensors of more than one element (constants like eps are scalars)
+  /// The listed slots of a quantised op (QLinearConv, MatMulInteger, ...), whose weights are 8-bit (and biases
+  /// int32) integers: integer initializers count there, where elsewhere they are shapes and indices.
+  listed_quantized,
+  listed_multi_quantized,  ///< listed_quantized, only tensors of more than one element
 };
 
 /// One op: family, cost function and which inputs are trainable weights. Defined once, in rules_table.cpp.
@@ -101,9 +105,15 @@ int64_t normalize_axis(const RuleContext& ctx, int64_t axis, size_t rank);
 
 // Cost functions (rules_compute.cpp: conv, gemm, einsum, rnn; rules_simple.cpp: the rest).
 void cost_conv(RuleContext& ctx, const OpRule& rule);
+/// ConvInteger: a Conv without bias (inputs 2 and 3 are zero points), int32 out.
+void cost_conv_integer(RuleContext& ctx, const OpRule& rule);
+/// QLinearConv: weight input 3, bias input 8, each output requantised.
+void cost_qlinear_conv(RuleContext& ctx, const OpRule& rule);
 void cost_conv_transpose(RuleContext& ctx, const OpRule& rule);
 void cost_gemm(RuleContext& ctx, const OpRule& rule);
 void cost_matmul(RuleContext& ctx, const OpRule& rule);
+/// QLinearMatMul: B is input 3, each output requantised.
+void cost_qlinear_matmul(RuleContext& ctx, const OpRule& rule);
 /// com.microsoft Attention: QKV projection, Q.K^T over past + new keys, softmax and the product with V.
 void cost_ms_attention(RuleContext& ctx, const OpRule& rule);
 void cost_einsum(RuleContext& ctx, const OpRule& rule);
@@ -122,6 +132,8 @@ void cost_lrn(RuleContext& ctx, const OpRule& rule);
 void cost_mvn(RuleContext& ctx, const OpRule& rule);
 void cost_pool(RuleContext& ctx, const OpRule& rule);
 void cost_global_pool(RuleContext& ctx, const OpRule& rule);
+/// com.microsoft QLinearAveragePool and QLinearGlobalAveragePool, NCHW or channels_last NHWC.
+void cost_qlinear_pool(RuleContext& ctx, const OpRule& rule);
 void cost_roi_pool(RuleContext& ctx, const OpRule& rule);
 /// RoiAlign: sampling_ratio^2 bilinear samples per output element.
 void cost_roi_align(RuleContext& ctx, const OpRule& rule);

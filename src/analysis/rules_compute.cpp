@@ -71,9 +71,14 @@ std::optional<GemmShape> make_gemm(int64_t batch, std::optional<int64_t> m, std:
 
 }  // namespace
 
-void cost_conv(RuleContext& ctx, const OpRule&) {
+namespace {
+
+// Conv and its integer forms: the weight is input `wslot` (3 for QLinearConv), the bias input `bslot` (-1: none;
+// ConvInteger's inputs 2 and 3 are zero points). `per_output` FLOPs follow each output element: a fused
+// activation (FusedConv), or QLinearConv's requantisation (scale, zero point, saturate).
+void conv_cost(RuleContext& ctx, size_t wslot, int bslot, double per_output) {
   const auto& x = ctx.in_shape(0);
-  const auto& w = ctx.in_shape(1);
+  const auto& w = ctx.in_shape(wslot);
   const auto& y = ctx.out_shape(0);
   // com.microsoft NhwcConv and friends are not covered; Conv and FusedConv are NCHW.
   if (x.size() < 3 || w.size() != x.size() || y.size() != x.size())
@@ -86,12 +91,10 @@ void cost_conv(RuleContext& ctx, const OpRule&) {
     ctx.fail("channels do not match: input has " + std::to_string(x[1]) + ", weight " + std::to_string(w[1]) +
              " per group with group=" + std::to_string(groups));
   std::span<const int64_t> in_sp(x.data() + 2, nsp), out_sp(y.data() + 2, nsp), kernel(w.data() + 2, nsp);
-  bool bias = ctx.has_input(2);
+  bool bias = bslot >= 0 && ctx.has_input(static_cast<size_t>(bslot));
   double out_elems = product(y);  // N * K * prod(out_spatial)
   double macs = out_elems * static_cast<double>(w[1]) * product(kernel);
-  ctx.cost.flops = 2 * macs + (bias ? out_elems : 0);
-  // FusedConv (com.microsoft) adds an activation: count 1 per output element.
-  if (ctx.node.op == "FusedConv") ctx.cost.flops += out_elems;
+  ctx.cost.flops = 2 * macs + (bias ? out_elems : 0) + per_output * out_elems;
 
   auto m = checked_mul(x[0], checked_product(out_sp).value_or(-1));
   auto k = checked_mul(w[1], checked_product(kernel).value_or(-1));
@@ -106,6 +109,18 @@ void cost_conv(RuleContext& ctx, const OpRule&) {
                  static_cast<double>(w[0]), static_cast<double>(groups), in_sp, out_sp, kernel, strides.span(),
                  dilations.span(), pads.span(), bias);
 }
+
+}  // namespace
+
+// FusedConv (com.microsoft) adds an activation: 1 per output element.
+void cost_conv(RuleContext& ctx, const OpRule&) { conv_cost(ctx, 1, 2, ctx.node.op == "FusedConv" ? 1 : 0); }
+
+// ConvInteger: (x, w, x_zero_point, w_zero_point) -> the int32 accumulators, no bias.
+void cost_conv_integer(RuleContext& ctx, const OpRule&) { conv_cost(ctx, 1, -1, 0); }
+
+// QLinearConv: (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B) -> 8-bit y;
+// the requantisation of each output counts 2 (scale and round, zero point and saturate).
+void cost_qlinear_conv(RuleContext& ctx, const OpRule&) { conv_cost(ctx, 3, 8, 2); }
 
 void cost_conv_transpose(RuleContext& ctx, const OpRule&) {
   const auto& x = ctx.in_shape(0);
@@ -157,9 +172,12 @@ void cost_gemm(RuleContext& ctx, const OpRule&) {
   ctx.set_attrs(OpFamily::gemm, v);
 }
 
-void cost_matmul(RuleContext& ctx, const OpRule&) {
+namespace {
+
+// MatMul and its integer forms: B is input `bslot` (3 for QLinearMatMul); `per_output` as in conv_cost.
+void matmul_cost(RuleContext& ctx, size_t bslot, double per_output) {
   std::vector<int64_t> a = ctx.in_shape(0);
-  std::vector<int64_t> b = ctx.in_shape(1);
+  std::vector<int64_t> b = ctx.in_shape(bslot);
   if (a.empty() || b.empty()) ctx.fail("MatMul inputs must have rank >= 1");
   if (a.size() == 1) a.insert(a.begin(), 1);
   if (b.size() == 1) b.push_back(1);
@@ -186,8 +204,8 @@ void cost_matmul(RuleContext& ctx, const OpRule&) {
     if (!next) ctx.fail("batch size overflows int64");
     batch = *next;
   }
-  ctx.cost.flops = 2 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
-                   static_cast<double>(k);
+  ctx.cost.flops = (2 * static_cast<double>(k) + per_output) * static_cast<double>(batch) * static_cast<double>(m) *
+                   static_cast<double>(n);
   // An N-D activation times a matrix (B without batch dims of its own) is one GEMM: cuBLAS (and PyTorch's
   // matmul) fold A's leading dims into M, since A's rows are contiguous. Not with transA, whose rows are not.
   bool b_batched = false;
@@ -203,6 +221,15 @@ void cost_matmul(RuleContext& ctx, const OpRule&) {
                                 static_cast<double>(k)};
   ctx.set_attrs(OpFamily::gemm, v);
 }
+
+}  // namespace
+
+// MatMul, FusedMatMul (com.microsoft) and MatMulInteger (a, b, a_zero_point, b_zero_point -> int32).
+void cost_matmul(RuleContext& ctx, const OpRule&) { matmul_cost(ctx, 1, 0); }
+
+// QLinearMatMul: (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point) -> 8-bit y, each
+// output requantised (2, as QLinearConv's).
+void cost_qlinear_matmul(RuleContext& ctx, const OpRule&) { matmul_cost(ctx, 3, 2); }
 
 // The GEMM view is the projection [B*S, in] x [in, q+k+v] with N widened so that 2*M*N*K equals every
 // FLOP of the node (the attention products are GEMMs of the same kernel family).

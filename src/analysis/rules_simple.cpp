@@ -173,6 +173,34 @@ void cost_global_pool(RuleContext& ctx, const OpRule& rule) {
                  ones, zeros, product(y));
 }
 
+// com.microsoft QLinearAveragePool / QLinearGlobalAveragePool: the float pool's work on 8-bit data, laid out
+// NCHW or, with channels_last = 1, NHWC (the channels last, the spatial dims from 1 on).
+void cost_qlinear_pool(RuleContext& ctx, const OpRule& rule) {
+  std::vector<int64_t> x = ctx.in_shape(0), y = ctx.out_shape(0);
+  if (x.size() < 3 || y.size() != x.size()) ctx.fail("input and output must have the same rank >= 3");
+  if (ctx.node.attr_int("channels_last", 0) != 0) {  // to NCHW order: the channels to dim 1
+    std::rotate(x.begin() + 1, x.end() - 1, x.end());
+    std::rotate(y.begin() + 1, y.end() - 1, y.end());
+  }
+  const size_t nsp = x.size() - 2;
+  if (nsp > k_max_spatial) ctx.fail("more than " + std::to_string(k_max_spatial) + " spatial dims");
+  std::span<const int64_t> in_sp = std::span(x).subspan(2), out_sp = std::span(y).subspan(2);
+  if (ctx.node.op == "QLinearGlobalAveragePool") {
+    ctx.cost.flops = rule.per_element * product(x);
+    std::vector<int64_t> ones(nsp, 1), zeros(nsp, 0);
+    set_pool_attrs(ctx, static_cast<double>(x[0]), static_cast<double>(x[1]), in_sp, out_sp, in_sp, ones, zeros,
+                   product(y));
+    return;
+  }
+  const auto* kernel = ints_attr(ctx.node, "kernel_shape");
+  if (!kernel || kernel->size() != nsp) ctx.fail("kernel_shape must have " + std::to_string(nsp) + " values");
+  ctx.cost.flops = rule.per_element * product(*kernel) * product(y);
+  auto strides = ints_or_fill(ctx.node, "strides", nsp, 1);
+  auto pads = leading_pads(ctx.node, nsp);
+  set_pool_attrs(ctx, static_cast<double>(x[0]), static_cast<double>(x[1]), in_sp, out_sp, *kernel, strides.span(),
+                 pads.span(), product(y));
+}
+
 void cost_roi_pool(RuleContext& ctx, const OpRule& rule) {
   const auto& x = ctx.in_shape(0);
   const auto& rois = ctx.in_shape(1);

@@ -22,7 +22,8 @@ constexpr uint32_t slots(std::initializer_list<int> list) {
 
 OpRule rule(OpFamily f, CostFn fn, double per_element = 0, ParamSlots p = ParamSlots::none, uint32_t mask = 0) {
   // These rules read only input shapes, so an output ONNX left unshaped does not cost their FLOPs.
-  bool from_inputs = fn == cost_gemm || fn == cost_matmul || fn == cost_einsum || fn == cost_rnn ||
+  bool from_inputs = fn == cost_gemm || fn == cost_matmul || fn == cost_qlinear_matmul || fn == cost_einsum ||
+                     fn == cost_rnn ||
                      fn == cost_batchnorm || fn == cost_layernorm || fn == cost_instancenorm ||
                      fn == cost_groupnorm || fn == cost_groupnorm_nhwc || fn == cost_skip_layernorm ||
                      fn == cost_lrn || fn == cost_mvn || fn == cost_softmax || fn == cost_scan || fn == cost_nms ||
@@ -48,6 +49,12 @@ const Table& default_table() {
         {"ConvTranspose", rule(OpFamily::conv_transpose, cost_conv_transpose, 0, ParamSlots::listed, slots({1, 2}))},
         {"Gemm", rule(OpFamily::gemm, cost_gemm, 0, ParamSlots::listed, k_all_slots)},
         {"MatMul", rule(OpFamily::gemm, cost_matmul, 0, ParamSlots::listed, k_all_slots)},
+        // Integer and quantised-linear forms (ONNX Runtime's QOperator quantisation): the same work on 8-bit
+        // tensors; --precision int8 prices their kernels. Weights: the 8-bit filter or B, QLinearConv's bias.
+        {"ConvInteger", rule(OpFamily::conv, cost_conv_integer, 0, ParamSlots::listed_quantized, slots({1}))},
+        {"QLinearConv", rule(OpFamily::conv, cost_qlinear_conv, 0, ParamSlots::listed_quantized, slots({3, 8}))},
+        {"MatMulInteger", rule(OpFamily::gemm, cost_matmul, 0, ParamSlots::listed_quantized, slots({1}))},
+        {"QLinearMatMul", rule(OpFamily::gemm, cost_qlinear_matmul, 0, ParamSlots::listed_quantized, slots({3}))},
         {"Einsum", rule(OpFamily::gemm, cost_einsum, 0, ParamSlots::listed, k_all_slots)},
         {"LSTM", rule(OpFamily::rnn, cost_rnn, 0, ParamSlots::listed, slots({1, 2, 3, 7}))},
         {"GRU", rule(OpFamily::rnn, cost_rnn, 0, ParamSlots::listed, slots({1, 2, 3}))},
@@ -215,6 +222,18 @@ const Table& microsoft_table() {
       {"QuickGelu", ew(5)},
       {"GroupNorm", rule(OpFamily::norm, cost_groupnorm_nhwc, 8, ParamSlots::listed, slots({1, 2}))},
       {"SkipLayerNormalization", rule(OpFamily::norm, cost_skip_layernorm, 9, ParamSlots::listed, slots({2, 3, 4}))},
+      // QOperator quantisation's 8-bit elementwise ops: dequantise both operands, the op, requantise (Add, Mul:
+      // 5 a element); Sigmoid and LeakyRelu are a 256-entry table lookup in ONNX Runtime (1); Softmax a table
+      // of exponentials, the sum and the scaling (as the float op's 5); the pools subtract the zero point and add
+      // (2 a window element).
+      {"QLinearAdd", rule(OpFamily::elementwise, cost_elementwise, 5, ParamSlots::listed_multi_quantized, slots({3}))},
+      {"QLinearMul", rule(OpFamily::elementwise, cost_elementwise, 5, ParamSlots::listed_multi_quantized, slots({3}))},
+      {"QLinearSigmoid", ew(1)},
+      {"QLinearLeakyRelu", ew(1)},
+      {"QLinearSoftmax", rule(OpFamily::softmax, cost_softmax, 5)},
+      {"QLinearAveragePool", rule(OpFamily::pool, cost_qlinear_pool, 2)},
+      {"QLinearGlobalAveragePool", rule(OpFamily::pool, cost_qlinear_pool, 2)},
+      {"QLinearConcat", data()},
   };
   return table;
 }

@@ -829,6 +829,80 @@ bool is_integral(DType t) {
   }
 }
 
+// com.microsoft QLinear* ops (ONNX Runtime's QOperator quantization): 8-bit tensors, each with a scale and
+// a zero point, in the shapes of the float op each stands for. QLinearConcat's inputs are (Y_scale,
+// Y_zero_point) then one (X, scale, zero point) triple per concatenated tensor; the others take X first.
+const std::unordered_set<std::string> k_qlinear_contrib = {
+    "QLinearAdd",     "QLinearMul",   "QLinearSigmoid",           "QLinearLeakyRelu",
+    "QLinearSoftmax", "QLinearConcat", "QLinearGlobalAveragePool", "QLinearAveragePool"};
+
+bool is_qlinear_contrib(const Node& n) { return n.domain == "com.microsoft" && k_qlinear_contrib.count(n.op); }
+
+// The output's 8-bit type: that of the output zero point where the node has one, else of the data input.
+DType qlinear_contrib_dtype(const Graph& g, const Node& n) {
+  const size_t zp_slot = n.op == "QLinearConcat" ? 1
+                         : n.op == "QLinearAdd" || n.op == "QLinearMul" ? 7
+                                                                        : 4;
+  if (const Tensor* zp = g.input(n, zp_slot)) return zp->dtype;
+  const Tensor* x = g.input(n, n.op == "QLinearConcat" ? 2 : 0);
+  return x ? x->dtype : DType::u8;
+}
+
+bool infer_qlinear_contrib(Graph& g, Node& n, Tensor& o) {
+  const std::string& op = n.op;
+  if (op == "QLinearConcat") {
+    std::vector<const Tensor*> ins;
+    for (size_t i = 2; i < n.inputs.size(); i += 3) {
+      const Tensor* t = shaped(g.input(n, i));
+      if (!t) return false;
+      ins.push_back(t);
+    }
+    if (ins.empty()) return false;
+    const int64_t r = static_cast<int64_t>(ins[0]->shape.size());
+    const int64_t axis = norm_axis(n.attr_int("axis", 0), r);
+    if (axis < 0 || axis >= r) return false;
+    Shape s = ins[0]->shape;
+    int64_t total = 0;
+    for (const Tensor* t : ins) {
+      if (static_cast<int64_t>(t->shape.size()) != r) return false;
+      const int64_t d = t->shape[static_cast<size_t>(axis)];
+      total = (total < 0 || d < 0) ? U : total + d;
+      for (int64_t i = 0; i < r; ++i)
+        if (i != axis && s[static_cast<size_t>(i)] < 0) s[static_cast<size_t>(i)] = t->shape[static_cast<size_t>(i)];
+    }
+    s[static_cast<size_t>(axis)] = total;
+    return set_shape(o, s);
+  }
+  const Tensor* x = shaped(g.input(n, 0));
+  if (!x) return false;
+  if (op == "QLinearAdd" || op == "QLinearMul") {
+    const Tensor* b = shaped(g.input(n, 3));
+    if (!b) return false;
+    auto s = broadcast({x->shape, b->shape});
+    return s ? set_shape(o, *s) : false;
+  }
+  if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu" || op == "QLinearSoftmax") return set_shape(o, x->shape);
+  // The pools: NCHW, or NHWC with channels_last = 1 (the channels last, the spatial dims from 1 on).
+  if (x->shape.size() < 3) return false;
+  const bool last = n.attr_int("channels_last", 0) != 0;
+  const size_t sp = x->shape.size() - 2, first = last ? 1 : 2;
+  Shape s = x->shape;
+  if (op == "QLinearGlobalAveragePool") {
+    for (size_t i = 0; i < sp; ++i) s[first + i] = 1;
+    return set_shape(o, s);
+  }
+  Shape kernel = n.attr_ints("kernel_shape");
+  Shape strides = n.attr_ints("strides", Shape(sp, 1));
+  Shape pads = n.attr_ints("pads", Shape(2 * sp, 0));
+  if (kernel.size() != sp || strides.size() != sp || pads.size() != 2 * sp) return false;
+  const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
+  const bool ceil_mode = n.attr_int("ceil_mode", 0) != 0;
+  for (size_t i = 0; i < sp; ++i)
+    s[first + i] =
+        window_out(x->shape[first + i], kernel[i], strides[i], 1, pads[i], pads[sp + i], auto_pad, ceil_mode);
+  return set_shape(o, s);
+}
+
 bool infer_node(Graph& g, Node& n) {
   if (!n.domain.empty() && n.domain != "ai.onnx" && n.domain != "com.microsoft") return false;
   // Before any rule reads an attribute: a bad axis or blocksize would otherwise index out of range.
@@ -858,9 +932,24 @@ bool infer_node(Graph& g, Node& n) {
   } else if (op == "QuantizeLinear") {
     const Tensor* zp = g.input(n, 2);
     ch |= set_dtype(*o, zp ? zp->dtype : DType::u8);
+  } else if (op == "DynamicQuantizeLinear") {  // y (uint8), then its scale (float) and zero point (uint8)
+    ch |= set_dtype(*o, DType::u8);
+    if (Tensor* t = out_tensor(g, n, 1)) ch |= set_dtype(*t, DType::f32) | set_shape(*t, Shape{});
+    if (Tensor* t = out_tensor(g, n, 2)) ch |= set_dtype(*t, DType::u8) | set_shape(*t, Shape{});
+    if (shaped(x)) ch |= set_shape(*o, x->shape);
+    return ch;
+  } else if (op == "ConvInteger" || op == "MatMulInteger") {
+    ch |= set_dtype(*o, DType::i32);  // the int32 accumulators, unscaled
+  } else if (op == "QLinearConv" || op == "QLinearMatMul") {
+    const Tensor* zp = g.input(n, 7);  // y_zero_point names the output type
+    ch |= set_dtype(*o, zp ? zp->dtype : DType::u8);
+  } else if (is_qlinear_contrib(n)) {
+    ch |= set_dtype(*o, qlinear_contrib_dtype(g, n));
   } else if (x && op != "Constant") {
     ch |= set_dtype(*o, x->dtype);
   }
+
+  if (is_qlinear_contrib(n)) return ch | infer_qlinear_contrib(g, n, *o);
 
   // ---- same-shape ops -------------------------------------------------------------------------
   if (k_same_shape_ops.count(op)) {
@@ -1171,9 +1260,9 @@ bool infer_node(Graph& g, Node& n) {
     }
     return ch;
   }
-  if (op == "MatMul" || op == "MatMulInteger" || op == "FusedMatMul") {
+  if (op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul" || op == "FusedMatMul") {
     const Tensor* a = shaped(x);
-    const Tensor* b = shaped(g.input(n, 1));
+    const Tensor* b = shaped(g.input(n, op == "QLinearMatMul" ? 3 : 1));
     if (!a || !b || a->shape.empty() || b->shape.empty()) return ch;
     Shape as = a->shape, bs = b->shape;
     bool a1 = as.size() == 1, b1 = bs.size() == 1;

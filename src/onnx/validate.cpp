@@ -126,13 +126,13 @@ const std::unordered_set<std::string> k_broadcast_ops = {
 const std::unordered_set<std::string> k_checked_ops = [] {
   std::unordered_set<std::string> s(k_broadcast_ops);
   for (const char* op : {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool",
-                         "MatMul", "MatMulInteger", "Gemm", "Concat", "Reshape", "Slice", "Split", "Squeeze",
-                         "Unsqueeze", "Transpose", "BatchNormalization", "InstanceNormalization", "DepthToSpace",
-                         "SpaceToDepth", "Pad", "Einsum", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
-                         "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
-                         "Expand", "Range", "Flatten", "Softmax", "LogSoftmax", "Hardmax", "LayerNormalization",
-                         "Gather", "GatherElements", "ScatterElements", "ArgMax", "ArgMin", "CumSum", "TopK", "OneHot",
-                         "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN", "STFT", "Cast"})
+                         "MatMul", "MatMulInteger", "QLinearMatMul", "Gemm", "Concat", "Reshape", "Slice", "Split",
+                         "Squeeze", "Unsqueeze", "Transpose", "BatchNormalization", "InstanceNormalization",
+                         "DepthToSpace", "SpaceToDepth", "Pad", "Einsum", "ReduceMean", "ReduceSum", "ReduceMax",
+                         "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                         "ReduceSumSquare", "Expand", "Range", "Flatten", "Softmax", "LogSoftmax", "Hardmax",
+                         "LayerNormalization", "Gather", "GatherElements", "ScatterElements", "ArgMax", "ArgMin",
+                         "CumSum", "TopK", "OneHot", "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN", "STFT", "Cast"})
     s.insert(op);
   return s;
 }();
@@ -386,20 +386,22 @@ void check_depth_to_space(const Check& c, const Node& n) {
   }
 }
 
-void check_matmul(const Check& c) {
+// B is input 1, or 3 for QLinearMatMul (a, a_scale, a_zero_point, b, ...).
+void check_matmul(const Check& c, size_t bslot) {
   const Tensor* a = c.shaped(0);
-  const Tensor* b = c.shaped(1);
+  const Tensor* b = c.shaped(bslot);
   if (!a || !b) return;
-  if (a->shape.empty() || b->shape.empty()) c.fail("inputs must have rank >= 1 (got " + c.in_desc(0) + ", " + c.in_desc(1) + ")");
+  if (a->shape.empty() || b->shape.empty())
+    c.fail("inputs must have rank >= 1 (got " + c.in_desc(0) + ", " + c.in_desc(bslot) + ")");
   int64_t k = a->shape.back();
   int64_t kb = b->shape.size() == 1 ? b->shape[0] : b->shape[b->shape.size() - 2];
   if (k >= 0 && kb >= 0 && k != kb)
-    c.fail("inner dimensions differ: " + c.in_desc(0) + " has " + std::to_string(k) + ", " + c.in_desc(1) + " has " +
-           std::to_string(kb));
+    c.fail("inner dimensions differ: " + c.in_desc(0) + " has " + std::to_string(k) + ", " + c.in_desc(bslot) +
+           " has " + std::to_string(kb));
   if (a->shape.size() > 2 && b->shape.size() > 2) {
     Shape ba(a->shape.begin(), a->shape.end() - 2), bb(b->shape.begin(), b->shape.end() - 2);
     if (auto bad = broadcast_conflict(ba, bb))
-      c.fail("batch dimensions of " + c.in_desc(0) + " and " + c.in_desc(1) + " do not broadcast (" +
+      c.fail("batch dimensions of " + c.in_desc(0) + " and " + c.in_desc(bslot) + " do not broadcast (" +
              std::to_string(bad->first) + " vs " + std::to_string(bad->second) + ")");
   }
 }
@@ -605,7 +607,8 @@ void validate_node(const Graph& g, const Node& n) {
     return;
   }
   if (is_conv_or_pool(op)) return check_conv_pool(c, n);
-  if (op == "MatMul" || op == "MatMulInteger") return check_matmul(c);
+  if (op == "MatMul" || op == "MatMulInteger") return check_matmul(c, 1);
+  if (op == "QLinearMatMul") return check_matmul(c, 3);
   if (op == "Gemm") return check_gemm(c, n);
   if (op == "Concat") return check_concat(c, n);
   if (op == "Reshape") return check_reshape(c, n, opset);

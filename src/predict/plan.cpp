@@ -1458,6 +1458,18 @@ void note_nms_candidates(PlanContext& c) {
                          "--nms-candidates " + first.name + "=K says how many do");
 }
 
+/// A quantised model's integer nodes run INT8 kernels; predicted at another precision they are priced at that
+/// precision's rates (on 8-bit tensors), so the note names the first and the option that prices them as INT8.
+void note_integer_nodes(PlanContext& c) {
+  if (c.cost.integer_nodes.empty() || c.opts.precision == Precision::int8) return;
+  const Node& first = c.g.nodes[static_cast<size_t>(c.cost.integer_nodes.front())];
+  const size_t more = c.cost.integer_nodes.size() - 1;
+  c.plan.notes.push_back("quantised model: " + first.op + " '" + first.name + "'" +
+                         (more ? " (and " + std::to_string(more) + " more integer node" + (more > 1 ? "s" : "") + ")"
+                               : std::string()) +
+                         " priced at " + to_string(c.opts.precision) + " rates; --precision int8 prices them as INT8");
+}
+
 }  // namespace
 
 double host_cpu_factor(const GpuSpec& gpu, const PredictOptions& opts) {
@@ -1476,6 +1488,7 @@ void build_plan(const Graph& g, const GraphCost& cost, const GpuSpec& gpu, const
   init_context(c);
   plan_forward(c);
   note_nms_candidates(c);
+  note_integer_nodes(c);
   if (c.training) {
     const int n_forward = static_cast<int>(plan.kernels.size());
     const std::vector<ParamTensor> params = parameter_tensors(c);

@@ -6,8 +6,9 @@
 # output; perfpred's `inspect --json` must give every node output the same shape, and predict must run
 # (at the exported shapes, and at batch 2 where the batch is symbolic). Also ONNX Runtime-optimized graphs
 # (com.microsoft FusedConv, FusedMatMul, SkipLayerNormalization, Gelu) and a contrib-op graph (Attention
-# with a KV cache, FastGelu, BiasGelu, opset-18 GroupNormalization), and the ops revised in opsets
-# 18-21 (opset18_ops, opset20_ops, opset21_ops).
+# with a KV cache, FastGelu, BiasGelu, opset-18 GroupNormalization), a QOperator-quantised graph
+# (quantized_ops: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger and the com.microsoft QLinear* ops),
+# and the ops revised in opsets 18-21 (opset18_ops, opset20_ops, opset21_ops).
 # Exports, the npm package and ONNX Runtime's shapes (oracle/ort_node.sh, ort_shapes) are cached under
 # <repo>/cache (git-ignored).
 # Usage: bash test_onnx_oracle.sh PERFPRED_BINARY REPO_ROOT [MODEL...]   (exit 0 pass, 77 skip, else fail)

@@ -74,6 +74,9 @@ struct GraphCost {
   /// NonMaxSuppression nodes with a score threshold and no candidate count (Graph::nms_candidates), in execution
   /// order: priced with every box a candidate, the most their data allows; a prediction's notes name them.
   std::vector<int> nms_every_box;
+  /// Integer-arithmetic nodes of a quantised model (QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger), in
+  /// execution order: a prediction at another precision than int8 says so in its notes.
+  std::vector<int> integer_nodes;
   bool complete() const { return unshaped_nodes.empty(); }
 };
 

@@ -266,6 +266,86 @@ TEST(Analyze, MicrosoftContribOps) {
   EXPECT_FALSE(is_known_op("NoSuchOp"));
 }
 
+TEST(Analyze, QuantizedOpsCostTheFloatOpsWorkAndCountTheirIntegerWeights) {
+  // ONNX Runtime's QOperator quantisation: QLinearConv (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B)
+  // costs the conv's MACs, its bias and 2 a output for the requantisation; its int8 filter and int32 bias are
+  // parameters (integer initializers count only in these slots). ConvInteger's inputs 2 and 3 are zero points,
+  // not a bias; QLinearMatMul's B is input 3; MatMulInteger writes int32.
+  GraphBuilder b;
+  b.tensor("x", DType::u8, {1, 2, 5, 5}, 'x').f32("s", {}, 'w').tensor("z", DType::u8, {}, 'w');
+  b.tensor("w", DType::i8, {3, 2, 3, 3}, 'w').tensor("wz", DType::i8, {}, 'w').tensor("bias", DType::i32, {3}, 'w');
+  b.tensor("y", DType::u8, {1, 3, 3, 3}).tensor("yi", DType::i32, {1, 3, 3, 3}).tensor("yn", DType::u8, {1, 3, 3, 3});
+  b.tensor("a", DType::u8, {4, 6}, 'x').tensor("bm", DType::i8, {6, 5}, 'w').tensor("mq", DType::u8, {4, 5});
+  b.tensor("mi", DType::i32, {4, 5});
+  b.node("QLinearConv", {"x", "s", "z", "w", "s", "wz", "s", "z", "bias"}, {"y"});
+  b.node("ConvInteger", {"x", "w", "z", "wz"}, {"yi"});
+  b.node("QLinearConv", {"x", "s", "z", "w", "s", "wz", "s", "z"}, {"yn"});
+  b.node("QLinearMatMul", {"a", "s", "z", "bm", "s", "wz", "s", "z"}, {"mq"});
+  b.node("MatMulInteger", {"a", "bm", "z", "wz"}, {"mi"});
+  GraphCost c = analyze(b.build());
+  const double macs = 27.0 * 2 * 9;
+  EXPECT_EQ(c.nodes[0].family, OpFamily::conv);
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 2 * macs + 27 + 2 * 27);
+  EXPECT_EQ(c.nodes[0].params, 54 + 3);  // the filter, then the bias; scales and zero points are scalars
+  EXPECT_EQ(feature::value_or(c.nodes[0], feature::has_bias, -1), 1);
+  EXPECT_DOUBLE_EQ(c.nodes[1].flops, 2 * macs);  // no bias: inputs 2 and 3 are zero points
+  EXPECT_EQ(feature::value_or(c.nodes[1], feature::has_bias, -1), 0);
+  EXPECT_EQ(c.nodes[1].bytes_written, 27 * 4);  // int32 accumulators
+  EXPECT_DOUBLE_EQ(c.nodes[2].flops, 2 * macs + 2 * 27);
+  EXPECT_EQ(c.nodes[2].params, 0);  // the filter was counted at its first consumer
+  ASSERT_TRUE(c.nodes[3].gemm.has_value());
+  EXPECT_EQ(c.nodes[3].gemm->m, 4);
+  EXPECT_EQ(c.nodes[3].gemm->n, 5);
+  EXPECT_EQ(c.nodes[3].gemm->k, 6);
+  EXPECT_DOUBLE_EQ(c.nodes[3].flops, (2.0 * 6 + 2) * 4 * 5);
+  EXPECT_EQ(c.nodes[3].params, 30);
+  EXPECT_DOUBLE_EQ(c.nodes[4].flops, 2.0 * 6 * 4 * 5);
+  EXPECT_EQ(c.nodes[4].bytes_written, 20 * 4);
+  EXPECT_EQ(c.integer_nodes, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+TEST(Analyze, QLinearContribOpsCostTheirFloatCounterparts) {
+  // com.microsoft QLinearAdd/Mul (dequantise both, the op, requantise: 5 a element), Sigmoid and LeakyRelu (a
+  // table lookup: 1), Softmax (as the float op: 5), the pools in NCHW and channels_last NHWC (2 a window
+  // element), Concat (data movement; its inputs are the triples after Y_scale and Y_zero_point).
+  GraphBuilder b;
+  b.tensor("x", DType::u8, {2, 4, 6, 6}, 'x').f32("s", {}, 'w').tensor("z", DType::u8, {}, 'w');
+  b.tensor("bias", DType::u8, {1, 4, 1, 1}, 'w').tensor("add", DType::u8, {2, 4, 6, 6});
+  b.tensor("sig", DType::u8, {2, 4, 6, 6}).tensor("soft", DType::u8, {2, 4, 6, 6});
+  b.tensor("pool", DType::u8, {2, 4, 3, 3}).tensor("nhwc", DType::u8, {2, 6, 6, 4}, 'x');
+  b.tensor("pool_nhwc", DType::u8, {2, 3, 3, 4}).tensor("gap_nhwc", DType::u8, {2, 1, 1, 4});
+  b.tensor("cat", DType::u8, {2, 8, 6, 6});
+  b.node("QLinearAdd", {"x", "s", "z", "bias", "s", "z", "s", "z"}, {"add"}, {}, "com.microsoft");
+  b.node("QLinearSigmoid", {"add", "s", "z", "s", "z"}, {"sig"}, {}, "com.microsoft");
+  b.node("QLinearSoftmax", {"sig", "s", "z", "s", "z"}, {"soft"}, {}, "com.microsoft");
+  b.node("QLinearAveragePool", {"x", "s", "z", "s", "z"}, {"pool"},
+         {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}}, "com.microsoft");
+  b.node("QLinearAveragePool", {"nhwc", "s", "z", "s", "z"}, {"pool_nhwc"},
+         {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}},
+          {"channels_last", int64_t{1}}},
+         "com.microsoft");
+  b.node("QLinearGlobalAveragePool", {"nhwc", "s", "z", "s", "z"}, {"gap_nhwc"}, {{"channels_last", int64_t{1}}},
+         "com.microsoft");
+  b.node("QLinearConcat", {"s", "z", "x", "s", "z", "add", "s", "z"}, {"cat"}, {{"axis", int64_t{1}}},
+         "com.microsoft");
+  GraphCost c = analyze(b.build());
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 5.0 * 288);
+  EXPECT_EQ(c.nodes[0].params, 4);  // an 8-bit tensor added in is a weight, as a float one is for Add
+  EXPECT_DOUBLE_EQ(c.nodes[1].flops, 288);
+  EXPECT_EQ(c.nodes[2].family, OpFamily::softmax);
+  EXPECT_DOUBLE_EQ(c.nodes[2].flops, 5.0 * 288);
+  EXPECT_DOUBLE_EQ(c.nodes[3].flops, 2.0 * 4 * 72);
+  EXPECT_DOUBLE_EQ(c.nodes[4].flops, 2.0 * 4 * 72);
+  // NHWC is read as NCHW: 4 channels of 6 x 6, not 6 channels of 6 x 4.
+  EXPECT_EQ(feature::value_or(c.nodes[4], feature::channels, -1), 4);
+  EXPECT_EQ(feature::value_or(c.nodes[4], feature::in_h, -1), 6);
+  EXPECT_DOUBLE_EQ(c.nodes[5].flops, 2.0 * 288);
+  EXPECT_EQ(feature::value_or(c.nodes[5], feature::channels, -1), 4);
+  EXPECT_EQ(c.nodes[6].family, OpFamily::data_movement);
+  EXPECT_EQ(c.nodes[6].bytes_written, 576);
+  EXPECT_TRUE(c.integer_nodes.empty());
+}
+
 TEST(Analyze, MaxRoiPoolUpperBound) {
   GraphBuilder b;
   b.f32("x", {1, 4, 8, 8}, 'x').f32("rois", {3, 5}, 'x').f32("y", {3, 4, 2, 2});

@@ -517,6 +517,64 @@ g (float[N, 16, 4, 8] a, float[N, 4, 8, 16] b, float[N, 3, 8, 8] img, float[4, 3
   EXPECT_EQ(S(g, "present"), (V{2, 1, 4, 5 + 6, 8}));
 }
 
+// ONNX Runtime's QOperator quantisation: the standard integer ops take their output types from the zero point
+// (QLinearConv, QLinearMatMul, whose B is input 3) or write int32 (ConvInteger, MatMulInteger); the com.microsoft
+// QLinear* ops take the float op's shape, the pools in NCHW or channels_last NHWC, QLinearConcat its inputs from
+// the triples after (Y_scale, Y_zero_point). tests/cli/test_onnx_oracle.sh (quantized_ops) checks the same
+// against ONNX Runtime.
+TEST(OnnxShapeRules, QuantizedOps) {
+  std::string text = R"(
+<ir_version: 8, opset_import: ["" : 13, "com.microsoft" : 1]>
+g (float[N, 3, 8, 8] x, float[N, 5, 16] h) => (uint8[N, 6] o) {
+  s = Constant <value = float {0.05}> ()
+  z = Constant <value = uint8 {128}> ()
+  wz = Constant <value = int8 {0}> ()
+  w_shape = Constant <value = int64[4] {4, 3, 3, 3}> ()
+  w = ConstantOfShape <value = int8[1] {0}> (w_shape)
+  bm_shape = Constant <value = int64[2] {8, 6}> ()
+  bm = ConstantOfShape <value = int8[1] {0}> (bm_shape)
+  bu_shape = Constant <value = int64[2] {16, 7}> ()
+  bu = ConstantOfShape <value = uint8[1] {0}> (bu_shape)
+  xq = QuantizeLinear (x, s, z)
+  c = QLinearConv <pads = [1, 1, 1, 1], strides = [2, 2]> (xq, s, z, w, s, wz, s, z)
+  ci = ConvInteger (xq, w, z, wz)
+  a = com.microsoft.QLinearAdd (c, s, z, c, s, z, s, z)
+  sg = com.microsoft.QLinearSigmoid (a, s, z, s, z)
+  cat = com.microsoft.QLinearConcat <axis = 1> (s, z, a, s, z, sg, s, z)
+  p = com.microsoft.QLinearAveragePool <kernel_shape = [2, 2], strides = [2, 2]> (cat, s, z, s, z)
+  t = Transpose <perm = [0, 2, 3, 1]> (cat)
+  pn = com.microsoft.QLinearAveragePool <kernel_shape = [3, 3], pads = [1, 1, 1, 1], channels_last = 1> (t, s, z, s, z)
+  gn = com.microsoft.QLinearGlobalAveragePool <channels_last = 1> (t, s, z, s, z)
+  gp = com.microsoft.QLinearGlobalAveragePool (cat, s, z, s, z)
+  f = Flatten (gp)
+  o = QLinearMatMul (f, s, z, bm, s, wz, s, z)
+  hq, hs, hz = DynamicQuantizeLinear (h)
+  mi = MatMulInteger (hq, bu, hz, z)
+}
+)";
+  oi::ImportOptions opts;
+  opts.batch = 2;
+  Graph g = oi::import_text(text, opts);
+  all_known(g);
+  EXPECT_EQ(S(g, "c"), (V{2, 4, 4, 4}));
+  EXPECT_EQ(T(g, "c").dtype, perfpred::DType::u8);
+  EXPECT_EQ(S(g, "ci"), (V{2, 4, 6, 6}));
+  EXPECT_EQ(T(g, "ci").dtype, perfpred::DType::i32);
+  EXPECT_EQ(S(g, "a"), (V{2, 4, 4, 4}));
+  EXPECT_EQ(S(g, "cat"), (V{2, 8, 4, 4}));
+  EXPECT_EQ(T(g, "cat").dtype, perfpred::DType::u8);
+  EXPECT_EQ(S(g, "p"), (V{2, 8, 2, 2}));
+  EXPECT_EQ(S(g, "pn"), (V{2, 4, 4, 8}));
+  EXPECT_EQ(S(g, "gn"), (V{2, 1, 1, 8}));
+  EXPECT_EQ(S(g, "gp"), (V{2, 8, 1, 1}));
+  EXPECT_EQ(S(g, "o"), (V{2, 6}));
+  EXPECT_EQ(T(g, "hq").dtype, perfpred::DType::u8);
+  EXPECT_EQ(S(g, "hs"), V{});
+  EXPECT_EQ(T(g, "hs").dtype, perfpred::DType::f32);
+  EXPECT_EQ(S(g, "mi"), (V{2, 5, 7}));
+  EXPECT_EQ(T(g, "mi").dtype, perfpred::DType::i32);
+}
+
 // Ops revised in opsets 18-21, which the linked ONNX library (1.12, opset 17) would shape with their
 // older semantics: perfpred's rules alone shape them, as ONNX Runtime does (tests/cli/test_onnx_oracle.sh
 // checks the same ops in opset18_ops/opset20_ops/opset21_ops against it).
