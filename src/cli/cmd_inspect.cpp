@@ -1,5 +1,6 @@
 #include "cmd_inspect.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -69,7 +70,10 @@ void print_table(const Graph& g, const GraphCost& cost) {
     const NodeCost& c = cost.nodes[k];
     const Tensor* o = g.output(n, 0);
     std::string shape = o ? shape_to_string(*o) : "-";
-    if (n.outputs.size() > 1) shape += " +" + std::to_string(n.outputs.size() - 1);
+    // "+K": the node's other outputs, not counting the optional ones it omits (an empty name).
+    const auto others = std::count_if(n.outputs.begin() + (n.outputs.empty() ? 0 : 1), n.outputs.end(),
+                                      [](int t) { return t >= 0; });
+    if (others > 0) shape += " +" + std::to_string(others);
     std::string op = n.op + (c.estimated ? "*" : "");
     char intensity[32];
     std::snprintf(intensity, sizeof intensity, "%.2f", c.intensity());
