@@ -176,6 +176,68 @@ def quantized_ops():
     return h.make_model(g, opset_imports=[h.make_opsetid("", 13), h.make_opsetid(ms, 1)], ir_version=8)
 
 
+def llm_contrib_ops():
+    """A decoder layer as ONNX Runtime GenAI's model builder writes one: SimplifiedLayerNormalization (RMSNorm,
+    registered in the default domain), 4-bit MatMulNBits projections, GroupQueryAttention with a KV cache and
+    rotary embedding (4 query heads over 2 KV heads; the total length from the shapes, as the builder derives it
+    from the attention mask), SkipSimplifiedLayerNormalization, plus com.microsoft RotaryEmbedding and a
+    MultiHeadAttention with its own past. Weights as initializers."""
+    import numpy as np
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    rng = np.random.default_rng(0)
+
+    def f32(name, *shape):
+        return nh.from_array((rng.standard_normal(shape) * 0.1).astype(np.float32), name)
+
+    def nbits(prefix, n, k, block=32):  # MatMulNBits's packed 4-bit B [N, k_blocks, block / 2] and its scales
+        blocks = (k + block - 1) // block
+        return [nh.from_array(rng.integers(0, 255, (n, blocks, block // 2)).astype(np.uint8), prefix + "_b"),
+                nh.from_array((rng.random(n * blocks) * 0.01).astype(np.float32), prefix + "_s")]
+
+    def i64(name, v):
+        return nh.from_array(np.array(v, dtype=np.int64), name)
+    ms = "com.microsoft"
+    n = h.make_node
+    nodes = [
+        n("SimplifiedLayerNormalization", ["x", "ln_g"], ["ln"], axis=-1, epsilon=1e-5, name="rms_norm"),
+        n("MatMulNBits", ["ln", "q_b", "q_s"], ["q"], domain=ms, K=64, N=64, bits=4, block_size=32, name="q_proj"),
+        n("MatMulNBits", ["ln", "k_b", "k_s"], ["k"], domain=ms, K=64, N=32, bits=4, block_size=32, name="k_proj"),
+        n("MatMulNBits", ["ln", "v_b", "v_s"], ["v"], domain=ms, K=64, N=32, bits=4, block_size=32, name="v_proj"),
+        n("Shape", ["x"], ["x_shape"], name="x_shape"),
+        n("Shape", ["past_key"], ["past_shape"], name="past_shape"),
+        n("Gather", ["x_shape", "one"], ["seq"], axis=0, name="seq"),
+        n("Gather", ["past_shape", "two"], ["past_len"], axis=0, name="past_len"),
+        n("Add", ["seq", "past_len"], ["total64"], name="total"),
+        n("Cast", ["total64"], ["total"], to=T.INT32, name="total_i32"),
+        n("Sub", ["total64", "one"], ["last"], name="last"),
+        n("Slice", ["x_shape", "zero1", "one1"], ["batch"], name="batch"),
+        n("Expand", ["last", "batch"], ["last_b"], name="seqlens"),
+        n("Cast", ["last_b"], ["seqlens_k"], to=T.INT32, name="seqlens_i32"),
+        n("GroupQueryAttention", ["q", "k", "v", "past_key", "past_value", "seqlens_k", "total", "cos", "sin"],
+          ["attn", "present_key", "present_value"], domain=ms, num_heads=4, kv_num_heads=2, do_rotary=1,
+          name="gqa"),
+        n("MatMul", ["attn", "o_w"], ["o"], name="o_proj"),
+        n("SkipSimplifiedLayerNormalization", ["o", "x", "ln2_g"], ["y", "", "", "resid"], domain=ms,
+          epsilon=1e-5, name="skip_rms_norm"),
+        n("RotaryEmbedding", ["y", "pos", "cos", "sin"], ["rot"], domain=ms, num_heads=4, name="rotary"),
+        n("MultiHeadAttention", ["rot", "y", "resid", "", "", "", "mha_past_k", "mha_past_v"],
+          ["mha", "mha_present_k", "mha_present_v"], domain=ms, num_heads=4, name="mha"),
+    ]
+    inits = [f32("ln_g", 64), f32("ln2_g", 64), f32("o_w", 64, 64), f32("cos", 32, 8), f32("sin", 32, 8),
+             i64("one", 1), i64("two", 2), i64("zero1", [0]), i64("one1", [1])]
+    inits += nbits("q", 64, 64) + nbits("k", 32, 64) + nbits("v", 32, 64)
+    g = h.make_graph(nodes, "llm_contrib_ops",
+                     [h.make_tensor_value_info("x", T.FLOAT, ["batch", "seq", 64]),
+                      h.make_tensor_value_info("past_key", T.FLOAT, ["batch", 2, "past", 16]),
+                      h.make_tensor_value_info("past_value", T.FLOAT, ["batch", 2, "past", 16]),
+                      h.make_tensor_value_info("pos", T.INT64, ["batch", "seq"]),
+                      h.make_tensor_value_info("mha_past_k", T.FLOAT, ["batch", 4, "past", 16]),
+                      h.make_tensor_value_info("mha_past_v", T.FLOAT, ["batch", 4, "past", 16])],
+                     [h.make_tensor_value_info(o, T.FLOAT, None) for o in
+                      ["present_key", "present_value", "mha", "mha_present_k", "mha_present_v"]], inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid(ms, 1)], ir_version=8)
+
+
 def newer_opset_ops(opset):
     """Ops revised in opsets 18-21 (the ONNX library perfpred links knows 17): Reduce* with axes as an
     input, Split num_outputs, Pad axes, Resize axes/keep_aspect_ratio_policy/antialias, CenterCropPad,
@@ -286,6 +348,11 @@ MODELS = {
     "opset21_ops": (lambda: newer_opset_ops(21), [("x", (2, 8, 12, 16), torch.float32)], {}, "helper"),
     "contrib_ops": (contrib_ops, [("x", (2, 5, 64), torch.float32), ("past", (2, 2, 4, 3, 16), torch.float32),
                                   ("img", (2, 3, 32, 32), torch.float32)], {}, "helper"),
+    # batch 1: ONNX Runtime's GroupQueryAttention takes a prompt over a past (sequence > 1) only at batch 1
+    "llm_contrib_ops": (llm_contrib_ops, [("x", (1, 3, 64), torch.float32), ("past_key", (1, 2, 5, 16), torch.float32),
+                                          ("past_value", (1, 2, 5, 16), torch.float32), ("pos", (1, 3), torch.int64),
+                                          ("mha_past_k", (1, 4, 5, 16), torch.float32),
+                                          ("mha_past_v", (1, 4, 5, 16), torch.float32)], {}, "helper"),
     "quantized_ops": (quantized_ops, [("x", (2, 3, 32, 32), torch.float32), ("h", (2, 7, 32), torch.float32)], {},
                       "helper"),
 }

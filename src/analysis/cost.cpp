@@ -293,6 +293,11 @@ class Analyzer {
       if (!(f & k_weight) || (f & k_param_counted)) continue;
       if (m_g.tensors[static_cast<size_t>(t)].is_initializer) {
         if (auto n = param_elements(t, multi_only, quantized)) {
+          // MatMulNBits packs 8 / bits weights into each byte of B (input 1).
+          if (node.op == "MatMulNBits" && i == 1) {
+            const int64_t bits = node.attr_int("bits", 4);
+            if (bits >= 1 && bits <= 8) *n = *n * 8 / bits;
+          }
           c.params += *n;
           m_flags[static_cast<size_t>(t)] |= k_param_counted;
         }

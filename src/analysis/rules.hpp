@@ -116,6 +116,11 @@ void cost_matmul(RuleContext& ctx, const OpRule& rule);
 void cost_qlinear_matmul(RuleContext& ctx, const OpRule& rule);
 /// com.microsoft Attention: QKV projection, Q.K^T over past + new keys, softmax and the product with V.
 void cost_ms_attention(RuleContext& ctx, const OpRule& rule);
+/// com.microsoft MultiHeadAttention and GroupQueryAttention: scores, softmax and the product with V over past + new
+/// keys.
+void cost_ms_mha_gqa(RuleContext& ctx, const OpRule& rule);
+/// com.microsoft MatMulNBits: a GEMM with N x K weights in `bits`-bit blocks, dequantised on the fly.
+void cost_matmul_nbits(RuleContext& ctx, const OpRule& rule);
 void cost_einsum(RuleContext& ctx, const OpRule& rule);
 void cost_rnn(RuleContext& ctx, const OpRule& rule);
 
@@ -128,6 +133,7 @@ void cost_instancenorm(RuleContext& ctx, const OpRule& rule);
 void cost_groupnorm(RuleContext& ctx, const OpRule& rule);
 void cost_groupnorm_nhwc(RuleContext& ctx, const OpRule& rule);
 void cost_skip_layernorm(RuleContext& ctx, const OpRule& rule);
+void cost_skip_simplified_layernorm(RuleContext& ctx, const OpRule& rule);
 void cost_lrn(RuleContext& ctx, const OpRule& rule);
 void cost_mvn(RuleContext& ctx, const OpRule& rule);
 void cost_pool(RuleContext& ctx, const OpRule& rule);

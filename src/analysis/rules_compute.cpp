@@ -263,6 +263,71 @@ void cost_ms_attention(RuleContext& ctx, const OpRule&) {
   ctx.set_attrs(OpFamily::gemm, v);
 }
 
+// com.microsoft MultiHeadAttention and GroupQueryAttention (their shapes: shape_rules.cpp, infer_ms_mha_gqa): the
+// scores Q.K^T over the T keys (past + new), the softmax (5 a score) and the product with V, per query head; GQA's
+// heads share kv_num_heads key/value heads (no less work a query head) and do_rotary adds the rotation of the new
+// queries and keys (3 an element). MHA's bias input adds Q, K and V's biases. The GEMM view is the batched
+// scores product [B * N] x [S, T] x [H], T widened so that it carries every FLOP of the node.
+void cost_ms_mha_gqa(RuleContext& ctx, const OpRule&) {
+  const std::vector<int64_t>& q = ctx.in_shape(0);
+  const int64_t heads = ctx.node.attr_int("num_heads", 0);
+  if (q.size() != 3 || heads < 1) ctx.fail("needs query [B, S, hidden] and num_heads >= 1");
+  const double b = static_cast<double>(q[0]), s = static_cast<double>(q[1]), n = static_cast<double>(heads);
+  double hk = 0, hv = 0, t = 0, extra = 0;
+  if (ctx.node.op == "GroupQueryAttention") {
+    const int64_t kv_heads = ctx.node.attr_int("kv_num_heads", 0);
+    if (kv_heads < 1 || heads % kv_heads != 0)
+      ctx.fail("needs kv_num_heads >= 1 dividing num_heads (got " + std::to_string(kv_heads) + " and " +
+               std::to_string(heads) + ")");
+    const bool packed = !ctx.has_input(1);
+    hk = hv = static_cast<double>(q[2]) / static_cast<double>(packed ? heads + 2 * kv_heads : heads);
+    const bool has_past = ctx.has_input(3) && ctx.in_shape(3).size() == 4;
+    const double past = has_past ? static_cast<double>(ctx.in_shape(3)[2]) : 0;
+    const Tensor* total = ctx.input(6);
+    t = total && total->int_values && total->int_values->size() == 1 ? static_cast<double>(total->int_values->front())
+                                                                     : past + s;
+    if (ctx.node.attr_int("do_rotary", 0)) extra = 3 * b * s * (n + static_cast<double>(kv_heads)) * hk;
+  } else {
+    const std::vector<int64_t>& k = ctx.in_shape(1);
+    const std::vector<int64_t>& v = ctx.in_shape(2);
+    const bool split = k.size() == 4;
+    if ((k.size() != 3 && !split) || v.size() != k.size())
+      ctx.fail("needs key and value [B, L, hidden] or [B, N, L, head size]");
+    hk = split ? static_cast<double>(k[3]) : static_cast<double>(k[2]) / n;
+    hv = split ? static_cast<double>(v[3]) : static_cast<double>(v[2]) / n;
+    const bool has_past = !split && ctx.has_input(6) && ctx.in_shape(6).size() == 4;
+    const double past = has_past ? static_cast<double>(ctx.in_shape(6)[2]) : 0;
+    t = past + static_cast<double>(split ? k[2] : k[1]);
+    if (ctx.has_input(3)) extra = b * s * n * hk + b * (t - past) * n * (hk + hv);
+  }
+  if (hk <= 0 || t <= 0) ctx.fail("head size and key length must be positive");
+  ctx.cost.flops = 2 * b * n * s * t * hk + 5 * b * n * s * t + 2 * b * n * s * t * hv + extra;
+  const int64_t batch = q[0] * heads, k_dim = static_cast<int64_t>(hk);
+  const int64_t n_eff = static_cast<int64_t>(ctx.cost.flops / (2.0 * b * n * s * hk) + 0.5);
+  ctx.cost.gemm = GemmShape{batch, q[1], n_eff, k_dim};
+  const std::array<double, 4> attrs{static_cast<double>(batch), s, static_cast<double>(n_eff), hk};
+  ctx.set_attrs(OpFamily::gemm, attrs);
+}
+
+// com.microsoft MatMulNBits: A [..., K] times N x K weights stored in `bits`-bit blocks of block_size with a
+// scale (and zero point) a block, B input 1 packed [N, K / block_size, block_size * bits / 8]: the GEMM's FLOPs,
+// each weight's dequantisation (2: zero point and scale) and the optional bias (input 5).
+void cost_matmul_nbits(RuleContext& ctx, const OpRule&) {
+  const std::vector<int64_t>& a = ctx.in_shape(0);
+  const int64_t k = ctx.node.attr_int("K", 0), n = ctx.node.attr_int("N", 0);
+  if (a.empty() || k < 1 || n < 1) ctx.fail("needs A [..., K] and attributes K and N >= 1");
+  if (a.back() != k)
+    ctx.fail("A's last dim " + std::to_string(a.back()) + " is not the attribute K = " + std::to_string(k));
+  const double m = product(std::span(a).first(a.size() - 1));
+  const double mn = m * static_cast<double>(n);
+  ctx.cost.flops = 2 * mn * static_cast<double>(k) + 2 * static_cast<double>(n) * static_cast<double>(k) +
+                   (ctx.has_input(5) ? mn : 0);
+  const int64_t rows = static_cast<int64_t>(m);
+  ctx.cost.gemm = GemmShape{1, rows, n, k};
+  const std::array<double, 4> v{1, m, static_cast<double>(n), static_cast<double>(k)};
+  ctx.set_attrs(OpFamily::gemm, v);
+}
+
 namespace {
 
 // Labels: 'a'..'z' -> 0..25, 'A'..'Z' -> 26..51, ellipsis dims -> 52.. (rightmost ellipsis dim last).

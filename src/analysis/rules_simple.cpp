@@ -126,6 +126,15 @@ void cost_skip_layernorm(RuleContext& ctx, const OpRule& rule) {
   set_shaped(ctx, OpFamily::norm, elements, static_cast<double>(x.back()));
 }
 
+// com.microsoft SkipSimplifiedLayerNormalization: input + skip (+ bias, input 3), then RMSNorm with gamma.
+void cost_skip_simplified_layernorm(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  if (x.empty()) ctx.fail("input must have rank >= 1");
+  double elements = product(x);
+  ctx.cost.flops = (rule.per_element + (ctx.has_input(3) ? 1 : 0)) * elements;
+  set_shaped(ctx, OpFamily::norm, elements, static_cast<double>(x.back()));
+}
+
 void cost_lrn(RuleContext& ctx, const OpRule&) {
   const auto& x = ctx.in_shape(0);
   if (x.size() < 2) ctx.fail("input must have rank >= 2");

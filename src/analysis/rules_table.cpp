@@ -26,6 +26,7 @@ OpRule rule(OpFamily f, CostFn fn, double per_element = 0, ParamSlots p = ParamS
                      fn == cost_rnn ||
                      fn == cost_batchnorm || fn == cost_layernorm || fn == cost_instancenorm ||
                      fn == cost_groupnorm || fn == cost_groupnorm_nhwc || fn == cost_skip_layernorm ||
+                     fn == cost_skip_simplified_layernorm || fn == cost_ms_mha_gqa || fn == cost_matmul_nbits ||
                      fn == cost_lrn || fn == cost_mvn || fn == cost_softmax || fn == cost_scan || fn == cost_nms ||
                      fn == cost_none;
   return OpRule{f, fn, per_element, p, mask, !from_inputs};
@@ -62,6 +63,9 @@ const Table& default_table() {
         // norm
         {"BatchNormalization", rule(OpFamily::norm, cost_batchnorm, 2, ParamSlots::listed, slots({1, 2}))},
         {"LayerNormalization", rule(OpFamily::norm, cost_layernorm, 8, ParamSlots::listed, slots({1, 2}))},
+        // RMSNorm as ONNX Runtime registers it in the default domain (its GenAI models): square, mean,
+        // rsqrt, normalise and scale, 5 an element.
+        {"SimplifiedLayerNormalization", rule(OpFamily::norm, cost_layernorm, 5, ParamSlots::listed, slots({1}))},
         {"InstanceNormalization", rule(OpFamily::norm, cost_instancenorm, 8, ParamSlots::listed, slots({1, 2}))},
         {"GroupNormalization", rule(OpFamily::norm, cost_groupnorm, 8, ParamSlots::listed, slots({1, 2}))},
         {"MeanVarianceNormalization", rule(OpFamily::norm, cost_mvn, 8)},
@@ -222,6 +226,15 @@ const Table& microsoft_table() {
       {"QuickGelu", ew(5)},
       {"GroupNorm", rule(OpFamily::norm, cost_groupnorm_nhwc, 8, ParamSlots::listed, slots({1, 2}))},
       {"SkipLayerNormalization", rule(OpFamily::norm, cost_skip_layernorm, 9, ParamSlots::listed, slots({2, 3, 4}))},
+      // The decoder ops of ONNX Runtime GenAI's models: the residual add and RMSNorm (6), rotary embedding
+      // (x cos + rotate(x) sin: 3 an element), attention with a KV cache, 4-bit weight GEMMs whose logical
+      // N x K weights are the parameters (cost.cpp counts the packed bytes at 8 / bits weights each).
+      {"SkipSimplifiedLayerNormalization",
+       rule(OpFamily::norm, cost_skip_simplified_layernorm, 6, ParamSlots::listed, slots({2, 3}))},
+      {"RotaryEmbedding", ew(3)},
+      {"MultiHeadAttention", rule(OpFamily::gemm, cost_ms_mha_gqa)},
+      {"GroupQueryAttention", rule(OpFamily::gemm, cost_ms_mha_gqa)},
+      {"MatMulNBits", rule(OpFamily::gemm, cost_matmul_nbits, 0, ParamSlots::listed_quantized, slots({1, 5}))},
       // QOperator quantisation's 8-bit elementwise ops: dequantise both operands, the op, requantise (Add, Mul:
       // 5 a element); Sigmoid and LeakyRelu are a 256-entry table lookup in ONNX Runtime (1); Softmax a table
       // of exponentials, the sum and the scaling (as the float op's 5); the pools subtract the zero point and add

@@ -194,7 +194,8 @@ const std::unordered_set<std::string> k_same_shape_ops = {
     "LayerNormalization", "GroupNormalization", "Shrink", "IsNaN", "IsInf", "CumSum", "Trilu", "Cast", "CastLike",
     "QuantizeLinear", "DequantizeLinear", "Bernoulli", "RandomNormalLike", "RandomUniformLike", "EyeLike",
     "BitwiseNot", "ScatterND", "ScatterElements", "Scatter", "Swish", "FastGelu", "BiasGelu", "QuickGelu",
-    "SkipLayerNormalization", "SimplifiedLayerNormalization", "ReverseSequence"};
+    "SkipLayerNormalization", "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization", "RotaryEmbedding",
+    "ReverseSequence"};
 
 const std::unordered_set<std::string> k_broadcast_ops = {
     "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
@@ -657,6 +658,54 @@ bool infer_ms_attention(Graph& g, Node& n) {
   return ch;
 }
 
+// com.microsoft MultiHeadAttention: query [B, S, D]; key and value [B, L, D] (then past_key/past_value, inputs 6
+// and 7, [B, N, P, H] come before them) or already split into heads [B, N, L, H]; output [B, S, N * Hv],
+// present_key/value [B, N, P + L, H]. GroupQueryAttention: query [B, S, N * H] and key/value [B, S, kvN * H] (or
+// one packed query [B, S, (N + 2 kvN) * H]), past_key/value [B, kvN, P, H] (inputs 3 and 4), the total length
+// as input 6: present [B, kvN, max(P, total), H], output [B, S, N * H].
+bool infer_ms_mha_gqa(Graph& g, Node& n) {
+  const Tensor* q = shaped(g.input(n, 0));
+  const int64_t heads = n.attr_int("num_heads", 0);
+  if (!q || q->shape.size() != 3 || heads < 1) return false;
+  const int64_t b = q->shape[0], s = q->shape[1], d = q->shape[2];
+  const DType dt = q->dtype;
+  bool ch = false;
+  auto put = [&](size_t slot, const Shape& shape) {
+    if (Tensor* t = out_tensor(g, n, slot)) ch |= set_dtype(*t, dt) | set_shape(*t, shape);
+  };
+  auto mul = [](int64_t a, int64_t c) { return a < 0 || c < 0 ? U : a * c; };
+  auto div = [](int64_t a, int64_t c) { return a < 0 || c <= 0 ? U : a / c; };
+  if (n.op == "GroupQueryAttention") {
+    const int64_t kv_heads = n.attr_int("kv_num_heads", 0);
+    if (kv_heads < 1) return false;
+    const bool packed = !g.input(n, 1);
+    const int64_t h = div(d, packed ? heads + 2 * kv_heads : heads);
+    put(0, Shape{b, s, mul(heads, h)});
+    int64_t past = 0;
+    if (const Tensor* p = shaped(g.input(n, 3))) past = p->shape.size() == 4 ? p->shape[2] : U;
+    const auto total = scalar_int(g.input(n, 6));
+    const int64_t t = total ? (past < 0 ? *total : std::max(past, *total)) : U;
+    put(1, Shape{b, kv_heads, t, h});
+    put(2, Shape{b, kv_heads, t, h});
+    return ch;
+  }
+  const Tensor* k = shaped(g.input(n, 1));
+  const Tensor* v = shaped(g.input(n, 2));
+  if (!k || !v || k->shape.size() != v->shape.size()) return false;
+  const bool split = k->shape.size() == 4;  // [B, N, L, H]: no past joins it
+  if (!split && k->shape.size() != 3) return false;
+  const int64_t len = split ? k->shape[2] : k->shape[1];
+  const int64_t hk = split ? k->shape[3] : div(k->shape[2], heads);
+  const int64_t hv = split ? v->shape[3] : div(v->shape[2], heads);
+  int64_t past = 0;
+  if (const Tensor* p = shaped(g.input(n, 6)); p && !split) past = p->shape.size() == 4 ? p->shape[2] : U;
+  const int64_t t = past < 0 || len < 0 ? U : past + len;
+  put(0, Shape{b, s, mul(heads, hv)});
+  put(1, Shape{b, heads, t, hk});
+  put(2, Shape{b, heads, t, hv});
+  return ch;
+}
+
 // Ops of opsets 17-20 that the ONNX library (1.12) shapes wrongly or not at all: CenterCropPad-18,
 // Col2Im-18, AffineGrid-20, GridSample-16/20 (N-D) and DFT-17/20 (axis and dft_length as inputs from 20).
 bool infer_signal_and_grid(Graph& g, Node& n, Tensor& o) {
@@ -997,7 +1046,8 @@ bool infer_node(Graph& g, Node& n) {
         if (shaped(x)) ch |= set_shape(*m, x->shape);
       }
     // com.microsoft SkipLayerNormalization: mean and inv_std_var [..., 1], then input + skip (+ bias).
-    if (op == "SkipLayerNormalization" && shaped(x) && !x->shape.empty()) {
+    if ((op == "SkipLayerNormalization" || op == "SkipSimplifiedLayerNormalization") && shaped(x) &&
+        !x->shape.empty()) {
       Shape s = x->shape;
       s.back() = 1;
       for (size_t i = 1; i < 4; ++i)
@@ -1006,7 +1056,8 @@ bool infer_node(Graph& g, Node& n) {
           ch |= set_shape(*m, i == 3 ? x->shape : s);
         }
     }
-    if (op == "LayerNormalization" && shaped(x)) {
+    // LayerNormalization's mean and inv_std_dev; SimplifiedLayerNormalization's (RMSNorm) inv_std_var.
+    if ((op == "LayerNormalization" || op == "SimplifiedLayerNormalization") && shaped(x)) {
       int64_t r = static_cast<int64_t>(x->shape.size());
       int64_t axis = norm_axis(n.attr_int("axis", -1), r);
       Shape s = x->shape;
@@ -1497,6 +1548,16 @@ bool infer_node(Graph& g, Node& n) {
     return ch | set_shape(*o, s);
   }
   if (op == "Attention" && n.domain == "com.microsoft") return ch | infer_ms_attention(g, n);
+  if ((op == "MultiHeadAttention" || op == "GroupQueryAttention") && n.domain == "com.microsoft")
+    return ch | infer_ms_mha_gqa(g, n);
+  if (op == "MatMulNBits" && n.domain == "com.microsoft") {  // A [..., K] x the N x K packed weights
+    const Tensor* a = shaped(x);
+    const int64_t cols = n.attr_int("N", -1);
+    if (!a || a->shape.empty() || cols < 1) return ch;
+    Shape s = a->shape;
+    s.back() = cols;
+    return ch | set_shape(*o, s);
+  }
   if (op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "QLinearConv" || op == "MaxPool" ||
       op == "AveragePool" || op == "LpPool" || op == "FusedConv" || op == "DeformConv") {
     ch |= conv_like(g, n, *o);

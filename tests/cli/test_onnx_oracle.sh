@@ -7,7 +7,9 @@
 # (at the exported shapes, and at batch 2 where the batch is symbolic). Also ONNX Runtime-optimized graphs
 # (com.microsoft FusedConv, FusedMatMul, SkipLayerNormalization, Gelu) and a contrib-op graph (Attention
 # with a KV cache, FastGelu, BiasGelu, opset-18 GroupNormalization), a QOperator-quantised graph
-# (quantized_ops: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger and the com.microsoft QLinear* ops),
+# (quantized_ops: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger and the com.microsoft QLinear* ops), a
+# decoder layer as ONNX Runtime GenAI writes it (llm_contrib_ops: RMSNorm, MatMulNBits, GroupQueryAttention with a
+# KV cache, SkipSimplifiedLayerNormalization, RotaryEmbedding, MultiHeadAttention with a past),
 # and the ops revised in opsets 18-21 (opset18_ops, opset20_ops, opset21_ops).
 # Exports, the npm package and ONNX Runtime's shapes (oracle/ort_node.sh, ort_shapes) are cached under
 # <repo>/cache (git-ignored).

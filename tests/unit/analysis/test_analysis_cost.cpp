@@ -346,6 +346,57 @@ TEST(Analyze, QLinearContribOpsCostTheirFloatCounterparts) {
   EXPECT_TRUE(c.integer_nodes.empty());
 }
 
+TEST(Analyze, DecoderContribOpsOfOnnxRuntimeGenAi) {
+  // A decode step of 2 sequences (1 new token each) over a 7-token past: GroupQueryAttention with 8 query heads
+  // over 2 KV heads of 16 and rotary (scores and V over T = 8 keys, softmax 5 a score, rotation 3 an element of the
+  // new queries and keys); MultiHeadAttention with its own past and a bias; MatMulNBits with 4-bit weights (the
+  // parameters are the N x K weights, not the packed bytes); RMSNorm (5 an element), its skip form with a bias
+  // (6 + 1) and rotary embedding (3).
+  GraphBuilder b;
+  b.f32("q", {2, 1, 128}, 'x').f32("k", {2, 1, 32}, 'x').f32("v", {2, 1, 32}, 'x');
+  b.f32("pk", {2, 2, 7, 16}, 'x').f32("pv", {2, 2, 7, 16}, 'x');
+  b.tensor("seqlens", DType::i32, {2}, 'x').tensor("total", DType::i32, {}, 'w');
+  b.graph().tensors.back().int_values = std::vector<int64_t>{8};
+  b.f32("cos", {64, 8}, 'w').f32("sin", {64, 8}, 'w');
+  b.f32("attn", {2, 1, 128}).f32("present_k", {2, 2, 8, 16}).f32("present_v", {2, 2, 8, 16});
+  b.node("GroupQueryAttention", {"q", "k", "v", "pk", "pv", "seqlens", "total", "cos", "sin"},
+         {"attn", "present_k", "present_v"},
+         {{"num_heads", int64_t{8}}, {"kv_num_heads", int64_t{2}}, {"do_rotary", int64_t{1}}}, "com.microsoft");
+  b.f32("mk", {2, 1, 64}, 'x').f32("mv", {2, 1, 64}, 'x').f32("bias", {192}, 'w');
+  b.f32("mpk", {2, 4, 7, 16}, 'x').f32("mpv", {2, 4, 7, 16}, 'x').f32("mq", {2, 1, 64}, 'x');
+  b.f32("mha", {2, 1, 64}).f32("mpresent_k", {2, 4, 8, 16}).f32("mpresent_v", {2, 4, 8, 16});
+  b.node("MultiHeadAttention", {"mq", "mk", "mv", "bias", "", "", "mpk", "mpv"}, {"mha", "mpresent_k", "mpresent_v"},
+         {{"num_heads", int64_t{4}}}, "com.microsoft");
+  b.tensor("w4", DType::u8, {96, 2, 16}, 'w').f32("scales", {192}, 'w').f32("a", {2, 1, 64}, 'x').f32("y", {2, 1, 96});
+  b.node("MatMulNBits", {"a", "w4", "scales"}, {"y"},
+         {{"K", int64_t{64}}, {"N", int64_t{96}}, {"bits", int64_t{4}}, {"block_size", int64_t{32}}}, "com.microsoft");
+  b.f32("g", {64}, 'w').f32("ln", {2, 1, 64}).f32("skb", {64}, 'w').f32("sk", {2, 1, 64});
+  b.f32("rot", {2, 1, 64}).tensor("pos", DType::i64, {2, 1}, 'x');
+  b.node("SimplifiedLayerNormalization", {"a", "g"}, {"ln"});
+  b.node("SkipSimplifiedLayerNormalization", {"a", "mq", "g", "skb"}, {"sk"}, {}, "com.microsoft");
+  b.node("RotaryEmbedding", {"a", "pos", "cos", "sin"}, {"rot"}, {}, "com.microsoft");
+  GraphCost c = analyze(b.build());
+  const double gqa = 2 * (2 * 2.0 * 8 * 1 * 8 * 16) + 5.0 * 2 * 8 * 8 + 3.0 * 2 * 1 * (8 + 2) * 16;
+  EXPECT_EQ(c.nodes[0].family, OpFamily::gemm);
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, gqa);
+  ASSERT_TRUE(c.nodes[0].gemm.has_value());
+  EXPECT_EQ(c.nodes[0].gemm->batch, 16);  // B x query heads
+  EXPECT_EQ(c.nodes[0].gemm->k, 16);      // the head size
+  EXPECT_EQ(c.nodes[0].params, 0);        // the caches are tables, the KV pasts runtime inputs
+  const double mha = 2 * (2 * 2.0 * 4 * 8 * 16) + 5.0 * 2 * 4 * 8 + (2.0 * 4 * 16 + 2.0 * 1 * 4 * 32);
+  EXPECT_DOUBLE_EQ(c.nodes[1].flops, mha);
+  EXPECT_DOUBLE_EQ(c.nodes[2].flops, 2.0 * 2 * 96 * 64 + 2.0 * 96 * 64);
+  EXPECT_EQ(c.nodes[2].params, 96 * 64);  // 3,072 packed bytes of 2 weights each
+  ASSERT_TRUE(c.nodes[2].gemm.has_value());
+  EXPECT_EQ(c.nodes[2].gemm->m, 2);
+  EXPECT_EQ(c.nodes[2].gemm->n, 96);
+  EXPECT_EQ(c.nodes[3].family, OpFamily::norm);
+  EXPECT_DOUBLE_EQ(c.nodes[3].flops, 5.0 * 128);
+  EXPECT_EQ(c.nodes[3].params, 64);
+  EXPECT_DOUBLE_EQ(c.nodes[4].flops, 7.0 * 128);
+  EXPECT_DOUBLE_EQ(c.nodes[5].flops, 3.0 * 128);
+}
+
 TEST(Analyze, MaxRoiPoolUpperBound) {
   GraphBuilder b;
   b.f32("x", {1, 4, 8, 8}, 'x').f32("rois", {3, 5}, 'x').f32("y", {3, 4, 2, 2});

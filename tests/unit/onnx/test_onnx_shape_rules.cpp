@@ -575,6 +575,35 @@ g (float[N, 3, 8, 8] x, float[N, 5, 16] h) => (uint8[N, 6] o) {
   EXPECT_EQ(T(g, "mi").dtype, perfpred::DType::i32);
 }
 
+// ONNX Runtime GenAI's decoder ops (tests/cli/test_onnx_oracle.sh llm_contrib_ops checks the common forms against
+// ONNX Runtime): GroupQueryAttention with one packed QKV input (the head size from (N + 2 kvN) heads) and a total
+// length that is a runtime input (present's length unknown), MultiHeadAttention whose key and value come split
+// into heads [B, N, L, H] (no past joins them), MatMulNBits' [..., N], RMSNorm's inv_std_var.
+TEST(OnnxShapeRules, DecoderContribOps) {
+  std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[2, 1, 256] qkv, float[2, 2, 9, 32] pk, float[2, 2, 9, 32] pv, int32[2] lens, int32 total,
+   float[2, 1, 128] q, float[2, 4, 6, 32] k4, float[2, 4, 6, 16] v4, float[2, 1, 64] a, uint8[48, 2, 16] w4,
+   float[96] sc, float[64] gamma) => (float[2, 1, 128] o) {
+  o, present_k, present_v = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2>
+      (qkv, , , pk, pv, lens, total)
+  m, mk, mv = com.microsoft.MultiHeadAttention <num_heads = 4> (q, k4, v4)
+  y = com.microsoft.MatMulNBits <K = 64, N = 48, bits = 4, block_size = 32> (a, w4, sc)
+  n, inv = SimplifiedLayerNormalization <axis = -1> (a, gamma)
+}
+)";
+  Graph g = oi::import_text(text, oi::ImportOptions{});
+  EXPECT_EQ(S(g, "o"), (V{2, 1, 128}));  // 256 / (4 + 2 x 2) = 32 a head
+  EXPECT_EQ(S(g, "present_k"), (V{2, 2, -1, 32}));
+  EXPECT_EQ(S(g, "m"), (V{2, 1, 64}));
+  EXPECT_EQ(S(g, "mk"), (V{2, 4, 6, 32}));
+  EXPECT_EQ(S(g, "mv"), (V{2, 4, 6, 16}));
+  EXPECT_EQ(S(g, "y"), (V{2, 1, 48}));
+  EXPECT_EQ(S(g, "n"), (V{2, 1, 64}));
+  EXPECT_EQ(S(g, "inv"), (V{2, 1, 1}));
+  EXPECT_EQ(T(g, "inv").dtype, perfpred::DType::f32);
+}
+
 // Ops revised in opsets 18-21, which the linked ONNX library (1.12, opset 17) would shape with their
 // older semantics: perfpred's rules alone shape them, as ONNX Runtime does (tests/cli/test_onnx_oracle.sh
 // checks the same ops in opset18_ops/opset20_ops/opset21_ops against it).
