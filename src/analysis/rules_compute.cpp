@@ -280,7 +280,11 @@ void cost_ms_mha_gqa(RuleContext& ctx, const OpRule&) {
       ctx.fail("needs kv_num_heads >= 1 dividing num_heads (got " + std::to_string(kv_heads) + " and " +
                std::to_string(heads) + ")");
     const bool packed = !ctx.has_input(1);
-    hk = hv = static_cast<double>(q[2]) / static_cast<double>(packed ? heads + 2 * kv_heads : heads);
+    const int64_t split_into = packed ? heads + 2 * kv_heads : heads;
+    if (q[2] % split_into != 0)
+      ctx.fail("query width " + std::to_string(q[2]) + " does not split into " + std::to_string(split_into) +
+               (packed ? " packed query, key and value heads" : " heads"));
+    hk = hv = static_cast<double>(q[2] / split_into);
     const bool has_past = ctx.has_input(3) && ctx.in_shape(3).size() == 4;
     const double past = has_past ? static_cast<double>(ctx.in_shape(3)[2]) : 0;
     const Tensor* total = ctx.input(6);
@@ -293,8 +297,11 @@ void cost_ms_mha_gqa(RuleContext& ctx, const OpRule&) {
     const bool split = k.size() == 4;
     if ((k.size() != 3 && !split) || v.size() != k.size())
       ctx.fail("needs key and value [B, L, hidden] or [B, N, L, head size]");
-    hk = split ? static_cast<double>(k[3]) : static_cast<double>(k[2]) / n;
-    hv = split ? static_cast<double>(v[3]) : static_cast<double>(v[2]) / n;
+    if (!split && (k[2] % heads != 0 || v[2] % heads != 0))
+      ctx.fail("key and value widths (" + std::to_string(k[2]) + ", " + std::to_string(v[2]) +
+               ") do not split into num_heads = " + std::to_string(heads));
+    hk = split ? static_cast<double>(k[3]) : static_cast<double>(k[2] / heads);
+    hv = split ? static_cast<double>(v[3]) : static_cast<double>(v[2] / heads);
     const bool has_past = !split && ctx.has_input(6) && ctx.in_shape(6).size() == 4;
     const double past = has_past ? static_cast<double>(ctx.in_shape(6)[2]) : 0;
     t = past + static_cast<double>(split ? k[2] : k[1]);

@@ -397,6 +397,30 @@ TEST(Analyze, DecoderContribOpsOfOnnxRuntimeGenAi) {
   EXPECT_DOUBLE_EQ(c.nodes[5].flops, 3.0 * 128);
 }
 
+TEST(Analyze, AttentionWhoseWidthsDoNotSplitIntoHeadsIsAnInputError) {
+  // 64 query features over 3 heads, and a MultiHeadAttention key of 30 over 4 heads: exit 2 naming the node.
+  GraphBuilder b;
+  b.f32("q", {1, 4, 64}, 'x').f32("k", {1, 4, 30}, 'x').f32("v", {1, 4, 32}, 'x').f32("o", {1, 4, 64});
+  b.tensor("lens", DType::i32, {1}, 'x').f32("mo", {1, 4, 32});
+  b.node("GroupQueryAttention", {"q", "q", "q", "", "", "lens"}, {"o"},
+         {{"num_heads", int64_t{3}}, {"kv_num_heads", int64_t{1}}}, "com.microsoft");
+  try {
+    analyze(b.build());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("query width 64 does not split into 3 heads"), std::string::npos) << e.what();
+  }
+  GraphBuilder m;
+  m.f32("q", {1, 4, 64}, 'x').f32("k", {1, 4, 30}, 'x').f32("v", {1, 4, 32}, 'x').f32("mo", {1, 4, 32});
+  m.node("MultiHeadAttention", {"q", "k", "v"}, {"mo"}, {{"num_heads", int64_t{4}}}, "com.microsoft");
+  try {
+    analyze(m.build());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("do not split into num_heads = 4"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Analyze, MaxRoiPoolUpperBound) {
   GraphBuilder b;
   b.f32("x", {1, 4, 8, 8}, 'x').f32("rois", {3, 5}, 'x').f32("y", {3, 4, 2, 2});
