@@ -294,6 +294,26 @@ def newer_opset_ops(opset):
         inits = common + [i64("ag_size", [2, 8, 6, 10]), i64("dft_len", 64), i64("dft_axis", 1)]
         inputs = [x, h.make_tensor_value_info("theta", T.FLOAT, ["batch", 2, 3]),
                   h.make_tensor_value_info("sig", T.FLOAT, ["batch", 50, 1])]
+    elif opset == 23:  # the ops opset 23 added, on a [batch, 8, 12, 16] map read as 8 tokens of 192 (3 heads of 64)
+        nodes = [
+            n("Reshape", ["x", "tok_shape"], ["tok"], name="to_tokens"),
+            n("RMSNormalization", ["tok", "rms_g"], ["rms"], axis=-1, epsilon=1e-5, name="rms_norm23"),
+            n("Reshape", ["rms", "head_shape"], ["heads"], name="to_heads"),
+            n("Transpose", ["heads"], ["bnsh"], perm=[0, 2, 1, 3], name="bnsh"),
+            n("RotaryEmbedding", ["bnsh", "cos", "sin", "pos"], ["rot"], name="rotary23"),
+            n("Attention", ["rms", "kv", "kv", "", "past", "past"], ["att", "present_k", "present_v"],
+              q_num_heads=3, kv_num_heads=1, name="attention_gqa23"),
+            n("Attention", ["rot", "rot", "rot"], ["att4", "", "", "qk"], is_causal=1, qk_matmul_output_mode=0,
+              name="attention_4d23"),
+        ]
+        inits = [i64("tok_shape", [0, 8, 192]), i64("head_shape", [0, 8, 3, 64]), f32("rms_g", 192),
+                 f32("cos", 32, 32), f32("sin", 32, 32)]
+        inputs = [x, h.make_tensor_value_info("pos", T.INT64, ["batch", 8]),
+                  h.make_tensor_value_info("kv", T.FLOAT, ["batch", 8, 64]),
+                  h.make_tensor_value_info("past", T.FLOAT, ["batch", 1, 5, 64])]
+        outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in ["att", "present_k", "att4", "qk"]]
+        g = h.make_graph(nodes, "opset23_ops", inputs, outs, inits)
+        return h.make_model(g, opset_imports=[h.make_opsetid("", 23)], ir_version=11)
     else:
         nodes = [
             n("GroupNormalization", ["x", "gn_s21", "gn_b21"], ["gn21"], num_groups=4, name="group_norm21"),
@@ -346,6 +366,9 @@ MODELS = {
     "opset20_ops": (lambda: newer_opset_ops(20), [("x", (2, 8, 12, 16), torch.float32), ("theta", (2, 2, 3), torch.float32),
                                                   ("sig", (2, 50, 1), torch.float32)], {}, "helper"),
     "opset21_ops": (lambda: newer_opset_ops(21), [("x", (2, 8, 12, 16), torch.float32)], {}, "helper"),
+    "opset23_ops": (lambda: newer_opset_ops(23), [("x", (2, 8, 12, 16), torch.float32), ("pos", (2, 8), torch.int64),
+                                                  ("kv", (2, 8, 64), torch.float32),
+                                                  ("past", (2, 1, 5, 64), torch.float32)], {}, "helper"),
     "contrib_ops": (contrib_ops, [("x", (2, 5, 64), torch.float32), ("past", (2, 2, 4, 3, 16), torch.float32),
                                   ("img", (2, 3, 32, 32), torch.float32)], {}, "helper"),
     # batch 1: ONNX Runtime's GroupQueryAttention takes a prompt over a past (sequence > 1) only at batch 1

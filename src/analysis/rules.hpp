@@ -116,9 +116,9 @@ void cost_matmul(RuleContext& ctx, const OpRule& rule);
 void cost_qlinear_matmul(RuleContext& ctx, const OpRule& rule);
 /// com.microsoft Attention: QKV projection, Q.K^T over past + new keys, softmax and the product with V.
 void cost_ms_attention(RuleContext& ctx, const OpRule& rule);
-/// com.microsoft MultiHeadAttention and GroupQueryAttention: scores, softmax and the product with V over past + new
-/// keys.
-void cost_ms_mha_gqa(RuleContext& ctx, const OpRule& rule);
+/// com.microsoft MultiHeadAttention and GroupQueryAttention, ONNX Attention (opset 23): scores, softmax and the
+/// product with V over past + new keys.
+void cost_head_attention(RuleContext& ctx, const OpRule& rule);
 /// com.microsoft MatMulNBits: a GEMM with N x K weights in `bits`-bit blocks, dequantised on the fly.
 void cost_matmul_nbits(RuleContext& ctx, const OpRule& rule);
 void cost_einsum(RuleContext& ctx, const OpRule& rule);

@@ -263,56 +263,119 @@ void cost_ms_attention(RuleContext& ctx, const OpRule&) {
   ctx.set_attrs(OpFamily::gemm, v);
 }
 
-// com.microsoft MultiHeadAttention and GroupQueryAttention (their shapes: shape_rules.cpp, infer_ms_mha_gqa): the
-// scores Q.K^T over the T keys (past + new), the softmax (5 a score) and the product with V, per query head; GQA's
-// heads share kv_num_heads key/value heads (no less work a query head) and do_rotary adds the rotation of the new
-// queries and keys (3 an element). MHA's bias input adds Q, K and V's biases. The GEMM view is the batched
-// scores product [B * N] x [S, T] x [H], T widened so that it carries every FLOP of the node.
-void cost_ms_mha_gqa(RuleContext& ctx, const OpRule&) {
+namespace {
+
+// Attention over heads as the three ops that take it whole present it: B sequences of S queries in `heads`
+// heads, each scoring T keys (past + new) with head size hk and mixing values of head size hv; `extra` FLOPs
+// outside the scores (biases, a mask, rotation).
+struct HeadAttention {
+  double b = 0, heads = 0, s = 0, t = 0, hk = 0, hv = 0, extra = 0;
+};
+
+// com.microsoft GroupQueryAttention: query [B, S, N * H] with key/value [B, S, kvN * H] (or one packed query of
+// (N + 2 kvN) heads), past [B, kvN, P, H] (input 3), the total length as input 6, do_rotary: the rotation of the
+// new queries and keys (3 an element). The heads share kv_num_heads key/value heads: no less work a query head.
+HeadAttention gqa_shape(RuleContext& ctx, const std::vector<int64_t>& q, int64_t heads) {
+  const int64_t kv_heads = ctx.node.attr_int("kv_num_heads", 0);
+  if (kv_heads < 1 || heads % kv_heads != 0)
+    ctx.fail("needs kv_num_heads >= 1 dividing num_heads (got " + std::to_string(kv_heads) + " and " +
+             std::to_string(heads) + ")");
+  const bool packed = !ctx.has_input(1);
+  const int64_t split_into = packed ? heads + 2 * kv_heads : heads;
+  if (q[2] % split_into != 0)
+    ctx.fail("query width " + std::to_string(q[2]) + " does not split into " + std::to_string(split_into) +
+             (packed ? " packed query, key and value heads" : " heads"));
+  HeadAttention a{static_cast<double>(q[0]), static_cast<double>(heads), static_cast<double>(q[1])};
+  a.hk = a.hv = static_cast<double>(q[2] / split_into);
+  const bool has_past = ctx.has_input(3) && ctx.in_shape(3).size() == 4;
+  const double past = has_past ? static_cast<double>(ctx.in_shape(3)[2]) : 0;
+  const Tensor* total = ctx.input(6);
+  const bool known = total && total->int_values && total->int_values->size() == 1;
+  a.t = known ? static_cast<double>(total->int_values->front()) : past + a.s;
+  if (ctx.node.attr_int("do_rotary", 0)) a.extra = 3 * a.b * a.s * (a.heads + static_cast<double>(kv_heads)) * a.hk;
+  return a;
+}
+
+// com.microsoft MultiHeadAttention: key/value [B, L, N * H] after their past (inputs 6, 7), or already split into
+// heads [B, N, L, H] (no past joins them); the bias input adds Q's, K's and V's biases.
+HeadAttention mha_shape(RuleContext& ctx, const std::vector<int64_t>& q, int64_t heads) {
+  const std::vector<int64_t>& k = ctx.in_shape(1);
+  const std::vector<int64_t>& v = ctx.in_shape(2);
+  const bool split = k.size() == 4;
+  if ((k.size() != 3 && !split) || v.size() != k.size())
+    ctx.fail("needs key and value [B, L, hidden] or [B, N, L, head size]");
+  if (!split && (k[2] % heads != 0 || v[2] % heads != 0))
+    ctx.fail("key and value widths (" + std::to_string(k[2]) + ", " + std::to_string(v[2]) +
+             ") do not split into num_heads = " + std::to_string(heads));
+  HeadAttention a{static_cast<double>(q[0]), static_cast<double>(heads), static_cast<double>(q[1])};
+  a.hk = split ? static_cast<double>(k[3]) : static_cast<double>(k[2] / heads);
+  a.hv = split ? static_cast<double>(v[3]) : static_cast<double>(v[2] / heads);
+  const bool has_past = !split && ctx.has_input(6) && ctx.in_shape(6).size() == 4;
+  const double past = has_past ? static_cast<double>(ctx.in_shape(6)[2]) : 0;
+  a.t = past + static_cast<double>(split ? k[2] : k[1]);
+  if (ctx.has_input(3)) a.extra = a.b * a.s * a.heads * a.hk + a.b * (a.t - past) * a.heads * (a.hk + a.hv);
+  return a;
+}
+
+// ONNX Attention (opset 23): Q [B, S, q_num_heads * H] or [B, qN, S, H]; K and V [B, L, kv_num_heads * H] or
+// [B, kvN, L, H] after their past (inputs 4, 5, [B, kvN, P, H]); an attn_mask (input 3) is added to the scores.
+HeadAttention onnx_attention_shape(RuleContext& ctx) {
   const std::vector<int64_t>& q = ctx.in_shape(0);
-  const int64_t heads = ctx.node.attr_int("num_heads", 0);
-  if (q.size() != 3 || heads < 1) ctx.fail("needs query [B, S, hidden] and num_heads >= 1");
-  const double b = static_cast<double>(q[0]), s = static_cast<double>(q[1]), n = static_cast<double>(heads);
-  double hk = 0, hv = 0, t = 0, extra = 0;
-  if (ctx.node.op == "GroupQueryAttention") {
-    const int64_t kv_heads = ctx.node.attr_int("kv_num_heads", 0);
-    if (kv_heads < 1 || heads % kv_heads != 0)
-      ctx.fail("needs kv_num_heads >= 1 dividing num_heads (got " + std::to_string(kv_heads) + " and " +
-               std::to_string(heads) + ")");
-    const bool packed = !ctx.has_input(1);
-    const int64_t split_into = packed ? heads + 2 * kv_heads : heads;
-    if (q[2] % split_into != 0)
-      ctx.fail("query width " + std::to_string(q[2]) + " does not split into " + std::to_string(split_into) +
-               (packed ? " packed query, key and value heads" : " heads"));
-    hk = hv = static_cast<double>(q[2] / split_into);
-    const bool has_past = ctx.has_input(3) && ctx.in_shape(3).size() == 4;
-    const double past = has_past ? static_cast<double>(ctx.in_shape(3)[2]) : 0;
-    const Tensor* total = ctx.input(6);
-    t = total && total->int_values && total->int_values->size() == 1 ? static_cast<double>(total->int_values->front())
-                                                                     : past + s;
-    if (ctx.node.attr_int("do_rotary", 0)) extra = 3 * b * s * (n + static_cast<double>(kv_heads)) * hk;
+  const std::vector<int64_t>& k = ctx.in_shape(1);
+  const std::vector<int64_t>& v = ctx.in_shape(2);
+  if ((q.size() != 3 && q.size() != 4) || (k.size() != 3 && k.size() != 4) || v.size() != k.size())
+    ctx.fail("needs Q, K and V of rank 3 [B, S, hidden] or 4 [B, heads, S, head size], K and V of one rank");
+  auto split = [&](const std::vector<int64_t>& x, const char* attr, const char* what, int64_t& heads, int64_t& len,
+                   int64_t& size) {
+    if (x.size() == 4) {
+      heads = x[1], len = x[2], size = x[3];
+      return;
+    }
+    heads = ctx.node.attr_int(attr, 0);
+    if (heads < 1 || x[2] % heads != 0)
+      ctx.fail(std::string(what) + " [B, S, " + std::to_string(x[2]) + "] needs " + attr +
+               " >= 1 dividing its width (got " + std::to_string(heads) + ")");
+    len = x[1], size = x[2] / heads;
+  };
+  int64_t qn = 0, s = 0, hk = 0, kvn = 0, l = 0, hq = 0, vn = 0, lv = 0, hv = 0;
+  split(q, "q_num_heads", "Q", qn, s, hq);
+  split(k, "kv_num_heads", "K", kvn, l, hk);
+  split(v, "kv_num_heads", "V", vn, lv, hv);
+  if (hq != hk) ctx.fail("Q's head size " + std::to_string(hq) + " is not K's " + std::to_string(hk));
+  if (kvn < 1 || qn % kvn != 0)
+    ctx.fail("the " + std::to_string(kvn) + " key/value heads do not divide the " + std::to_string(qn) +
+             " query heads");
+  HeadAttention a{static_cast<double>(q[0]), static_cast<double>(qn), static_cast<double>(s)};
+  a.hk = static_cast<double>(hk);
+  a.hv = static_cast<double>(hv);
+  const bool has_past = ctx.has_input(4) && ctx.in_shape(4).size() == 4;
+  a.t = (has_past ? static_cast<double>(ctx.in_shape(4)[2]) : 0) + static_cast<double>(l);
+  if (ctx.has_input(3)) a.extra = a.b * a.heads * a.s * a.t;
+  return a;
+}
+
+}  // namespace
+
+// The scores Q.K^T over the T keys, the softmax (5 a score) and the product with V, per query head, plus the op's
+// extra work. The GEMM view is the batched scores product [B * N] x [S, T] x [H], T widened so that it carries
+// every FLOP of the node.
+void cost_head_attention(RuleContext& ctx, const OpRule&) {
+  HeadAttention a;
+  if (ctx.node.op == "Attention") {
+    a = onnx_attention_shape(ctx);
   } else {
-    const std::vector<int64_t>& k = ctx.in_shape(1);
-    const std::vector<int64_t>& v = ctx.in_shape(2);
-    const bool split = k.size() == 4;
-    if ((k.size() != 3 && !split) || v.size() != k.size())
-      ctx.fail("needs key and value [B, L, hidden] or [B, N, L, head size]");
-    if (!split && (k[2] % heads != 0 || v[2] % heads != 0))
-      ctx.fail("key and value widths (" + std::to_string(k[2]) + ", " + std::to_string(v[2]) +
-               ") do not split into num_heads = " + std::to_string(heads));
-    hk = split ? static_cast<double>(k[3]) : static_cast<double>(k[2] / heads);
-    hv = split ? static_cast<double>(v[3]) : static_cast<double>(v[2] / heads);
-    const bool has_past = !split && ctx.has_input(6) && ctx.in_shape(6).size() == 4;
-    const double past = has_past ? static_cast<double>(ctx.in_shape(6)[2]) : 0;
-    t = past + static_cast<double>(split ? k[2] : k[1]);
-    if (ctx.has_input(3)) extra = b * s * n * hk + b * (t - past) * n * (hk + hv);
+    const std::vector<int64_t>& q = ctx.in_shape(0);
+    const int64_t heads = ctx.node.attr_int("num_heads", 0);
+    if (q.size() != 3 || heads < 1) ctx.fail("needs query [B, S, hidden] and num_heads >= 1");
+    a = ctx.node.op == "GroupQueryAttention" ? gqa_shape(ctx, q, heads) : mha_shape(ctx, q, heads);
   }
-  if (hk <= 0 || t <= 0) ctx.fail("head size and key length must be positive");
-  ctx.cost.flops = 2 * b * n * s * t * hk + 5 * b * n * s * t + 2 * b * n * s * t * hv + extra;
-  const int64_t batch = q[0] * heads, k_dim = static_cast<int64_t>(hk);
-  const int64_t n_eff = static_cast<int64_t>(ctx.cost.flops / (2.0 * b * n * s * hk) + 0.5);
-  ctx.cost.gemm = GemmShape{batch, q[1], n_eff, k_dim};
-  const std::array<double, 4> attrs{static_cast<double>(batch), s, static_cast<double>(n_eff), hk};
+  if (a.hk <= 0 || a.t <= 0) ctx.fail("head size and key length must be positive");
+  const double scores = a.b * a.heads * a.s * a.t;
+  ctx.cost.flops = 2 * scores * a.hk + 5 * scores + 2 * scores * a.hv + a.extra;
+  const int64_t batch = static_cast<int64_t>(a.b * a.heads), k_dim = static_cast<int64_t>(a.hk);
+  const int64_t n_eff = static_cast<int64_t>(ctx.cost.flops / (2.0 * a.b * a.heads * a.s * a.hk) + 0.5);
+  ctx.cost.gemm = GemmShape{batch, static_cast<int64_t>(a.s), n_eff, k_dim};
+  const std::array<double, 4> attrs{static_cast<double>(batch), a.s, static_cast<double>(n_eff), a.hk};
   ctx.set_attrs(OpFamily::gemm, attrs);
 }
 

@@ -26,7 +26,7 @@ OpRule rule(OpFamily f, CostFn fn, double per_element = 0, ParamSlots p = ParamS
                      fn == cost_rnn ||
                      fn == cost_batchnorm || fn == cost_layernorm || fn == cost_instancenorm ||
                      fn == cost_groupnorm || fn == cost_groupnorm_nhwc || fn == cost_skip_layernorm ||
-                     fn == cost_skip_simplified_layernorm || fn == cost_ms_mha_gqa || fn == cost_matmul_nbits ||
+                     fn == cost_skip_simplified_layernorm || fn == cost_head_attention || fn == cost_matmul_nbits ||
                      fn == cost_lrn || fn == cost_mvn || fn == cost_softmax || fn == cost_scan || fn == cost_nms ||
                      fn == cost_none;
   return OpRule{f, fn, per_element, p, mask, !from_inputs};
@@ -66,6 +66,11 @@ const Table& default_table() {
         // RMSNorm as ONNX Runtime registers it in the default domain (its GenAI models): square, mean,
         // rsqrt, normalise and scale, 5 an element.
         {"SimplifiedLayerNormalization", rule(OpFamily::norm, cost_layernorm, 5, ParamSlots::listed, slots({1}))},
+        // Opset 23: RMSNorm as ONNX defines it, rotary embedding (3 an element), attention over heads with a
+        // KV cache (rules_compute.cpp, cost_head_attention).
+        {"RMSNormalization", rule(OpFamily::norm, cost_layernorm, 5, ParamSlots::listed, slots({1}))},
+        {"RotaryEmbedding", ew(3)},
+        {"Attention", rule(OpFamily::gemm, cost_head_attention)},
         {"InstanceNormalization", rule(OpFamily::norm, cost_instancenorm, 8, ParamSlots::listed, slots({1, 2}))},
         {"GroupNormalization", rule(OpFamily::norm, cost_groupnorm, 8, ParamSlots::listed, slots({1, 2}))},
         {"MeanVarianceNormalization", rule(OpFamily::norm, cost_mvn, 8)},
@@ -232,8 +237,8 @@ const Table& microsoft_table() {
       {"SkipSimplifiedLayerNormalization",
        rule(OpFamily::norm, cost_skip_simplified_layernorm, 6, ParamSlots::listed, slots({2, 3}))},
       {"RotaryEmbedding", ew(3)},
-      {"MultiHeadAttention", rule(OpFamily::gemm, cost_ms_mha_gqa)},
-      {"GroupQueryAttention", rule(OpFamily::gemm, cost_ms_mha_gqa)},
+      {"MultiHeadAttention", rule(OpFamily::gemm, cost_head_attention)},
+      {"GroupQueryAttention", rule(OpFamily::gemm, cost_head_attention)},
       {"MatMulNBits", rule(OpFamily::gemm, cost_matmul_nbits, 0, ParamSlots::listed_quantized, slots({1, 5}))},
       // QOperator quantisation's 8-bit elementwise ops: dequantise both operands, the op, requantise (Add, Mul:
       // 5 a element); Sigmoid and LeakyRelu are a 256-entry table lookup in ONNX Runtime (1); Softmax a table

@@ -250,9 +250,12 @@ AttrValue convert_attr(const onnx::AttributeProto& a) {
 }
 
 // Which input slots of an op hold weights (for export_params=False models whose weights are graph inputs).
-bool is_weight_slot(const std::string& op, size_t slot) {
+// com.microsoft Attention takes its projection weights (1, 2); ONNX's opset-23 Attention takes K and V there.
+bool is_weight_slot(const Node& n, size_t slot) {
+  const std::string& op = n.op;
+  if (op == "Attention") return n.domain == "com.microsoft" && (slot == 1 || slot == 2);
+  if (op == "SimplifiedLayerNormalization" || op == "RMSNormalization") return slot == 1;
   if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "LayerNormalization" || op == "FusedConv" ||
-      op == "Attention" ||
       op == "InstanceNormalization" || op == "GroupNormalization")
     return slot == 1 || slot == 2;
   if (op == "BatchNormalization") return slot >= 1 && slot <= 4;
@@ -742,9 +745,10 @@ class Importer {
       const int ti = m_g.find_tensor(name);
       if (ti < 0 || !m_g.tensors[static_cast<size_t>(ti)].is_initializer) continue;
       for (auto [ni, slot] : uses) {
-        const std::string& op = m_g.nodes[static_cast<size_t>(ni)].op;
+        const Node& node = m_g.nodes[static_cast<size_t>(ni)];
+        const std::string& op = node.op;
         if (op != "Add" && op != "Sub" && op != "Mul" && op != "Div" && op != "Concat" && op != "Gather" &&
-            is_weight_slot(op, slot))
+            is_weight_slot(node, slot))
           return true;
       }
     }
@@ -766,7 +770,7 @@ class Importer {
         for (auto [ni, slot] : it->second) {
           const Node& n = m_g.nodes[static_cast<size_t>(ni)];
           if (is_data_slot(n.op, slot)) data = true;
-          if (is_weight_slot(n.op, slot)) weight = true;
+          if (is_weight_slot(n, slot)) weight = true;
           if (is_pass_through(n.op) && (slot == 0 || n.op == "Concat") && depth < 6)
             for (int o : n.outputs)
               if (o >= 0) todo.push_back({m_g.tensors[static_cast<size_t>(o)].name, depth + 1});

@@ -81,9 +81,9 @@ std::string count_range(int lo, int hi) {
   return std::to_string(lo) + " to " + std::to_string(hi);
 }
 
-// Default-domain ops whose schema changed after opset 17 (the ONNX changelog, opsets 18-21), with the
+// Default-domain ops whose schema changed after opset 17 (the ONNX changelog, opsets 18-23), with the
 // arity of the newer version; only changes that matter for shapes or arity are listed (the type-only
-// revisions of 19 and 21 keep their opset-13..17 schemas).
+// revisions of 19, 21, 22 and 23 keep their opset-13..17 schemas), and the ops opset 23 added.
 struct NewerSchema {
   const char* op;
   int64_t since;
@@ -106,7 +106,8 @@ const NewerSchema k_newer_schemas[] = {
     {"ScatterND", 18, 3, 3, 1, 1, nullptr},       {"AveragePool", 19, 1, 1, 1, 1, nullptr},
     {"DeformConv", 19, 3, 5, 1, 1, nullptr},      {"AffineGrid", 20, 2, 2, 1, 1, nullptr},
     {"DFT", 20, 1, 3, 1, 1, nullptr},             {"Gelu", 20, 1, 1, 1, 1, nullptr},
-    {"GridSample", 20, 2, 2, 1, 1, nullptr},
+    {"GridSample", 20, 2, 2, 1, 1, nullptr},         {"Attention", 23, 3, 6, 1, 4, nullptr},
+    {"RMSNormalization", 23, 2, 2, 1, 1, nullptr},   {"RotaryEmbedding", 23, 3, 4, 1, 1, nullptr},
 };
 
 // The newest entry for `op` at `opset`, or nullptr (then ONNX's own schema applies).

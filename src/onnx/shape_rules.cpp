@@ -195,7 +195,7 @@ const std::unordered_set<std::string> k_same_shape_ops = {
     "QuantizeLinear", "DequantizeLinear", "Bernoulli", "RandomNormalLike", "RandomUniformLike", "EyeLike",
     "BitwiseNot", "ScatterND", "ScatterElements", "Scatter", "Swish", "FastGelu", "BiasGelu", "QuickGelu",
     "SkipLayerNormalization", "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization", "RotaryEmbedding",
-    "ReverseSequence"};
+    "RMSNormalization", "ReverseSequence"};
 
 const std::unordered_set<std::string> k_broadcast_ops = {
     "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
@@ -703,6 +703,45 @@ bool infer_ms_mha_gqa(Graph& g, Node& n) {
   put(0, Shape{b, s, mul(heads, hv)});
   put(1, Shape{b, heads, t, hk});
   put(2, Shape{b, heads, t, hv});
+  return ch;
+}
+
+// ONNX Attention (opset 23): Q [B, S, q_num_heads * H] or [B, qN, S, H]; K, V [B, L, kv_num_heads * H] or
+// [B, kvN, L, H]; past_key/value [B, kvN, P, H] (inputs 4, 5). Y has Q's rank, [B, S, qN * Hv] or [B, qN, S, Hv];
+// present_key/value [B, kvN, P + L, H]; qk_matmul_output [B, qN, S, P + L].
+bool infer_onnx_attention(Graph& g, Node& n) {
+  const Tensor* q = shaped(g.input(n, 0));
+  const Tensor* k = shaped(g.input(n, 1));
+  const Tensor* v = shaped(g.input(n, 2));
+  if (!q || !k || !v) return false;
+  const size_t rq = q->shape.size(), rk = k->shape.size();
+  if ((rq != 3 && rq != 4) || (rk != 3 && rk != 4) || v->shape.size() != rk) return false;
+  auto heads_of = [&](const Shape& x, const char* attr, int64_t& heads, int64_t& len, int64_t& size) {
+    if (x.size() == 4) {
+      heads = x[1], len = x[2], size = x[3];
+      return true;
+    }
+    heads = n.attr_int(attr, 0);
+    if (heads < 1) return false;
+    len = x[1], size = x[2] < 0 ? U : x[2] / heads;
+    return true;
+  };
+  int64_t qn = 0, s = 0, hq = 0, kvn = 0, l = 0, hk = 0, vn = 0, lv = 0, hv = 0;
+  if (!heads_of(q->shape, "q_num_heads", qn, s, hq) || !heads_of(k->shape, "kv_num_heads", kvn, l, hk) ||
+      !heads_of(v->shape, "kv_num_heads", vn, lv, hv))
+    return false;
+  int64_t past = 0;
+  if (const Tensor* p = shaped(g.input(n, 4))) past = p->shape.size() == 4 ? p->shape[2] : U;
+  const int64_t t = past < 0 || l < 0 ? U : past + l;
+  const int64_t b = q->shape[0];
+  bool ch = false;
+  auto put = [&](size_t slot, const Shape& shape) {
+    if (Tensor* o = out_tensor(g, n, slot)) ch |= set_dtype(*o, q->dtype) | set_shape(*o, shape);
+  };
+  put(0, rq == 3 ? Shape{b, s, qn < 0 || hv < 0 ? U : qn * hv} : Shape{b, qn, s, hv});
+  put(1, Shape{b, kvn, t, hk});
+  put(2, Shape{b, kvn, t, hv});
+  put(3, Shape{b, qn, s, t});
   return ch;
 }
 
@@ -1550,6 +1589,7 @@ bool infer_node(Graph& g, Node& n) {
   if (op == "Attention" && n.domain == "com.microsoft") return ch | infer_ms_attention(g, n);
   if ((op == "MultiHeadAttention" || op == "GroupQueryAttention") && n.domain == "com.microsoft")
     return ch | infer_ms_mha_gqa(g, n);
+  if (op == "Attention") return ch | infer_onnx_attention(g, n);  // the default domain's (opset 23)
   if (op == "MatMulNBits" && n.domain == "com.microsoft") {  // A [..., K] x the N x K packed weights
     const Tensor* a = shaped(x);
     const int64_t cols = n.attr_int("N", -1);

@@ -10,7 +10,8 @@
 # (quantized_ops: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger and the com.microsoft QLinear* ops), a
 # decoder layer as ONNX Runtime GenAI writes it (llm_contrib_ops: RMSNorm, MatMulNBits, GroupQueryAttention with a
 # KV cache, SkipSimplifiedLayerNormalization, RotaryEmbedding, MultiHeadAttention with a past),
-# and the ops revised in opsets 18-21 (opset18_ops, opset20_ops, opset21_ops).
+# and the ops revised or added in opsets 18-23 (opset18_ops, opset20_ops, opset21_ops, opset23_ops: Attention,
+# RMSNormalization, RotaryEmbedding).
 # Exports, the npm package and ONNX Runtime's shapes (oracle/ort_node.sh, ort_shapes) are cached under
 # <repo>/cache (git-ignored).
 # Usage: bash test_onnx_oracle.sh PERFPRED_BINARY REPO_ROOT [MODEL...]   (exit 0 pass, 77 skip, else fail)

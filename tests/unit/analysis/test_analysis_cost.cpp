@@ -397,6 +397,33 @@ TEST(Analyze, DecoderContribOpsOfOnnxRuntimeGenAi) {
   EXPECT_DOUBLE_EQ(c.nodes[5].flops, 3.0 * 128);
 }
 
+TEST(Analyze, OnnxAttentionOfOpset23) {
+  // Q [2, 4, 96] in 3 heads of 32 over 1 KV head, 6 new keys after a past of 10, a mask added to the scores:
+  // T = 16; 2 x (2 B S T H) per query head for the scores and V, 5 a score for the softmax, 1 for the mask.
+  // Q in heads [2, 3, 4, 32] needs no head attributes. RMSNormalization 5 an element, RotaryEmbedding 3.
+  GraphBuilder b;
+  b.f32("q", {2, 4, 96}, 'x').f32("kv", {2, 6, 32}, 'x').f32("mask", {4, 16}, 'x').f32("past", {2, 1, 10, 32}, 'x');
+  b.f32("y", {2, 4, 96}).f32("pk", {2, 1, 16, 32}).f32("pv", {2, 1, 16, 32});
+  b.node("Attention", {"q", "kv", "kv", "mask", "past", "past"}, {"y", "pk", "pv"},
+         {{"q_num_heads", int64_t{3}}, {"kv_num_heads", int64_t{1}}});
+  b.f32("q4", {2, 3, 4, 32}, 'x').f32("y4", {2, 3, 4, 32});
+  b.node("Attention", {"q4", "q4", "q4"}, {"y4"});
+  b.f32("g", {96}, 'w').f32("r", {2, 4, 96}).f32("cs", {16, 16}, 'w').tensor("pos", DType::i64, {2, 4}, 'x');
+  b.f32("rot", {2, 3, 4, 32});
+  b.node("RMSNormalization", {"q", "g"}, {"r"});
+  b.node("RotaryEmbedding", {"q4", "cs", "cs", "pos"}, {"rot"});
+  GraphCost c = analyze(b.build());
+  const double scores = 2.0 * 3 * 4 * 16;
+  EXPECT_EQ(c.nodes[0].family, OpFamily::gemm);
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 2 * (2 * scores * 32) + 5 * scores + scores);
+  const double scores4 = 2.0 * 3 * 4 * 4;
+  EXPECT_DOUBLE_EQ(c.nodes[1].flops, 2 * (2 * scores4 * 32) + 5 * scores4);
+  EXPECT_DOUBLE_EQ(c.nodes[2].flops, 5.0 * 768);
+  EXPECT_EQ(c.nodes[2].params, 96);
+  EXPECT_DOUBLE_EQ(c.nodes[3].flops, 3.0 * 768);
+  EXPECT_EQ(c.nodes[3].params, 0);
+}
+
 TEST(Analyze, AttentionWhoseWidthsDoNotSplitIntoHeadsIsAnInputError) {
   // 64 query features over 3 heads, and a MultiHeadAttention key of 30 over 4 heads: exit 2 naming the node.
   GraphBuilder b;

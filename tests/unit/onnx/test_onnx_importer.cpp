@@ -453,20 +453,20 @@ g (float[2, 3] x, float[3, 4] w, float[5, 2, 3] b) => (float[?] y, float[?] e, f
   EXPECT_FALSE(T(g, "t").shape_known());
 }
 
-TEST(OnnxImporter, OpsetsUpTo21ImportPastItAreRefused) {
+TEST(OnnxImporter, OpsetsUpTo23ImportPastItAreRefused) {
   const char* text = R"(
-<ir_version: 10, opset_import: ["" : 21]>
+<ir_version: 11, opset_import: ["" : 23]>
 g (float[N, 4] x) => (float[N, 4] y) {
   y = Relu (x)
 }
 )";
   Graph g = oi::import_text(text);
-  EXPECT_EQ(g.opset, 21);
+  EXPECT_EQ(g.opset, 23);
   EXPECT_TRUE(g.warnings.empty());
   EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{1, 4}));
   std::string newer = text;
-  newer.replace(newer.find(": 21]"), 5, ": 23]");
-  expect_input_error([&] { oi::import_text(newer); }, {"opset 23 is newer than perfpred imports", "opset_version=21"});
+  newer.replace(newer.find(": 23]"), 5, ": 24]");
+  expect_input_error([&] { oi::import_text(newer); }, {"opset 24 is newer than perfpred imports", "opset_version=23"});
 }
 
 TEST(OnnxImporter, BadTextIsAnInputError) {

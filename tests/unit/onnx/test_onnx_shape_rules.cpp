@@ -677,10 +677,48 @@ TEST(OnnxShapeRules, NewerOpsetArityAndRefusal) {
     EXPECT_NE(std::string(e.what()).find("has 3 inputs; it takes 1 to 2 (ONNX ReduceMean-18 schema, opset 18)"), std::string::npos)
         << e.what();
   }
-  try {
-    imp("22", "(float[N, 4] x) => (float[N, 4] y)", "  y = Relu (x)");
+  try {  // an op opset 23 added, with one input short
+    imp("23", "(float[N, 4, 8] q) => (float[N, 4, 8] y)",
+        "  y = Attention <q_num_heads = 2, kv_num_heads = 2> (q, q)");
     ADD_FAILURE() << "no error";
   } catch (const perfpred::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("opset 22 is newer than perfpred imports (opsets 7-21"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("has 2 inputs; it takes 3 to 6 (ONNX Attention-23 schema, opset 23)"),
+              std::string::npos)
+        << e.what();
   }
+  Graph g = imp("22", "(float[N, 4] x) => (float[N, 4] y)", "  y = Relu (x)");  // opset 22: types only
+  EXPECT_EQ(S(g, "y"), (V{2, 4}));
+  try {
+    imp("24", "(float[N, 4] x) => (float[N, 4] y)", "  y = Relu (x)");
+    ADD_FAILURE() << "no error";
+  } catch (const perfpred::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("opset 24 is newer than perfpred imports (opsets 7-23"), std::string::npos)
+        << e.what();
+  }
+}
+
+// The ops opset 23 added (tests/cli/test_onnx_oracle.sh opset23_ops checks them against ONNX Runtime):
+// RMSNormalization and RotaryEmbedding keep their input's shape; Attention's output has Q's rank, its present the
+// past's length plus the new keys', its qk_matmul_output [B, qN, S, T]; a 3-D Q without q_num_heads cannot be split
+// into heads.
+TEST(OnnxShapeRules, Opset23Ops) {
+  Graph g = imp("23",
+                "(float[N, 8, 96] q, float[N, 8, 32] kv, float[N, 1, 5, 32] past, float[N, 3, 8, 32] q4, "
+                "float[16, 16] cs, int64[N, 8] pos) => (float[N, 8, 96] y)",
+                R"(
+  r = RMSNormalization <axis = -1> (q, g96)
+  g96_shape = Constant <value = int64[1] {96}> ()
+  g96 = ConstantOfShape <value = float[1] {1}> (g96_shape)
+  y, pk, pv = Attention <q_num_heads = 3, kv_num_heads = 1> (r, kv, kv, , past, past)
+  rot = RotaryEmbedding (q4, cs, cs, pos)
+  a4, , , qk = Attention (rot, rot, rot)
+)");
+  EXPECT_EQ(S(g, "r"), (V{2, 8, 96}));
+  EXPECT_EQ(S(g, "y"), (V{2, 8, 96}));
+  EXPECT_EQ(S(g, "pk"), (V{2, 1, 13, 32}));
+  EXPECT_EQ(S(g, "rot"), (V{2, 3, 8, 32}));
+  EXPECT_EQ(S(g, "a4"), (V{2, 3, 8, 32}));
+  EXPECT_EQ(S(g, "qk"), (V{2, 3, 8, 8}));
+  Graph bad = imp("23", "(float[N, 8, 96] q) => (float[N, 8, 96] y)", "  y = Attention (q, q, q)");
+  EXPECT_FALSE(T(bad, "y").shape_known());  // no heads to split into: predict then names the unshaped node
 }
