@@ -114,6 +114,40 @@ def table(out, title, files, what):
     return lines, [r for _, r in have]
 
 
+GROUP_GOAL = 25.0  # no held-out GPU or family group of whole networks above this mean APE
+
+
+def group_table(out, splits):
+    """The worst held-out group of each whole-network split, and the groups over GROUP_GOAL, per predictor."""
+    lines = [f"Whole networks, group by group (the goal: no held-out GPU or family group above {GROUP_GOAL:.0f}% mean "
+             "APE; `predict` is the analytical column wherever the policy below takes no learned part):", "",
+             "| split | groups | worst, analytical | worst, learned | above the goal: analytical | above the goal: "
+             "learned | above the goal by the better of the two |", "|---|---|---|---|---|---|---|"]
+    for title, files in splits:
+        groups = []
+        for label, f in files:
+            r = load(out, f)
+            if r:
+                o = r["overall"]
+                groups.append((label.replace(" held out", ""), o["n"], o["analytical"]["mean_ape"],
+                               o["learned"]["mean_ape"]))
+        if not groups:
+            lines.append(f"| {title} | 0 | not run | - | - | - | - |")
+            continue
+
+        def worst(i):
+            g = max(groups, key=lambda g: g[i] or 0)
+            return f"{g[0]} {pct(g[i])} ({g[1]} rows)"
+
+        def over(i):
+            bad = [f"{g[0]} {pct(g[i])}" for g in groups if (g[i] or 0) > GROUP_GOAL]
+            return ", ".join(bad) if bad else "none"
+        both = [f"{g[0]} {pct(min(g[2] or 0, g[3] or 0))}" for g in groups if min(g[2] or 0, g[3] or 0) > GROUP_GOAL]
+        lines.append(f"| {title} | {len(groups)} | {worst(2)} | {worst(3)} | {over(2)} | {over(3)} | "
+                     f"{', '.join(both) if both else 'none'} |")
+    return lines + [""]
+
+
 def family_table(results):
     fam = {}
     for r in results:
@@ -248,26 +282,27 @@ def main():
     if k or db:
         status["kernels"] = weighted(k + db)
 
-    lines, n1 = table(out, "Whole networks: HELP (NAS-Bench-201, FBNet; PyTorch 1.8 inference), leave one GPU out",
-                      [("GTX 1080 Ti", "help-gpu-gtx-1080ti.json"), ("RTX 2080 Ti", "help-gpu-rtx-2080ti.json"),
-                       ("Titan X (Pascal)", "help-gpu-titan-x-pascal.json"), ("Titan Xp", "help-gpu-titan-xp.json")],
-                      "networks")
-    L += lines
-    lines, n2 = table(out, "Whole networks: HELP, leave one family out",
-                      [("NAS-Bench-201 held out", "help-family-nasbench201.json"),
-                       ("FBNet held out", "help-family-fbnet.json")], "networks")
-    L += lines
-    lines, n3 = table(out, "Whole networks: torchvision (ryujaehun; batch 12, FP32/FP16, inference and training), "
-                      "leave one GPU out",
-                      [("GTX 1080 Ti", "tv-gtx-1080ti.json"), ("RTX 2080 Ti", "tv-rtx-2080ti.json"),
-                       ("Titan V", "tv-titan-v.json"), ("Titan Xp", "tv-titan-xp.json")], "torchvision")
-    L += lines
+    help_gpus = [("GTX 1080 Ti", "help-gpu-gtx-1080ti.json"), ("RTX 2080 Ti", "help-gpu-rtx-2080ti.json"),
+                 ("Titan X (Pascal)", "help-gpu-titan-x-pascal.json"), ("Titan Xp", "help-gpu-titan-xp.json")]
+    help_fams = [("NAS-Bench-201 held out", "help-family-nasbench201.json"), ("FBNet held out", "help-family-fbnet.json")]
+    tv_gpus = [("GTX 1080 Ti", "tv-gtx-1080ti.json"), ("RTX 2080 Ti", "tv-rtx-2080ti.json"),
+               ("Titan V", "tv-titan-v.json"), ("Titan Xp", "tv-titan-xp.json")]
     tv_fams = [("ResNet", "resnet"), ("Wide ResNet", "wide_resnet"), ("ResNeXt", "resnext"), ("VGG", "vgg"),
                ("DenseNet", "densenet"), ("MobileNet", "mobilenet"), ("MNASNet", "mnasnet"), ("ShuffleNet", "shufflenet"),
                ("SqueezeNet", "squeezenet")]
+    tv_fams = [(f"{label} held out", f"tvfam-{f}.json") for label, f in tv_fams]
+    network_splits = [("HELP, by GPU", help_gpus), ("HELP, by family", help_fams), ("torchvision, by GPU", tv_gpus),
+                      ("torchvision, by family", tv_fams)]
+    lines, n1 = table(out, "Whole networks: HELP (NAS-Bench-201, FBNet; PyTorch 1.8 inference), leave one GPU out",
+                      help_gpus, "networks")
+    L += lines
+    lines, n2 = table(out, "Whole networks: HELP, leave one family out", help_fams, "networks")
+    L += lines
+    lines, n3 = table(out, "Whole networks: torchvision (ryujaehun; batch 12, FP32/FP16, inference and training), "
+                      "leave one GPU out", tv_gpus, "torchvision")
+    L += lines
     lines, n4 = table(out, "Whole networks: torchvision, leave one architecture family out (every GPU; "
-                      "tools/tv_families.py names each network's family)",
-                      [(f"{label} held out", f"tvfam-{f}.json") for label, f in tv_fams], "torchvision")
+                      "tools/tv_families.py names each network's family)", tv_fams, "torchvision")
     L += lines
     if n1 or n2 or n3 or n4:
         status["networks"] = weighted(n1 + n2 + n3 + n4)
@@ -359,6 +394,7 @@ def main():
         else:
             L.append(f"| {key} | <= {goal:.0f}% | not measured | - | - |")
     L.append("")
+    L += group_table(out, network_splits)
     pol = load(out, "policy.json")
     if pol:
         learned = collections.Counter(r["part"] for r in pol["rules"] if r["predictor"] != "analytical")
