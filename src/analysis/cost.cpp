@@ -9,8 +9,8 @@
 //   and biases, norm scale and bias, PRelu slope, embedding tables, RNN W/R/B, and tensors of more than
 //   one element added or multiplied into activations such as position embeddings or exported GroupNorm
 //   gamma/beta), and the 8-bit weights and int32 biases of quantised ops (QLinearConv, QLinearMatMul,
-//   ConvInteger, MatMulInteger). Never BN running mean/var, other integer tensors (shapes, indices) or scalar
-//   constants. Each
+//   ConvInteger, MatMulInteger) and of QDQ models (the integer data behind a weight's DequantizeLinear, not its
+//   scale or zero point). Never BN running mean/var, other integer tensors (shapes, indices) or scalar constants. Each
 //   initializer counts once per graph, at its first consumer, also when it reaches the consumer through
 //   constant-foldable nodes.
 // - Constant folding: a node of family view, data_movement or elementwise whose inputs are all
@@ -67,7 +67,8 @@ enum : uint8_t {
 constexpr int64_t k_bytes_unset = -2;
 
 bool is_float(DType t) {
-  return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64 || t == DType::f8;
+  return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64 || t == DType::f8 ||
+         t == DType::f4;
 }
 
 bool foldable_family(OpFamily f) {
@@ -240,12 +241,14 @@ class Analyzer {
       bool seen = false;
       for (size_t j = 0; j < i; ++j) seen = seen || node.inputs[j] == t;
       if (seen) continue;
-      auto b = size_of(t);
+      const bool weight = m_flags[static_cast<size_t>(t)] & k_weight;
+      auto b = weight ? quantized_weight_bytes(t) : std::nullopt;
+      if (!b) b = size_of(t);
       if (!b) continue;
       int64_t bytes = *b;
       if (i == 0 && input0_cap >= 0) bytes = std::min(bytes, input0_cap);
       c.bytes_read = add_or_throw(c.bytes_read, bytes, node, "bytes read");
-      if (m_flags[static_cast<size_t>(t)] & k_weight) c.weight_bytes = add_or_throw(c.weight_bytes, bytes, node, "weight bytes");
+      if (weight) c.weight_bytes = add_or_throw(c.weight_bytes, bytes, node, "weight bytes");
     }
     for (int t : node.outputs) {
       if (t < 0) continue;
@@ -258,6 +261,39 @@ class Analyzer {
                            ": bytes counted for the known tensors only");
   }
 
+  // A QDQ model's weight: the folded DequantizeLinear of an initializer. Runtimes that take QDQ models fuse the
+  // dequantisation into the consumer (TensorRT's INT8 kernels, ONNX Runtime's MatMulNBits for 4-bit weights), which
+  // reads the stored integers, scales and zero points rather than the float weights; nullopt for any other tensor.
+  std::optional<int64_t> quantized_weight_bytes(int t) {
+    const int p = producer_of(t);
+    if (p < 0) return std::nullopt;
+    const Node& dq = m_g.nodes[static_cast<size_t>(p)];
+    if (dq.op != "DequantizeLinear" || dq.inputs.empty() || dq.inputs[0] < 0 ||
+        !m_g.tensors[static_cast<size_t>(dq.inputs[0])].is_initializer)
+      return std::nullopt;
+    int64_t sum = 0;
+    for (size_t i = 0; i < dq.inputs.size(); ++i) {
+      const int in = dq.inputs[i];
+      if (in < 0 || std::find(dq.inputs.begin(), dq.inputs.begin() + static_cast<std::ptrdiff_t>(i), in) !=
+                        dq.inputs.begin() + static_cast<std::ptrdiff_t>(i))
+        continue;
+      const int64_t b = tensor_bytes(in);
+      if (b < 0) return std::nullopt;
+      sum += b;  // each no larger than the float weight it stands for: no overflow
+    }
+    return sum;
+  }
+
+  int producer_of(int t) {
+    if (m_producer.empty()) {
+      m_producer.assign(m_g.tensors.size(), -1);
+      for (size_t i = 0; i < m_g.nodes.size(); ++i)
+        for (int o : m_g.nodes[i].outputs)
+          if (o >= 0) m_producer[static_cast<size_t>(o)] = static_cast<int>(i);
+    }
+    return m_producer[static_cast<size_t>(t)];
+  }
+
   bool shape_known(int t) const { return m_flags[static_cast<size_t>(t)] & k_shape_known; }
 
   // Bytes of a tensor, -1 when its shape or dtype is unknown or the size overflows; computed once per run.
@@ -266,14 +302,15 @@ class Analyzer {
     if (cached == k_bytes_unset) {
       const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
       auto b = tensor.bytes();
-      cached = !b || (dtype_size(tensor.dtype) == 0 && tensor.dtype != DType::string) ? -1 : *b;
+      cached = !b || (dtype_bits(tensor.dtype) == 0 && tensor.dtype != DType::string) ? -1 : *b;
     }
     return cached;
   }
 
   std::optional<int64_t> param_elements(int t, bool multi_only, bool quantized) const {
     const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
-    const bool integer = tensor.dtype == DType::i8 || tensor.dtype == DType::u8 || tensor.dtype == DType::i32;
+    const bool integer = tensor.dtype == DType::i8 || tensor.dtype == DType::u8 || tensor.dtype == DType::i32 ||
+                         tensor.dtype == DType::i4 || tensor.dtype == DType::u4;
     if (!is_float(tensor.dtype) && !(quantized && integer)) return std::nullopt;
     auto n = tensor.numel();
     if (!n || (multi_only && *n <= 1)) return std::nullopt;
@@ -307,29 +344,30 @@ class Analyzer {
     }
   }
 
-  // A weight slot fed by a folded node (e.g. MatMul(x, Transpose(W))): count the initializers behind it.
+  // A weight slot fed by a folded node (e.g. MatMul(x, Transpose(W))): count the initializers behind it. Behind a
+  // DequantizeLinear (a QDQ model's weight) only its quantised data counts, integer as it is; its scale and zero
+  // point are not parameters.
   void trace_params(int start, bool multi_only, bool quantized, NodeCost& c) {
-    if (m_producer.empty()) {
-      m_producer.assign(m_g.tensors.size(), -1);
-      for (size_t i = 0; i < m_g.nodes.size(); ++i)
-        for (int t : m_g.nodes[i].outputs)
-          if (t >= 0) m_producer[static_cast<size_t>(t)] = static_cast<int>(i);
-    }
-    std::vector<int> stack{start};
+    std::vector<std::pair<int, bool>> stack{{start, quantized}};
     while (!stack.empty()) {
-      int t = stack.back();
+      auto [t, q] = stack.back();
       stack.pop_back();
       uint8_t& f = m_flags[static_cast<size_t>(t)];
       if (!(f & k_weight) || (f & k_param_counted)) continue;
       f |= k_param_counted;
       if (m_g.tensors[static_cast<size_t>(t)].is_initializer) {
-        if (auto n = param_elements(t, multi_only, quantized)) c.params += *n;
+        if (auto n = param_elements(t, multi_only, q)) c.params += *n;
         continue;
       }
-      int p = m_producer[static_cast<size_t>(t)];
+      int p = producer_of(t);
       if (p < 0) continue;
-      for (int in : m_g.nodes[static_cast<size_t>(p)].inputs)
-        if (in >= 0) stack.push_back(in);
+      const Node& producer = m_g.nodes[static_cast<size_t>(p)];
+      if (producer.op == "DequantizeLinear") {
+        if (!producer.inputs.empty() && producer.inputs[0] >= 0) stack.push_back({producer.inputs[0], true});
+        continue;
+      }
+      for (int in : producer.inputs)
+        if (in >= 0) stack.push_back({in, q});
     }
   }
 

@@ -329,7 +329,8 @@ void cost_gather(RuleContext& ctx, const OpRule& rule) {
   const Tensor* out = ctx.graph.output(ctx.node, 0);
   if (data && out) {
     auto n = out->numel();
-    auto cap = n ? checked_mul(*n, dtype_size(data->dtype)) : std::nullopt;
+    auto cap = n ? checked_mul(*n, dtype_bits(data->dtype)) : std::nullopt;
+    if (cap) *cap = *cap / 8 + (*cap % 8 != 0 ? 1 : 0);  // bits to bytes (4-bit types pack two a byte)
     if (cap) ctx.input0_read_cap = *cap;
   }
   cost_data_movement(ctx, rule);

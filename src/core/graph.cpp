@@ -22,7 +22,10 @@ std::optional<int64_t> Tensor::numel() const {
 std::optional<int64_t> Tensor::bytes() const {
   auto n = numel();
   if (!n) return std::nullopt;
-  return checked_mul(*n, dtype_size(dtype));
+  // In bits, rounded up to whole bytes: the 4-bit types pack two elements to a byte.
+  const auto bits = checked_mul(*n, dtype_bits(dtype));
+  if (!bits) return std::nullopt;
+  return *bits / 8 + (*bits % 8 != 0 ? 1 : 0);
 }
 
 int64_t Node::attr_int(const std::string& key, int64_t def) const {

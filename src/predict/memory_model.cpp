@@ -55,7 +55,7 @@ MemoryBreakdown estimate_memory(const Graph& g, const GraphCost& cost, const Pla
     auto ne = t.numel();
     if (!ne || *ne <= 0) continue;
     if (is_float(t.dtype)) float_param_elems += static_cast<double>(*ne);
-    else other_weight_bytes += static_cast<double>(*ne) * static_cast<double>(dtype_size(t.dtype));
+    else other_weight_bytes += static_cast<double>(*ne) * static_cast<double>(dtype_bits(t.dtype)) / 8;
   }
   if (training) {
     // fp32 master weights; autocast keeps fp16/bf16 copies of the weights for the step. A half model

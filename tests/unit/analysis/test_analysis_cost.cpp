@@ -346,6 +346,30 @@ TEST(Analyze, QLinearContribOpsCostTheirFloatCounterparts) {
   EXPECT_TRUE(c.integer_nodes.empty());
 }
 
+TEST(Analyze, QdqWeightsCountTheirIntegersAsParametersAndAreReadAsStored) {
+  // A QDQ model's weights: an int8 (per-channel scales and zero points) or int4 initializer through a
+  // DequantizeLinear that folds at load. The parameters are the integers (not the scales the folded float tensor
+  // reaches), and the consumer reads what is stored (TensorRT and ONNX Runtime fuse the dequantisation):
+  // 16 x 8 x 3 x 3 int8 + 16 scales + 16 zero points, 64 x 64 int4 + one scale.
+  GraphBuilder b;
+  b.f32("x", {1, 8, 16, 16}, 'x').tensor("w", DType::i8, {16, 8, 3, 3}, 'w').f32("ws", {16}, 'w');
+  b.tensor("wz", DType::i8, {16}, 'w').f32("wd", {16, 8, 3, 3}).f32("y", {1, 16, 16, 16});
+  b.node("DequantizeLinear", {"w", "ws", "wz"}, {"wd"}, {{"axis", int64_t{0}}});
+  b.node("Conv", {"x", "wd"}, {"y"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  b.f32("a", {8, 64}, 'x').tensor("w4", DType::i4, {64, 64}, 'w').f32("s4", {}, 'w').f32("w4d", {64, 64});
+  b.f32("m", {8, 64});
+  b.node("DequantizeLinear", {"w4", "s4"}, {"w4d"});
+  b.node("MatMul", {"a", "w4d"}, {"m"});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].family, OpFamily::view);  // folded
+  EXPECT_EQ(c.nodes[1].params, 16 * 8 * 9);
+  EXPECT_EQ(c.nodes[1].weight_bytes, 16 * 8 * 9 + 16 * 4 + 16);
+  EXPECT_EQ(c.nodes[1].bytes_read, 8 * 256 * 4 + 16 * 8 * 9 + 16 * 4 + 16);
+  EXPECT_EQ(c.nodes[3].params, 64 * 64);
+  EXPECT_EQ(c.nodes[3].weight_bytes, 64 * 64 / 2 + 4);
+  EXPECT_EQ(c.total_params, 16 * 8 * 9 + 64 * 64);
+}
+
 TEST(Analyze, DecoderContribOpsOfOnnxRuntimeGenAi) {
   // A decode step of 2 sequences (1 new token each) over a 7-token past: GroupQueryAttention with 8 query heads
   // over 2 KV heads of 16 and rotary (scores and V over T = 8 keys, softmax 5 a score, rotation 3 an element of the

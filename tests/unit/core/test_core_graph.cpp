@@ -37,6 +37,24 @@ TEST(DType, OnnxCodes) {
   EXPECT_EQ(dtype_from_string(to_string(DType::i64)), DType::i64);
 }
 
+TEST(DType, FourBitTypesPackTwoElementsToAByte) {
+  // ONNX's UINT4 (21), INT4 (22) and FLOAT4E2M1 (23): 4 bits an element, a tensor's bytes rounded up.
+  EXPECT_EQ(dtype_from_onnx(21), DType::u4);
+  EXPECT_EQ(dtype_from_onnx(22), DType::i4);
+  EXPECT_EQ(dtype_from_onnx(23), DType::f4);
+  EXPECT_EQ(dtype_bits(DType::i4), 4);
+  EXPECT_EQ(dtype_bits(DType::f16), 16);
+  EXPECT_EQ(dtype_bits(DType::unknown), 0);
+  EXPECT_EQ(dtype_from_string(to_string(DType::u4)), DType::u4);
+  Tensor t;
+  t.dtype = DType::i4;
+  t.shape = {3, 5};
+  t.has_shape = true;
+  EXPECT_EQ(t.bytes(), 8);  // 15 elements, 60 bits
+  t.shape = {64, 64};
+  EXPECT_EQ(t.bytes(), 2048);
+}
+
 TEST(Graph, NmsCandidatesComeFromTheCountsOnlyBehindAScoreThreshold) {
   Graph g;
   Node filtered;
