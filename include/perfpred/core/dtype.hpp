@@ -8,7 +8,9 @@ namespace perfpred {
 
 /// Element type of a tensor. `unknown` when the model does not say.
 /// i4, u4 and f4 (float4e2m1) are ONNX's 4-bit types (opsets 21 and 23), packed two to a byte.
-enum class DType { unknown, f32, f16, bf16, f64, i8, u8, i16, u16, i32, u32, i64, u64, boolean, string, f8, i4, u4, f4 };
+enum class DType {
+  unknown, f32, f16, bf16, f64, i8, u8, i16, u16, i32, u32, i64, u64, boolean, string, f8, i4, u4, f4
+};
 
 /// Size of one element in bytes (0 for unknown and string, and for the 4-bit types: see dtype_bits).
 int64_t dtype_size(DType t);
