@@ -279,7 +279,7 @@ class Analyzer {
         continue;
       const int64_t b = tensor_bytes(in);
       if (b < 0) return std::nullopt;
-      sum += b;  // each no larger than the float weight it stands for: no overflow
+      sum += b;  // three tensors of at most 2^48 elements each (limits.hpp): no overflow
     }
     return sum;
   }
