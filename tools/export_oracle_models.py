@@ -238,6 +238,47 @@ def llm_contrib_ops():
     return h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid(ms, 1)], ir_version=8)
 
 
+def misc_ops():
+    """Ops real exports carry that the other models lack: LpNormalization, DeformConv (opset 19), MaxPool's indices
+    into MaxUnpool, RandomNormalLike, Bernoulli, the bitwise ops, an audio front end (HannWindow, STFT,
+    MelWeightMatrix) and the training losses (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss)."""
+    import numpy as np
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    rng = np.random.default_rng(0)
+
+    def i64(name, v):
+        return nh.from_array(np.array(v, dtype=np.int64), name)
+    n = h.make_node
+    nodes = [
+        n("LpNormalization", ["x"], ["lp"], axis=1, p=2, name="lp_norm"),
+        n("DeformConv", ["x", "dw", "off"], ["dc"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], name="deform_conv"),
+        n("MaxPool", ["x"], ["mp", "mpi"], kernel_shape=[2, 2], strides=[2, 2], name="pool"),
+        n("MaxUnpool", ["mp", "mpi"], ["unpool"], kernel_shape=[2, 2], strides=[2, 2], name="unpool"),
+        n("RandomNormalLike", ["x"], ["noise"], name="noise"),
+        n("Bernoulli", ["prob"], ["bern"], name="bernoulli"),
+        n("BitwiseAnd", ["ia", "ib"], ["band"], name="bitwise_and"),
+        n("BitwiseNot", ["ia"], ["bnot"], name="bitwise_not"),
+        n("HannWindow", ["wlen"], ["win"], name="hann"),
+        n("STFT", ["sig", "step", "win", "wlen"], ["spec"], onesided=1, name="stft"),
+        n("MelWeightMatrix", ["nmel", "wlen", "rate", "lo", "hi"], ["mel"], name="mel_matrix"),
+        n("SoftmaxCrossEntropyLoss", ["logits", "labels"], ["sce", "log_prob"], reduction="mean", name="sce"),
+        n("NegativeLogLikelihoodLoss", ["log_prob", "labels"], ["nll"], reduction="none", name="nll"),
+    ]
+    inits = [nh.from_array((rng.standard_normal((4, 4, 3, 3)) * 0.1).astype(np.float32), "dw"), i64("step", 16),
+             i64("wlen", 64), i64("nmel", 20), i64("rate", 16000), nh.from_array(np.array(0., np.float32), "lo"),
+             nh.from_array(np.array(8000., np.float32), "hi")]
+    inputs = [h.make_tensor_value_info("x", T.FLOAT, [2, 4, 8, 8]),
+              h.make_tensor_value_info("off", T.FLOAT, [2, 18, 8, 8]),
+              h.make_tensor_value_info("prob", T.FLOAT, [2, 5]), h.make_tensor_value_info("ia", T.INT32, [2, 5]),
+              h.make_tensor_value_info("ib", T.INT32, [5]), h.make_tensor_value_info("sig", T.FLOAT, [2, 400, 1]),
+              h.make_tensor_value_info("logits", T.FLOAT, [2, 10]), h.make_tensor_value_info("labels", T.INT64, [2])]
+    outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in
+            ["lp", "dc", "unpool", "noise", "bern", "spec", "mel", "sce", "nll"]]
+    outs += [h.make_tensor_value_info(o, T.INT32, None) for o in ["band", "bnot"]]
+    g = h.make_graph(nodes, "misc_ops", inputs, outs, inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 19)], ir_version=9)
+
+
 def newer_opset_ops(opset):
     """Ops revised in opsets 18-21 (the ONNX library perfpred links knows 17): Reduce* with axes as an
     input, Split num_outputs, Pad axes, Resize axes/keep_aspect_ratio_policy/antialias, CenterCropPad,
@@ -376,6 +417,10 @@ MODELS = {
                                           ("past_value", (1, 2, 5, 16), torch.float32), ("pos", (1, 3), torch.int64),
                                           ("mha_past_k", (1, 4, 5, 16), torch.float32),
                                           ("mha_past_v", (1, 4, 5, 16), torch.float32)], {}, "helper"),
+    "misc_ops": (misc_ops, [("x", (2, 4, 8, 8), torch.float32), ("off", (2, 18, 8, 8), torch.float32),
+                            ("prob", (2, 5), torch.float32), ("ia", (2, 5), torch.int32), ("ib", (5,), torch.int32),
+                            ("sig", (2, 400, 1), torch.float32), ("logits", (2, 10), torch.float32),
+                            ("labels", (2,), torch.int64)], {}, "helper"),
     "quantized_ops": (quantized_ops, [("x", (2, 3, 32, 32), torch.float32), ("h", (2, 7, 32), torch.float32)], {},
                       "helper"),
 }

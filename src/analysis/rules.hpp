@@ -109,6 +109,8 @@ void cost_conv(RuleContext& ctx, const OpRule& rule);
 void cost_conv_integer(RuleContext& ctx, const OpRule& rule);
 /// QLinearConv: weight input 3, bias input 8, each output requantised.
 void cost_qlinear_conv(RuleContext& ctx, const OpRule& rule);
+/// DeformConv: the conv's work plus the bilinear sampling at the offsets.
+void cost_deform_conv(RuleContext& ctx, const OpRule& rule);
 void cost_conv_transpose(RuleContext& ctx, const OpRule& rule);
 void cost_gemm(RuleContext& ctx, const OpRule& rule);
 void cost_matmul(RuleContext& ctx, const OpRule& rule);
@@ -154,5 +156,7 @@ void cost_gather(RuleContext& ctx, const OpRule& rule);
 void cost_resize(RuleContext& ctx, const OpRule& rule);
 /// DFT: an FFT of length L is about 5 L log2 L real FLOPs, so 2.5 log2(L) per real output element.
 void cost_dft(RuleContext& ctx, const OpRule& rule);
+/// STFT: a DFT of the frame length per frame, and the window's multiply.
+void cost_stft(RuleContext& ctx, const OpRule& rule);
 
 }  // namespace perfpred::analysis_detail

@@ -122,6 +122,19 @@ void cost_conv_integer(RuleContext& ctx, const OpRule&) { conv_cost(ctx, 1, -1, 
 // the requantisation of each output counts 2 (scale and round, zero point and saturate).
 void cost_qlinear_conv(RuleContext& ctx, const OpRule&) { conv_cost(ctx, 3, 8, 2); }
 
+// DeformConv (opset 19): X, W, offset [N, 2 offset_group kH kW, oH, oW], B (input 3), mask (input 4): the conv's
+// MACs and bias, plus the bilinear sampling of every tap of every input channel at its learned offset (8 a sample:
+// four weighted loads, and the mask's multiply).
+void cost_deform_conv(RuleContext& ctx, const OpRule&) {
+  conv_cost(ctx, 1, 3, 0);
+  const auto& x = ctx.in_shape(0);
+  const auto& w = ctx.in_shape(1);
+  const auto& y = ctx.out_shape(0);
+  const double samples = static_cast<double>(x[0]) * static_cast<double>(x[1]) * product(std::span(y).subspan(2)) *
+                         product(std::span(w).subspan(2));
+  ctx.cost.flops += 8 * samples;
+}
+
 void cost_conv_transpose(RuleContext& ctx, const OpRule&) {
   const auto& x = ctx.in_shape(0);
   const auto& w = ctx.in_shape(1);

@@ -372,4 +372,20 @@ void cost_dft(RuleContext& ctx, const OpRule& rule) {
   cost_elementwise(ctx, per);
 }
 
+// STFT: signal [B, L, 1 or 2] -> [B, frames, bins, 2]: a DFT of the frame length (input 3, else the window's
+// length) per frame, 2.5 log2(length) a real output element as DFT's, plus the window's multiply (1 a frame sample).
+void cost_stft(RuleContext& ctx, const OpRule& rule) {
+  const auto& y = ctx.out_shape(0);
+  if (y.size() != 4) ctx.fail("the output must be [batch, frames, bins, 2]");
+  double len = 0;
+  if (const Tensor* l = ctx.input(3); l && l->int_values && l->int_values->size() == 1)
+    len = static_cast<double>(l->int_values->front());
+  else if (ctx.has_input(2) && ctx.in_shape(2).size() == 1)
+    len = static_cast<double>(ctx.in_shape(2)[0]);
+  OpRule per = rule;
+  per.per_element = len > 1 ? 2.5 * std::log2(len) : 0;
+  cost_elementwise(ctx, per);
+  ctx.cost.flops += static_cast<double>(y[0]) * static_cast<double>(y[1]) * std::max(len, 0.0);
+}
+
 }  // namespace perfpred::analysis_detail

@@ -48,6 +48,7 @@ const Table& default_table() {
         // conv / gemm / rnn
         {"Conv", rule(OpFamily::conv, cost_conv, 0, ParamSlots::listed, slots({1, 2}))},
         {"ConvTranspose", rule(OpFamily::conv_transpose, cost_conv_transpose, 0, ParamSlots::listed, slots({1, 2}))},
+        {"DeformConv", rule(OpFamily::conv, cost_deform_conv, 0, ParamSlots::listed, slots({1, 3}))},
         {"Gemm", rule(OpFamily::gemm, cost_gemm, 0, ParamSlots::listed, k_all_slots)},
         {"MatMul", rule(OpFamily::gemm, cost_matmul, 0, ParamSlots::listed, k_all_slots)},
         // Integer and quantised-linear forms (ONNX Runtime's QOperator quantisation): the same work on 8-bit
@@ -63,6 +64,8 @@ const Table& default_table() {
         // norm
         {"BatchNormalization", rule(OpFamily::norm, cost_batchnorm, 2, ParamSlots::listed, slots({1, 2}))},
         {"LayerNormalization", rule(OpFamily::norm, cost_layernorm, 8, ParamSlots::listed, slots({1, 2}))},
+        // Lp norm along an axis (p = 2: square, sum, divide; 3 an element).
+        {"LpNormalization", rule(OpFamily::norm, cost_layernorm, 3)},
         // RMSNorm as ONNX Runtime registers it in the default domain (its GenAI models): square, mean,
         // rsqrt, normalise and scale, 5 an element.
         {"SimplifiedLayerNormalization", rule(OpFamily::norm, cost_layernorm, 5, ParamSlots::listed, slots({1}))},
@@ -205,6 +208,29 @@ const Table& default_table() {
         {"AffineGrid", ew(6)},
         {"GridSample", rule(OpFamily::data_movement, cost_resize)},
         {"DFT", rule(OpFamily::elementwise, cost_dft)},
+        // Audio front ends (opset 17): STFT as DFTs of its frames; the windows (cos terms: Hann and Hamming 3 an
+        // element, Blackman 5) and the mel filter bank (6) are tables a runtime computes once when their sizes are
+        // constants (then folded at load like any constant).
+        {"STFT", rule(OpFamily::elementwise, cost_stft)},
+        {"HannWindow", ew(3)},
+        {"HammingWindow", ew(3)},
+        {"BlackmanWindow", ew(5)},
+        {"MelWeightMatrix", ew(6)},
+        // Bitwise integer ops (opset 18), random tensors (a counter-based generator: about 4 an element; Bernoulli
+        // adds the comparison), MaxUnpool's zero fill and scatter, the training losses (SoftmaxCrossEntropyLoss:
+        // the log-softmax and the pick, 7 a score; NegativeLogLikelihoodLoss: the pick and the weight, 2 a target).
+        {"BitwiseAnd", ew(1)},
+        {"BitwiseOr", ew(1)},
+        {"BitwiseXor", ew(1)},
+        {"BitwiseNot", ew(1)},
+        {"RandomNormal", ew(4)},
+        {"RandomUniform", ew(4)},
+        {"RandomNormalLike", ew(4)},
+        {"RandomUniformLike", ew(4)},
+        {"Bernoulli", ew(5)},
+        {"MaxUnpool", data()},
+        {"SoftmaxCrossEntropyLoss", rule(OpFamily::softmax, cost_softmax, 7)},
+        {"NegativeLogLikelihoodLoss", ew(2)},
         // view: no kernel
         {"Reshape", view()},
         {"Flatten", view()},

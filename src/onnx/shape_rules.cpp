@@ -745,6 +745,64 @@ bool infer_onnx_attention(Graph& g, Node& n) {
   return ch;
 }
 
+// Opset-17 audio front ends, MaxUnpool and the training losses, whose sizes come from scalar inputs or reduction
+// attributes that ONNX 1.12's inference leaves unknown without data propagation:
+// - HannWindow/HammingWindow/BlackmanWindow: [size]; MelWeightMatrix: [dft_length / 2 + 1, num_mel_bins], both
+//   typed by output_datatype (default float);
+// - STFT: signal [B, L, 1 or 2], frame_step, window [W], frame_length -> [B, (L - W) / step + 1, bins, 2], bins
+//   W / 2 + 1 when onesided (the default), else W;
+// - MaxUnpool: output_shape (input 2) when given, else (in - 1) * stride + kernel - pads a spatial dim;
+// - SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss: [] under reduction mean or sum (the default mean), the
+//   target's shape under none; SoftmaxCrossEntropyLoss's log_prob is the scores' shape.
+bool infer_audio_unpool_loss(Graph& g, Node& n, Tensor& o) {
+  const std::string& op = n.op;
+  bool ch = false;
+  if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow") {  // typed in infer_node
+    const auto size = scalar_int(g.input(n, 0));
+    return size ? ch | set_shape(o, Shape{*size}) : ch;
+  }
+  if (op == "MelWeightMatrix") {
+    const auto bins = scalar_int(g.input(n, 0)), dft = scalar_int(g.input(n, 1));
+    return bins && dft ? ch | set_shape(o, Shape{*dft / 2 + 1, *bins}) : ch;
+  }
+  const Tensor* x = shaped(g.input(n, 0));
+  if (!x) return false;
+  const Shape& xs = x->shape;
+  if (op == "STFT") {
+    if (xs.size() != 3) return false;
+    int64_t len = U;
+    if (const auto fl = scalar_int(g.input(n, 3))) len = *fl;
+    else if (const Tensor* w = shaped(g.input(n, 2)); w && w->shape.size() == 1) len = w->shape[0];
+    const auto step = scalar_int(g.input(n, 1));
+    const int64_t frames = len < 1 || !step || *step < 1 || xs[1] < 0 || xs[1] < len ? U : (xs[1] - len) / *step + 1;
+    const int64_t bins = len < 1 ? U : n.attr_int("onesided", 1) ? len / 2 + 1 : len;
+    return set_shape(o, Shape{xs[0], frames, bins, 2});
+  }
+  if (op == "MaxUnpool") {
+    if (xs.size() < 3) return false;
+    const size_t sp = xs.size() - 2;
+    if (const auto given = ints_of(g.input(n, 2)); given && given->size() == xs.size()) return set_shape(o, *given);
+    Shape kernel = n.attr_ints("kernel_shape");
+    Shape strides = n.attr_ints("strides", Shape(sp, 1));
+    Shape pads = n.attr_ints("pads", Shape(2 * sp, 0));
+    if (kernel.size() != sp || strides.size() != sp || pads.size() != 2 * sp) return false;
+    Shape s{xs[0], xs[1]};
+    for (size_t i = 0; i < sp; ++i)
+      s.push_back(xs[2 + i] < 0 ? U : (xs[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[sp + i]);
+    return set_shape(o, s);
+  }
+  // The losses: scores or log-probabilities [N, C, d1, ...], target [N, d1, ...].
+  const std::string reduction = n.attr_string("reduction", "mean");
+  if (reduction == "none") {
+    if (const Tensor* target = shaped(g.input(n, 1))) ch |= set_shape(o, target->shape);
+  } else {
+    ch |= set_shape(o, Shape{});
+  }
+  if (op == "SoftmaxCrossEntropyLoss")
+    if (Tensor* log_prob = out_tensor(g, n, 1)) ch |= set_dtype(*log_prob, x->dtype) | set_shape(*log_prob, xs);
+  return ch;
+}
+
 // Ops of opsets 17-20 that the ONNX library (1.12) shapes wrongly or not at all: CenterCropPad-18,
 // Col2Im-18, AffineGrid-20, GridSample-16/20 (N-D) and DFT-17/20 (axis and dft_length as inputs from 20).
 bool infer_signal_and_grid(Graph& g, Node& n, Tensor& o) {
@@ -1026,6 +1084,8 @@ bool infer_node(Graph& g, Node& n) {
     if (Tensor* t = out_tensor(g, n, 2)) ch |= set_dtype(*t, DType::u8) | set_shape(*t, Shape{});
     if (shaped(x)) ch |= set_shape(*o, x->shape);
     return ch;
+  } else if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow" || op == "MelWeightMatrix") {
+    ch |= set_dtype(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("output_datatype", 1))));
   } else if (op == "ConvInteger" || op == "MatMulInteger") {
     ch |= set_dtype(*o, DType::i32);  // the int32 accumulators, unscaled
   } else if (op == "QLinearConv" || op == "QLinearMatMul") {
@@ -1644,6 +1704,10 @@ bool infer_node(Graph& g, Node& n) {
   if (op == "Resize" || op == "Upsample") return ch | infer_resize(g, n, *o);
   if (op == "CenterCropPad" || op == "Col2Im" || op == "AffineGrid" || op == "GridSample" || op == "DFT")
     return ch | infer_signal_and_grid(g, n, *o);
+  if (op == "STFT" || op == "MelWeightMatrix" || op == "HannWindow" || op == "HammingWindow" ||
+      op == "BlackmanWindow" || op == "MaxUnpool" || op == "SoftmaxCrossEntropyLoss" ||
+      op == "NegativeLogLikelihoodLoss")
+    return ch | infer_audio_unpool_loss(g, n, *o);
   if (op == "Einsum") return ch | infer_einsum(g, n, *o);
   if (op == "LSTM" || op == "GRU" || op == "RNN") return ch | infer_rnn(g, n);
   if (op == "DepthToSpace" || op == "SpaceToDepth") {

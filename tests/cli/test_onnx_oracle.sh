@@ -9,7 +9,8 @@
 # with a KV cache, FastGelu, BiasGelu, opset-18 GroupNormalization), a QOperator-quantised graph
 # (quantized_ops: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger and the com.microsoft QLinear* ops), a
 # decoder layer as ONNX Runtime GenAI writes it (llm_contrib_ops: RMSNorm, MatMulNBits, GroupQueryAttention with a
-# KV cache, SkipSimplifiedLayerNormalization, RotaryEmbedding, MultiHeadAttention with a past),
+# KV cache, SkipSimplifiedLayerNormalization, RotaryEmbedding, MultiHeadAttention with a past), the rarer ops of
+# real exports (misc_ops: DeformConv, MaxUnpool, STFT with its window and mel matrix, the losses, LpNormalization),
 # and the ops revised or added in opsets 18-23 (opset18_ops, opset20_ops, opset21_ops, opset23_ops: Attention,
 # RMSNormalization, RotaryEmbedding).
 # Exports, the npm package and ONNX Runtime's shapes (oracle/ort_node.sh, ort_shapes) are cached under

@@ -472,6 +472,30 @@ TEST(Analyze, AttentionWhoseWidthsDoNotSplitIntoHeadsIsAnInputError) {
   }
 }
 
+TEST(Analyze, DeformConvStftAndLossesCostTheirWork) {
+  // DeformConv: the conv's 2 MACs and bias, plus 8 for each bilinear sample (N x C x out pixels x taps); STFT of
+  // 64-sample frames: 2.5 log2(64) a real output, plus the window's multiply (B x frames x 64);
+  // SoftmaxCrossEntropyLoss 7 a score; LpNormalization 3 an element.
+  GraphBuilder b;
+  b.f32("x", {2, 4, 8, 8}, 'x').f32("w", {6, 4, 3, 3}, 'w').f32("off", {2, 18, 8, 8}, 'x').f32("bias", {6}, 'w');
+  b.f32("dc", {2, 6, 8, 8});
+  b.node("DeformConv", {"x", "w", "off", "bias"}, {"dc"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  b.f32("sig", {2, 400, 1}, 'x').ints("step", {16}).f32("win", {64}, 'x').f32("spec", {2, 22, 33, 2});
+  b.node("STFT", {"sig", "step", "win"}, {"spec"});
+  b.f32("logits", {8, 10}, 'x').tensor("labels", DType::i64, {8}, 'x').f32("loss", {});
+  b.node("SoftmaxCrossEntropyLoss", {"logits", "labels"}, {"loss"});
+  b.f32("lp", {2, 4, 8, 8});
+  b.node("LpNormalization", {"x"}, {"lp"}, {{"axis", int64_t{1}}});
+  GraphCost c = analyze(b.build());
+  const double macs = 2.0 * 6 * 64 * 4 * 9;
+  EXPECT_EQ(c.nodes[0].family, OpFamily::conv);
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 2 * macs + 2.0 * 6 * 64 + 8.0 * 2 * 4 * 64 * 9);
+  EXPECT_EQ(c.nodes[0].params, 6 * 4 * 9 + 6);
+  EXPECT_DOUBLE_EQ(c.nodes[1].flops, 2.5 * 6 * 2 * 22 * 33 * 2 + 2.0 * 22 * 64);
+  EXPECT_DOUBLE_EQ(c.nodes[2].flops, 7.0 * 80);
+  EXPECT_DOUBLE_EQ(c.nodes[3].flops, 3.0 * 512);
+}
+
 TEST(Analyze, MaxRoiPoolUpperBound) {
   GraphBuilder b;
   b.f32("x", {1, 4, 8, 8}, 'x').f32("rois", {3, 5}, 'x').f32("y", {3, 4, 2, 2});

@@ -604,6 +604,31 @@ g (float[2, 1, 256] qkv, float[2, 2, 9, 32] pk, float[2, 2, 9, 32] pv, int32[2] 
   EXPECT_EQ(T(g, "inv").dtype, perfpred::DType::f32);
 }
 
+// Sizes from scalar inputs and reduction attributes (tests/cli/test_onnx_oracle.sh misc_ops checks the common forms
+// against ONNX Runtime): a two-sided STFT has a bin a frame sample, a window takes output_datatype, MaxUnpool's pads
+// come off the output, a sum-reduced loss is a scalar.
+TEST(OnnxShapeRules, AudioUnpoolAndLossSizes) {
+  Graph g = imp("19",
+                "(float[N, 300, 2] sig, float[N, 3, 4, 4] x, int64[N, 3, 4, 4] idx, float[N, 5, 7] p, int64[N, 7] t) "
+                "=> (float[N] y)",
+                R"(
+  step = Constant <value = int64 {10}> ()
+  len = Constant <value = int64 {32}> ()
+  win = HammingWindow <output_datatype = 10> (len)
+  spec = STFT <onesided = 0> (sig, step, , len)
+  up = MaxUnpool <kernel_shape = [2, 2], strides = [2, 2], pads = [0, 0, 1, 1]> (x, idx)
+  loss = NegativeLogLikelihoodLoss <reduction = "sum"> (p, t)
+  each = NegativeLogLikelihoodLoss <reduction = "none"> (p, t)
+  y = Identity (loss)
+)");
+  EXPECT_EQ(S(g, "win"), (V{32}));
+  EXPECT_EQ(T(g, "win").dtype, perfpred::DType::f16);
+  EXPECT_EQ(S(g, "spec"), (V{2, 27, 32, 2}));  // (300 - 32) / 10 + 1 frames
+  EXPECT_EQ(S(g, "up"), (V{2, 3, 7, 7}));      // 8 less the end pads
+  EXPECT_EQ(S(g, "loss"), V{});
+  EXPECT_EQ(S(g, "each"), (V{2, 7}));
+}
+
 // Ops revised in opsets 18-21, which the linked ONNX library (1.12, opset 17) would shape with their
 // older semantics: perfpred's rules alone shape them, as ONNX Runtime does (tests/cli/test_onnx_oracle.sh
 // checks the same ops in opset18_ops/opset20_ops/opset21_ops against it).
