@@ -975,6 +975,26 @@ bool is_integral(DType t) {
   }
 }
 
+// The shape of the shaped tensors `ins` joined along `axis` (and the axis, normalised): unknown dims take another
+// input's known one; nullopt when there are none, the ranks differ or the axis is out of range.
+std::optional<std::pair<Shape, int64_t>> concat_shape(const std::vector<const Tensor*>& ins, int64_t axis) {
+  if (ins.empty()) return std::nullopt;
+  const int64_t r = static_cast<int64_t>(ins[0]->shape.size());
+  axis = norm_axis(axis, r);
+  if (axis < 0 || axis >= r) return std::nullopt;
+  Shape s = ins[0]->shape;
+  int64_t total = 0;
+  for (const Tensor* t : ins) {
+    if (static_cast<int64_t>(t->shape.size()) != r) return std::nullopt;
+    const int64_t d = t->shape[static_cast<size_t>(axis)];
+    total = (total < 0 || d < 0) ? U : total + d;
+    for (int64_t i = 0; i < r; ++i)
+      if (i != axis && s[static_cast<size_t>(i)] < 0) s[static_cast<size_t>(i)] = t->shape[static_cast<size_t>(i)];
+  }
+  s[static_cast<size_t>(axis)] = total;
+  return std::make_pair(s, axis);
+}
+
 // com.microsoft QLinear* ops (ONNX Runtime's QOperator quantization): 8-bit tensors, each with a scale and
 // a zero point, in the shapes of the float op each stands for. QLinearConcat's inputs are (Y_scale,
 // Y_zero_point) then one (X, scale, zero point) triple per concatenated tensor; the others take X first.
@@ -1003,21 +1023,8 @@ bool infer_qlinear_contrib(Graph& g, Node& n, Tensor& o) {
       if (!t) return false;
       ins.push_back(t);
     }
-    if (ins.empty()) return false;
-    const int64_t r = static_cast<int64_t>(ins[0]->shape.size());
-    const int64_t axis = norm_axis(n.attr_int("axis", 0), r);
-    if (axis < 0 || axis >= r) return false;
-    Shape s = ins[0]->shape;
-    int64_t total = 0;
-    for (const Tensor* t : ins) {
-      if (static_cast<int64_t>(t->shape.size()) != r) return false;
-      const int64_t d = t->shape[static_cast<size_t>(axis)];
-      total = (total < 0 || d < 0) ? U : total + d;
-      for (int64_t i = 0; i < r; ++i)
-        if (i != axis && s[static_cast<size_t>(i)] < 0) s[static_cast<size_t>(i)] = t->shape[static_cast<size_t>(i)];
-    }
-    s[static_cast<size_t>(axis)] = total;
-    return set_shape(o, s);
+    const auto s = concat_shape(ins, n.attr_int("axis", 0));
+    return s ? set_shape(o, s->first) : false;
   }
   const Tensor* x = shaped(g.input(n, 0));
   if (!x) return false;
@@ -1535,22 +1542,11 @@ bool infer_node(Graph& g, Node& n) {
     std::vector<const Tensor*> ins;
     for (size_t i = 0; i < n.inputs.size(); ++i)
       if (const Tensor* t = g.input(n, i)) ins.push_back(t);
-    if (ins.empty()) return ch;
     for (auto* t : ins)
       if (!shaped(t)) return ch;
-    int64_t r = static_cast<int64_t>(ins[0]->shape.size());
-    int64_t axis = norm_axis(n.attr_int("axis", 0), r);
-    if (axis < 0 || axis >= r) return ch;
-    Shape s = ins[0]->shape;
-    int64_t total = 0;
-    for (auto* t : ins) {
-      if (static_cast<int64_t>(t->shape.size()) != r) return ch;
-      int64_t d = t->shape[static_cast<size_t>(axis)];
-      total = (total < 0 || d < 0) ? U : total + d;
-      for (int64_t i = 0; i < r; ++i)
-        if (i != axis && s[static_cast<size_t>(i)] < 0) s[static_cast<size_t>(i)] = t->shape[static_cast<size_t>(i)];
-    }
-    s[static_cast<size_t>(axis)] = total;
+    const auto joined = concat_shape(ins, n.attr_int("axis", 0));
+    if (!joined) return ch;
+    const auto& [s, axis] = *joined;
     ch |= set_shape(*o, s);
     bool vals = known(s) && std::all_of(ins.begin(), ins.end(), [](const Tensor* t) { return has_values(t) && t->shape_known(); });
     if (vals) {
