@@ -241,7 +241,8 @@ def llm_contrib_ops():
 def misc_ops():
     """Ops real exports carry that the other models lack: LpNormalization, DeformConv (opset 19), MaxPool's indices
     into MaxUnpool, RandomNormalLike, Bernoulli, the bitwise ops, an audio front end (HannWindow, STFT,
-    MelWeightMatrix) and the training losses (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss)."""
+    MelWeightMatrix), the training losses (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss), Det and
+    Multinomial."""
     import numpy as np
     from onnx import TensorProto as T, helper as h, numpy_helper as nh
     rng = np.random.default_rng(0)
@@ -263,6 +264,8 @@ def misc_ops():
         n("MelWeightMatrix", ["nmel", "wlen", "rate", "lo", "hi"], ["mel"], name="mel_matrix"),
         n("SoftmaxCrossEntropyLoss", ["logits", "labels"], ["sce", "log_prob"], reduction="mean", name="sce"),
         n("NegativeLogLikelihoodLoss", ["log_prob", "labels"], ["nll"], reduction="none", name="nll"),
+        n("Det", ["mats"], ["det"], name="det"),
+        n("Multinomial", ["logits"], ["draws"], sample_size=3, name="multinomial"),
     ]
     inits = [nh.from_array((rng.standard_normal((4, 4, 3, 3)) * 0.1).astype(np.float32), "dw"), i64("step", 16),
              i64("wlen", 64), i64("nmel", 20), i64("rate", 16000), nh.from_array(np.array(0., np.float32), "lo"),
@@ -271,9 +274,11 @@ def misc_ops():
               h.make_tensor_value_info("off", T.FLOAT, [2, 18, 8, 8]),
               h.make_tensor_value_info("prob", T.FLOAT, [2, 5]), h.make_tensor_value_info("ia", T.INT32, [2, 5]),
               h.make_tensor_value_info("ib", T.INT32, [5]), h.make_tensor_value_info("sig", T.FLOAT, [2, 400, 1]),
-              h.make_tensor_value_info("logits", T.FLOAT, [2, 10]), h.make_tensor_value_info("labels", T.INT64, [2])]
+              h.make_tensor_value_info("logits", T.FLOAT, [2, 10]), h.make_tensor_value_info("labels", T.INT64, [2]),
+              h.make_tensor_value_info("mats", T.FLOAT, [3, 4, 4])]
     outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in
-            ["lp", "dc", "unpool", "noise", "bern", "spec", "mel", "sce", "nll"]]
+            ["lp", "dc", "unpool", "noise", "bern", "spec", "mel", "sce", "nll", "det"]]
+    outs.append(h.make_tensor_value_info("draws", T.INT32, None))
     outs += [h.make_tensor_value_info(o, T.INT32, None) for o in ["band", "bnot"]]
     g = h.make_graph(nodes, "misc_ops", inputs, outs, inits)
     return h.make_model(g, opset_imports=[h.make_opsetid("", 19)], ir_version=9)
@@ -420,7 +425,7 @@ MODELS = {
     "misc_ops": (misc_ops, [("x", (2, 4, 8, 8), torch.float32), ("off", (2, 18, 8, 8), torch.float32),
                             ("prob", (2, 5), torch.float32), ("ia", (2, 5), torch.int32), ("ib", (5,), torch.int32),
                             ("sig", (2, 400, 1), torch.float32), ("logits", (2, 10), torch.float32),
-                            ("labels", (2,), torch.int64)], {}, "helper"),
+                            ("labels", (2,), torch.int64), ("mats", (3, 4, 4), torch.float32)], {}, "helper"),
     "quantized_ops": (quantized_ops, [("x", (2, 3, 32, 32), torch.float32), ("h", (2, 7, 32), torch.float32)], {},
                       "helper"),
 }

@@ -149,6 +149,10 @@ void cost_softmax(RuleContext& ctx, const OpRule& rule);
 void cost_reduce(RuleContext& ctx, const OpRule& rule);
 void cost_scan(RuleContext& ctx, const OpRule& rule);
 void cost_topk(RuleContext& ctx, const OpRule& rule);
+/// Unique: a sort and a pass over the input; Det: LU of each matrix; Multinomial: a CDF and a search a sample.
+void cost_unique(RuleContext& ctx, const OpRule& rule);
+void cost_det(RuleContext& ctx, const OpRule& rule);
+void cost_multinomial(RuleContext& ctx, const OpRule& rule);
 /// NonMaxSuppression: the IoU of every pair of a class's candidate boxes (the output count is data).
 void cost_nms(RuleContext& ctx, const OpRule& rule);
 void cost_data_movement(RuleContext& ctx, const OpRule& rule);

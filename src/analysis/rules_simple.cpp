@@ -275,6 +275,35 @@ void cost_scan(RuleContext& ctx, const OpRule& rule) {
   set_shaped(ctx, OpFamily::reduce, elements, inner);
 }
 
+// Unique: a sort of the input's elements (n log2 n compares), then a pass that marks the distinct ones.
+void cost_unique(RuleContext& ctx, const OpRule& rule) {
+  const auto& x = ctx.in_shape(0);
+  const double n = product(x);
+  ctx.cost.flops = rule.per_element * n * (1 + std::max(1.0, std::ceil(std::log2(std::max(n, 1.0)))));
+  set_shaped(ctx, OpFamily::reduce, n, n);
+}
+
+// Det: an LU factorisation of each n x n matrix, about 2/3 n^3 multiply-adds.
+void cost_det(RuleContext& ctx, const OpRule&) {
+  const auto& x = ctx.in_shape(0);
+  if (x.size() < 2 || x[x.size() - 1] != x[x.size() - 2]) ctx.fail("input must be [..., n, n]");
+  const double n = static_cast<double>(x.back());
+  const double matrices = product(std::span(x).first(x.size() - 2));
+  ctx.cost.flops = matrices * (2.0 / 3.0) * n * n * n * 2;
+  set_shaped(ctx, OpFamily::reduce, product(x), n * n);
+}
+
+// Multinomial: [batch, classes] -> [batch, sample_size]: the cumulative distribution of each row (1 a class),
+// then a binary search for each sample (log2(classes) compares).
+void cost_multinomial(RuleContext& ctx, const OpRule&) {
+  const auto& x = ctx.in_shape(0);
+  if (x.size() != 2) ctx.fail("input must be [batch, classes]");
+  const double batch = static_cast<double>(x[0]), classes = static_cast<double>(x[1]);
+  const double samples = static_cast<double>(ctx.node.attr_int("sample_size", 1));
+  ctx.cost.flops = batch * (classes + samples * std::max(1.0, std::ceil(std::log2(std::max(classes, 1.0)))));
+  set_shaped(ctx, OpFamily::reduce, batch * classes, classes);
+}
+
 void cost_topk(RuleContext& ctx, const OpRule& rule) {
   const auto& x = ctx.in_shape(0);
   double elements = product(x);

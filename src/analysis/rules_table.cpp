@@ -28,6 +28,7 @@ OpRule rule(OpFamily f, CostFn fn, double per_element = 0, ParamSlots p = ParamS
                      fn == cost_groupnorm || fn == cost_groupnorm_nhwc || fn == cost_skip_layernorm ||
                      fn == cost_skip_simplified_layernorm || fn == cost_head_attention || fn == cost_matmul_nbits ||
                      fn == cost_lrn || fn == cost_mvn || fn == cost_softmax || fn == cost_scan || fn == cost_nms ||
+                     fn == cost_unique || fn == cost_det || fn == cost_multinomial ||
                      fn == cost_none;
   return OpRule{f, fn, per_element, p, mask, !from_inputs};
 }
@@ -193,6 +194,9 @@ const Table& default_table() {
         {"Trilu", data()},
         {"Range", data()},
         {"Compress", data()},
+        {"Unique", rule(OpFamily::reduce, cost_unique, 1)},
+        {"Det", rule(OpFamily::reduce, cost_det)},
+        {"Multinomial", rule(OpFamily::reduce, cost_multinomial)},
         {"ReverseSequence", data()},
         {"EyeLike", data()},
         {"ConstantOfShape", data()},

@@ -1268,7 +1268,8 @@ class Importer {
   void check_data_counts() const {
     if (const auto u = unknown_name(m_opts.data_counts, "data_counts", "--data-count",
                                     [](const Node& n) { return detail::is_data_dependent(n.op); }))
-      throw InputError(u->ref + ": the model has no NonZero, NonMaxSuppression or Compress node named '" + u->name +
+      throw InputError(u->ref + ": the model has no NonZero, NonMaxSuppression, Compress or Unique node named '" +
+                       u->name +
                        "'" + (u->any ? "; data-dependent nodes: " + u->list : ""));
     if (const auto u = unknown_name(m_opts.nms_candidates, "nms_candidates", "--nms-candidates",
                                     [](const Node& n) { return nms_filters_by_score(n); })) {

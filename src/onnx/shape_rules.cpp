@@ -962,7 +962,7 @@ std::string einsum_explicit(const std::string& equation) {
 }
 
 bool is_data_dependent(const std::string& op) {
-  return op == "NonZero" || op == "NonMaxSuppression" || op == "Compress";
+  return op == "NonZero" || op == "NonMaxSuppression" || op == "Compress" || op == "Unique";
 }
 
 bool is_integral(DType t) {
@@ -1091,6 +1091,8 @@ bool infer_node(Graph& g, Node& n) {
     if (Tensor* t = out_tensor(g, n, 2)) ch |= set_dtype(*t, DType::u8) | set_shape(*t, Shape{});
     if (shaped(x)) ch |= set_shape(*o, x->shape);
     return ch;
+  } else if (op == "Multinomial") {
+    ch |= set_dtype(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("dtype", 6))));
   } else if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow" || op == "MelWeightMatrix") {
     ch |= set_dtype(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("output_datatype", 1))));
   } else if (op == "ConvInteger" || op == "MatMulInteger") {
@@ -1700,6 +1702,10 @@ bool infer_node(Graph& g, Node& n) {
   if (op == "Resize" || op == "Upsample") return ch | infer_resize(g, n, *o);
   if (op == "CenterCropPad" || op == "Col2Im" || op == "AffineGrid" || op == "GridSample" || op == "DFT")
     return ch | infer_signal_and_grid(g, n, *o);
+  if (op == "Det" && shaped(x) && x->shape.size() >= 2)  // [..., n, n] -> [...]
+    return ch | set_shape(*o, Shape(x->shape.begin(), x->shape.end() - 2));
+  if (op == "Multinomial" && shaped(x) && x->shape.size() == 2)  // [batch, classes] -> [batch, sample_size]
+    return ch | set_shape(*o, Shape{x->shape[0], n.attr_int("sample_size", 1)});
   if (op == "STFT" || op == "MelWeightMatrix" || op == "HannWindow" || op == "HammingWindow" ||
       op == "BlackmanWindow" || op == "MaxUnpool" || op == "SoftmaxCrossEntropyLoss" ||
       op == "NegativeLogLikelihoodLoss")
@@ -1779,6 +1785,21 @@ bool infer_node(Graph& g, Node& n) {
       const int64_t upper = x->shape_known() ? x->numel().value_or(U) : U;
       ch |= set_shape(*o, Shape{r, data_count(g, n, upper).value_or(U)});
     }
+    return ch;
+  }
+  if (op == "Unique") {  // the distinct elements (or slices along `axis`): as many as --data-count says, at most all
+    if (!shaped(x)) return ch;
+    const bool flat = !n.has_attr("axis");
+    const int64_t r = static_cast<int64_t>(x->shape.size());
+    const int64_t axis = flat ? 0 : norm_axis(n.attr_int("axis", 0), r);
+    if (!flat && (axis < 0 || axis >= r)) return ch;
+    const int64_t all = flat ? (x->shape_known() ? x->numel().value_or(U) : U) : x->shape[static_cast<size_t>(axis)];
+    const int64_t kept = data_count(g, n, all).value_or(U);
+    Shape y = flat ? Shape{kept} : x->shape;
+    if (!flat) y[static_cast<size_t>(axis)] = kept;
+    ch |= set_shape(*o, y);
+    for (size_t i = 1; i < 4; ++i)  // indices [kept], inverse_indices [all], counts [kept]: int64
+      if (Tensor* t = out_tensor(g, n, i)) ch |= set_dtype(*t, DType::i64) | set_shape(*t, Shape{i == 2 ? all : kept});
     return ch;
   }
   if (op == "Compress") {  // the slices along `axis` (or elements of the flattened input) its condition keeps

@@ -89,7 +89,7 @@ j = json.load(open(sys.argv[1]))
 shapes = [t['shape'] for l in j['nodes'] for t in l.get('outputs', []) if t.get('name') == 'nz']
 assert shapes == [[2, 16]], shapes
 " "$TMP/out" || { echo "FAIL: inspect --data-count 1000 did not cap NonZero at 16"; cat "$TMP/out" | head -c 600; fail=1; }
-run 2 predict "$M" --gpu a100-sxm4-40gb --data-count nothere=5 && { grep -q "no NonZero, NonMaxSuppression or Compress node named 'nothere'; data-dependent nodes: nonzero" "$TMP/err" || { echo "FAIL: --data-count with a wrong name: $(cat "$TMP/err")"; fail=1; }; }
+run 2 predict "$M" --gpu a100-sxm4-40gb --data-count nothere=5 && { grep -q "no NonZero, NonMaxSuppression, Compress or Unique node named 'nothere'; data-dependent nodes: nonzero" "$TMP/err" || { echo "FAIL: --data-count with a wrong name: $(cat "$TMP/err")"; fail=1; }; }
 run 2 predict "$M" --gpu a100-sxm4-40gb --data-count nonzero=-1
 # A budget entry's data_counts: by name or "*" for every node; a wrong name says which key.
 for dc in '{"nonzero": 5}' '{"*": 5}'; do

@@ -496,6 +496,21 @@ TEST(Analyze, DeformConvStftAndLossesCostTheirWork) {
   EXPECT_DOUBLE_EQ(c.nodes[3].flops, 3.0 * 512);
 }
 
+TEST(Analyze, UniqueDetAndMultinomial) {
+  // Unique of 16 elements: a sort (16 x log2 16) and a pass; Det of five 3 x 3 matrices: 2 x 2/3 n^3 each;
+  // Multinomial of 2 rows of 8 classes, 4 samples: the CDF (8) and a 3-step search a sample.
+  GraphBuilder b;
+  b.f32("x", {4, 4}, 'x').f32("y", {6}).f32("m", {5, 3, 3}, 'x').f32("d", {5}).f32("p", {2, 8}, 'x');
+  b.tensor("s", DType::i32, {2, 4});
+  b.node("Unique", {"x"}, {"y"});
+  b.node("Det", {"m"}, {"d"});
+  b.node("Multinomial", {"p"}, {"s"}, {{"sample_size", int64_t{4}}});
+  GraphCost c = analyze(b.build());
+  EXPECT_DOUBLE_EQ(c.nodes[0].flops, 16.0 * (1 + 4));
+  EXPECT_DOUBLE_EQ(c.nodes[1].flops, 5 * (2.0 / 3.0) * 27 * 2);
+  EXPECT_DOUBLE_EQ(c.nodes[2].flops, 2 * (8.0 + 4 * 3));
+}
+
 TEST(Analyze, MaxRoiPoolUpperBound) {
   GraphBuilder b;
   b.f32("x", {1, 4, 8, 8}, 'x').f32("rois", {3, 5}, 'x').f32("y", {3, 4, 2, 2});

@@ -206,7 +206,7 @@ g (float[2, 6] x, float[1, 50, 4] boxes, float[1, 3, 50] scores, bool[4] keep, f
     run({{"nms", 7}}, -1);
     ADD_FAILURE() << "no error for an unknown node";
   } catch (const perfpred::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--data-count nms=7: the model has no NonZero, NonMaxSuppression or Compress"),
+    EXPECT_NE(std::string(e.what()).find("--data-count nms=7: the model has no NonZero, NonMaxSuppression, Compress or Unique"),
               std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("NonMaxSuppression_2"), std::string::npos) << e.what();
   }
@@ -215,6 +215,34 @@ g (float[2, 6] x, float[1, 50, 4] boxes, float[1, 3, 50] scores, bool[4] keep, f
 // RoiAlign and MaxRoiPool pool one [C, out_h, out_w] map per region: perfpred's own rule, run on a graph ONNX's
 // inference has not seen (Faster R-CNN's RoIs get their count from --data-count only after ONNX has run, and its
 // box head stayed [?, 256, 7, 7] without it).
+// Unique keeps as many distinct elements (or slices along its axis) as --data-count says, at most all of them; its
+// inverse_indices cover every input element or slice. Det and Multinomial shape from their input.
+TEST(OnnxShapeRules, UniqueTakesADataCountDetAndMultinomialTheirInput) {
+  const std::string text = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[3, 4] x, float[5, 3, 3] m, float[2, 7] p) => (float[U] y) {
+  y, idx, inv, cnt = Unique (x)
+  rows, ridx, rinv, rcnt = Unique <axis = 0> (x)
+  d = Det (m)
+  s = Multinomial <sample_size = 4> (p)
+}
+)";
+  oi::ImportOptions o;
+  Graph g = oi::import_text(text, o);
+  EXPECT_EQ(S(g, "y"), (V{-1}));
+  EXPECT_EQ(S(g, "inv"), (V{12}));
+  EXPECT_EQ(T(g, "inv").dtype, perfpred::DType::i64);
+  o.data_counts = {{"Unique_1", 2}};  // the second node, by its generated name
+  o.data_count_all = 100;            // capped at the 12 elements
+  g = oi::import_text(text, o);
+  EXPECT_EQ(S(g, "y"), (V{12}));
+  EXPECT_EQ(S(g, "cnt"), (V{12}));
+  EXPECT_EQ(S(g, "rows"), (V{2, 4}));
+  EXPECT_EQ(S(g, "rinv"), (V{3}));
+  EXPECT_EQ(S(g, "d"), (V{5}));
+  EXPECT_EQ(S(g, "s"), (V{2, 4}));
+  EXPECT_EQ(T(g, "s").dtype, perfpred::DType::i32);
+}
+
 TEST(OnnxShapeRules, RoiPoolingKeepsOneMapPerRegion) {
   Graph g;
   const auto tensor = [&g](const std::string& name, V shape) {
