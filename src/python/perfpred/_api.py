@@ -398,8 +398,8 @@ def predict(model, gpu, batch=None, precision="fp32", mode="inference", runtime=
     meta=True adds the CLI's meta block (version, time, model path). branches ({"If_0": "then"}),
     loop_trips ({"Loop_0": 12}), dims ({"seq": 128}) and allow_partial are --branch, --loop-trips, --dim and
     --allow-partial; data_counts is --data-count, the length a data-dependent op outputs ({"/NonZero": 1000} for
-    one node, 1000 for every NonZero, NonMaxSuppression and Compress); nms_candidates is --nms-candidates, the boxes
-    per image and class over a NonMaxSuppression's score threshold ({"/nms": 200} for one node, 200 for every one;
+    one node, 1000 for every NonZero, NonMaxSuppression, Compress and Unique); nms_candidates is --nms-candidates,
+    the boxes per image and class over a NonMaxSuppression's score threshold ({"/nms": 200} for one node, 200 for every one;
     default: every box); host_factor is --host-factor (this machine's host CPU time over the reference machine's),
     gpu_factor --gpu-factor (its GPU kernel time over the model's);
     copies=False is --no-copies, copies="pageable" --pageable-copies (the input and output copies move
