@@ -299,7 +299,9 @@ void cost_multinomial(RuleContext& ctx, const OpRule&) {
   const auto& x = ctx.in_shape(0);
   if (x.size() != 2) ctx.fail("input must be [batch, classes]");
   const double batch = static_cast<double>(x[0]), classes = static_cast<double>(x[1]);
-  const double samples = static_cast<double>(ctx.node.attr_int("sample_size", 1));
+  const int64_t sample_size = ctx.node.attr_int("sample_size", 1);
+  if (sample_size < 1) ctx.fail("sample_size must be >= 1 (got " + std::to_string(sample_size) + ")");
+  const double samples = static_cast<double>(sample_size);
   ctx.cost.flops = batch * (classes + samples * std::max(1.0, std::ceil(std::log2(std::max(classes, 1.0)))));
   set_shaped(ctx, OpFamily::reduce, batch * classes, classes);
 }

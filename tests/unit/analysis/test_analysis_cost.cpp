@@ -509,6 +509,11 @@ TEST(Analyze, UniqueDetAndMultinomial) {
   EXPECT_DOUBLE_EQ(c.nodes[0].flops, 16.0 * (1 + 4));
   EXPECT_DOUBLE_EQ(c.nodes[1].flops, 5 * (2.0 / 3.0) * 27 * 2);
   EXPECT_DOUBLE_EQ(c.nodes[2].flops, 2 * (8.0 + 4 * 3));
+  // Its cost reads the input alone, so a sample_size below 1 is refused there, naming the node.
+  GraphBuilder bad;
+  bad.f32("p", {2, 8}, 'x').tensor("s", DType::i32, {2, 4});
+  bad.node("Multinomial", {"p"}, {"s"}, {{"sample_size", int64_t{-3}}});
+  EXPECT_THROW(analyze(bad.build()), InputError);
 }
 
 TEST(Analyze, MaxRoiPoolUpperBound) {
