@@ -324,6 +324,16 @@ void set_bn_inference_planes(KernelDraft& d, double numel, double images, double
   d.plane_elems = numel / d.plane_blocks;
 }
 
+std::optional<GemmShape> conv_forward_gemm(const ConvShape& s, double batch) {
+  const double taps = s.kh * s.kw, pixels = batch * s.out_h * s.out_w;
+  if (!(s.groups >= 1 && s.cin >= s.groups && s.cout >= s.groups && taps >= 1 && pixels >= 1)) return std::nullopt;
+  const double cin_g = s.cin / s.groups, cout_g = s.cout / s.groups;
+  const double largest = 1e15;  // well inside int64 and any shape a row can hold
+  if (cin_g * taps > largest || pixels > largest || s.groups > largest) return std::nullopt;
+  return GemmShape{static_cast<int64_t>(s.groups), static_cast<int64_t>(pixels), static_cast<int64_t>(cout_g),
+                   static_cast<int64_t>(cin_g * taps)};
+}
+
 void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& opts) {
   const Runtime rt = opts.runtime;
   const Precision p = opts.precision;
@@ -680,6 +690,15 @@ void estimate_kernel(KernelEstimate& k, const GpuSpec& gpu, const PredictOptions
     s.out_w = attr_or(k, "out_w", 0);
     s.outputs = attr_or(k, "batch", 0) * s.cout * s.out_h * s.out_w;
     s.inputs = attr_or(k, "batch", 0) * s.cin * attr_or(k, "in_h", 0) * attr_or(k, "in_w", 0);
+    // A convolution's gradients are timed on the forward's implicit-GEMM view, as plan_matrix_backward plans
+    // them, whatever view the row carries: perfpred's profiler wrote the transposed products (the data
+    // gradient as input pixels x input channels x output channels x taps) before the format said which.
+    if (k.family == OpFamily::conv && d.matrix) {
+      if (const auto view = detail::conv_forward_gemm(s, attr_or(k, "batch", 0))) {
+        d.gemm = *view;
+        k.gemm = *view;
+      }
+    }
     detail::set_conv_facts(d, s, opts);
     d.conv_tf32 = (opts.precision == Precision::fp32 && opts.allow_tf32) || opts.precision == Precision::tf32;
   }

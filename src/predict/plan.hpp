@@ -2,6 +2,7 @@
 // Internal: the kernel plan (which kernels a runtime launches for a graph) as plain records without
 // strings, so that planning and timing a graph costs no heap churn beyond a few vectors.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "perfpred/analysis/cost.hpp"
@@ -226,6 +227,9 @@ struct ConvShape {
   double outputs = 0, out_h = 0, out_w = 0;  ///< output elements (batch included), output map
   double inputs = 0;                          ///< input elements (batch included); 0 where unknown
 };
+/// The forward implicit-GEMM view of a convolution (groups x output pixels x output channels per group x input
+/// channels per group x taps), the view its gradients are timed on too; none where the shape is incomplete.
+std::optional<GemmShape> conv_forward_gemm(const ConvShape& s, double batch);
 /// The facts of a conv draft from its shape, one definition for network plans and kernel rows: depthwise,
 /// the taps PyTorch's own FP32 depthwise kernel loads (depthwise_tap_bytes), Winograd and its tile fill.
 void set_conv_facts(KernelDraft& d, const ConvShape& s, const PredictOptions& opts);

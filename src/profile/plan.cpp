@@ -161,18 +161,14 @@ bool build(PlanEntry& e, const Params& p, std::string& why) {
     e.flops = 2.0 * n * kout * oh * ow * (c / g) * r * r;
     e.bytes = eb * (x + wt + y);
     e.device_bytes = saturated_bytes(eb * (2 * x + 2 * wt + 2 * y));
+    // Every phase carries the forward's implicit-GEMM view (docs/formats.md): cuDNN tiles the gradients over it
+    // too, and the model times them on it.
     e.gemm_batch = g;
+    e.gemm_m = n * oh * ow, e.gemm_n = kout / g, e.gemm_k = c / g * r * r;
     std::vector<int64_t> xs{n, c, h, w}, ws{kout, c / g, r, r}, ys{n, kout, oh, ow};
-    if (e.phase == "forward") {
-      e.inputs = {xs, ws};
-      e.gemm_m = n * oh * ow, e.gemm_n = kout / g, e.gemm_k = c / g * r * r;
-    } else if (e.phase == "backward_data") {
-      e.inputs = {ys, ws};
-      e.gemm_m = n * h * w, e.gemm_n = c / g, e.gemm_k = kout / g * r * r;
-    } else {
-      e.inputs = {xs, ys};
-      e.gemm_m = kout / g, e.gemm_n = c / g * r * r, e.gemm_k = n * oh * ow;
-    }
+    if (e.phase == "forward") e.inputs = {xs, ws};
+    else if (e.phase == "backward_data") e.inputs = {ys, ws};
+    else e.inputs = {xs, ys};
     return true;
   }
   if (k == "gemm") {

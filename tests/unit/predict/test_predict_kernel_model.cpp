@@ -1020,5 +1020,47 @@ TEST(UnalignedChannels, RgbStemsRunCudnnsFp32MathKernelsWhereTensorCoresNeedWhol
   EXPECT_LT(stem(p100, Precision::fp16, 3).time_s, 0.8 * stem(p100, Precision::fp32, 3).time_s);
 }
 
+
+// A convolution's gradient row is timed on the forward's implicit-GEMM view whatever view the row carries:
+// perfpred's profiler once wrote the data gradient of ResNet's 7x7 stem as a 3-column product
+// (64 x 224 x 224 input pixels by 3 input channels) and its filter gradient as a 64 x 147 GEMM with a
+// 802,816-long reduction, which priced them at 35.8 ms and 4.4 ms on the H200 where cuDNN 9 took 1.1 ms and
+// 0.36 ms (data/measured/h200-harness, CUPTI).
+TEST(KernelRows, ConvGradientsAreTimedOnTheForwardView) {
+  const GpuSpec h200 = gpu("h200-sxm-141gb");
+  const auto stem = [&](const char* phase, GemmShape view) {
+    KernelEstimate k;
+    k.family = OpFamily::conv;
+    k.op = "Conv";
+    k.phase = phase;
+    k.gemm = view;
+    k.flops = 2.0 * 64 * 64 * 112 * 112 * 3 * 49;
+    k.bytes = 2.0 * (64.0 * 3 * 224 * 224 + 64 * 3 * 49 + 64.0 * 64 * 112 * 112);
+    k.attrs = {{"batch", 64},   {"in_channels", 3}, {"out_channels", 64}, {"in_h", 224},    {"in_w", 224},
+               {"kernel_h", 7}, {"kernel_w", 7},    {"stride_h", 2},      {"stride_w", 2},  {"pad_h", 3},
+               {"pad_w", 3},    {"out_h", 112},     {"out_w", 112},       {"dilation_h", 1}, {"groups", 1}};
+    PredictOptions o;
+    o.precision = Precision::fp16;
+    o.runtime = Runtime::cudnn;
+    o.mode = Mode::training;
+    estimate_kernel(k, h200, o);
+    return k;
+  };
+  const GemmShape forward{1, 64 * 112 * 112, 64, 3 * 49};
+  for (const char* phase : {"backward_data", "backward_weight"}) {
+    const KernelEstimate as_forward = stem(phase, forward);
+    const KernelEstimate transposed = stem(phase, std::string(phase) == "backward_data"
+                                                      ? GemmShape{1, 64 * 224 * 224, 3, 64 * 49}
+                                                      : GemmShape{1, 64, 3 * 49, 64 * 112 * 112});
+    EXPECT_DOUBLE_EQ(transposed.time_s, as_forward.time_s) << phase;
+    ASSERT_TRUE(transposed.gemm.has_value());
+    EXPECT_EQ(transposed.gemm->m, forward.m) << phase;
+    EXPECT_EQ(transposed.gemm->n, forward.n) << phase;
+    EXPECT_EQ(transposed.gemm->k, forward.k) << phase;
+    // Within a few times cuDNN 9's measured 1.1 ms / 0.36 ms, not 30x it.
+    EXPECT_LT(as_forward.time_s, 3e-3) << phase;
+  }
+}
+
 }  // namespace
 }  // namespace perfpred

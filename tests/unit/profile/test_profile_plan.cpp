@@ -56,7 +56,14 @@ TEST(Plan, ConvCostsAndGemmViews) {
   EXPECT_EQ(fwd.gemm_k, 64 * 9);
   const PlanEntry& bwd_w = p.entries[2];
   EXPECT_EQ(bwd_w.phase, "backward_weight");
-  EXPECT_EQ(bwd_w.gemm_k, 56 * 56);
+  // Gradients carry the forward's implicit-GEMM view, the one the model times them on.
+  EXPECT_EQ(bwd_w.gemm_m, 56 * 56);
+  EXPECT_EQ(bwd_w.gemm_n, 64);
+  EXPECT_EQ(bwd_w.gemm_k, 64 * 9);
+  const PlanEntry& bwd_d = p.entries[1];
+  EXPECT_EQ(bwd_d.phase, "backward_data");
+  EXPECT_EQ(bwd_d.gemm_m, 56 * 56);
+  EXPECT_EQ(bwd_d.gemm_k, 64 * 9);
   EXPECT_DOUBLE_EQ(bwd_w.flops, fwd.flops);
   // Stride 2 halves the output.
   bool found = false;
