@@ -1,5 +1,6 @@
 #include "perfpred/learn/data.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -134,6 +135,23 @@ PredictOptions kernel_options(const KernelRow& r, const std::string& where) {
   o.batch = batch >= 1 ? static_cast<int64_t>(batch) : 1;
   o.detail = false;
   return o;
+}
+
+std::optional<double> kernel_label_ms(const KernelRow& r) {
+  // Microbenchmark and copy rows time many launches or a copy per row, CUPTI one launch of them. A recurrent
+  // op's steps are dependent launches from cuDNN's host loop: the GPU idles between them for as long as the
+  // model's per-step floors say, time CUPTI's sum of kernel durations leaves out and the event time keeps.
+  const bool event_time = r.op_family == "microbench" || r.op_family == "data_movement" || r.op_family == "rnn";
+  const std::string key = "cupti_busy_ms=";
+  const auto at = r.notes.find(key);
+  if (!event_time && at != std::string::npos) {
+    const char* begin = r.notes.c_str() + at + key.size();
+    char* end = nullptr;
+    const double busy = std::strtod(begin, &end);
+    if (end != begin && std::isfinite(busy) && busy > 0) return busy;
+  }
+  if (r.time_ms && std::isfinite(*r.time_ms) && *r.time_ms > 0) return *r.time_ms;
+  return std::nullopt;
 }
 
 KernelEstimate row_kernel(const KernelRow& r, const GpuSpec& gpu, const PredictOptions& opts, const std::string& where) {

@@ -26,7 +26,7 @@ KernelSample kernel_sample(const KernelRow& r, const GpuSpec& gpu, const std::st
   s.gpu = gpu;
   s.opts = kernel_options(r, where);
   s.kernel = row_kernel(r, s.gpu, s.opts, where);
-  s.measured_s = *r.time_ms / 1e3;
+  s.measured_s = *kernel_label_ms(r) / 1e3;
   s.source = r.source;
   return s;
 }
@@ -240,7 +240,7 @@ void train_kernel_part(const TrainRequest& req, const std::vector<DataFile>& fil
   for (const auto& f : files) {
     DataSource src{f.source_name(), f.path.string(), f.licence(), 0};
     for (const auto& r : f.kernels) {
-      if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
+      if (r.status != RowStatus::ok || !kernel_label_ms(r)) continue;
       if (contains(req.holdout_gpus, r.gpu_id) || family_held_out(req.holdout_families, r)) continue;
       if (!use_kernels) continue;
       const std::string where = f.path.string() + ": row " + r.id;
@@ -373,7 +373,7 @@ void evaluate_kernels(const LearnedModel& model, const EvalRequest& req, const D
   std::vector<KernelSample> ks;
   std::vector<EvalRecord> kr;
   for (const auto& r : f.kernels) {
-    if (r.status != RowStatus::ok || !r.time_ms || !(*r.time_ms > 0)) continue;
+    if (r.status != RowStatus::ok || !kernel_label_ms(r)) continue;
     if (!req.holdout_gpus.empty() && !contains(req.holdout_gpus, r.gpu_id)) continue;
     if (!req.holdout_families.empty() && !family_held_out(req.holdout_families, r)) continue;
     if (b.target != Target::latency) continue;
@@ -390,7 +390,7 @@ void evaluate_kernels(const LearnedModel& model, const EvalRequest& req, const D
       rec.kind = "kernel";
       rec.phase = r.phase;
       rec.precision = r.precision;
-      rec.measured = *r.time_ms;
+      rec.measured = s.measured_s * 1e3;
       // A timer with a per-op floor (NeuSight) sees it under either predictor: the analytical time gets the
       // floor the learned one gets (sample_log_ratios), or the comparison credits the boosters with it.
       rec.analytical = with_timer_floor(s.kernel.time_s, model.timer_floor_s(s)) * 1e3;

@@ -56,6 +56,14 @@ PredictOptions kernel_options(const KernelRow& r, const std::string& where);
 /// required field (op_family, flops or bytes) is missing or malformed.
 KernelEstimate row_kernel(const KernelRow& r, const GpuSpec& gpu, const PredictOptions& opts, const std::string& where);
 
+/// The measured time of a kernel row's kernels, ms: its notes' `cupti_busy_ms` where the profiler recorded one
+/// (CUPTI's sum of the op's kernel durations; `time_ms` is CUDA-event time around one library call, which holds
+/// whatever host work the library does inside the timed region: cuDNN 9's legacy API on the H200 made it
+/// several times the kernels', data/measured/README.md), else `time_ms`. Microbenchmark and copy rows keep
+/// `time_ms` (they time many launches or a copy per row), and so do recurrent rows (their steps' launch gaps
+/// are GPU idle time the model prices). Empty where neither is a positive number.
+std::optional<double> kernel_label_ms(const KernelRow& r);
+
 /// Options of a network row (precision, runtime, mode, batch, copies when includes_h2d is 1).
 PredictOptions network_options(const NetworkRow& r, const std::string& where);
 

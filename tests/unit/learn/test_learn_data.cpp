@@ -110,3 +110,36 @@ TEST(LearnData, GpuResolverAppliesTheRowsPowerLimit) {
     EXPECT_NE(m.find("260] W"), std::string::npos) << m;
   }
 }
+
+// A profiled kernel row is labelled with CUPTI's kernel time where the profiler recorded it: the CUDA-event
+// time_ms around a cuDNN call holds the library's host work too (data/measured/README.md).
+TEST(LearnData, KernelLabelIsTheKernelsOwnTimeWhereCuptiRecordedIt) {
+  KernelRow r;
+  r.op_family = "conv";
+  r.time_ms = 0.41;
+  r.notes = "algo=fwd:1; workspace_bytes=0; cupti_kernels=4; cupti_busy_ms=0.3551; grid/block=98x2x64/256x1x1";
+  ASSERT_TRUE(learn::kernel_label_ms(r).has_value());
+  EXPECT_DOUBLE_EQ(*learn::kernel_label_ms(r), 0.3551);
+  // Without the note (DeepBench, NeuSight), or with one that is not a positive number: time_ms.
+  r.notes = "algo=fwd:1";
+  EXPECT_DOUBLE_EQ(*learn::kernel_label_ms(r), 0.41);
+  r.notes = "cupti_busy_ms=0";
+  EXPECT_DOUBLE_EQ(*learn::kernel_label_ms(r), 0.41);
+  r.notes = "cupti_busy_ms=nan";
+  EXPECT_DOUBLE_EQ(*learn::kernel_label_ms(r), 0.41);
+  // Microbenchmarks time many launches (or a copy) per row; CUPTI saw one launch of them.
+  r.op_family = "microbench";
+  r.notes = "cupti_busy_ms=0.002";
+  EXPECT_DOUBLE_EQ(*learn::kernel_label_ms(r), 0.41);
+  // A recurrent op's steps wait on cuDNN's host loop between launches: its event time is the label.
+  r.op_family = "rnn";
+  r.notes = "cupti_kernels=33; cupti_busy_ms=0.07094";
+  EXPECT_DOUBLE_EQ(*learn::kernel_label_ms(r), 0.41);
+  // Neither a note nor a positive time: no label.
+  r.op_family = "conv";
+  r.notes.clear();
+  r.time_ms = 0;
+  EXPECT_FALSE(learn::kernel_label_ms(r).has_value());
+  r.time_ms.reset();
+  EXPECT_FALSE(learn::kernel_label_ms(r).has_value());
+}
