@@ -16,6 +16,8 @@ import subprocess
 import os
 import sys
 
+from typing import List
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -39,6 +41,56 @@ class ScriptedLoopIf(nn.Module):
         else:
             y = self.fc2(acc)
         return y
+
+
+class ScriptedLists(nn.Module):
+    """Python lists as torch.jit.script exports them: torch.split into a loop over the parts (SplitToSequence,
+    SequenceLength, a Loop of SequenceAt and SequenceInsert, ConcatFromSequence) and a list appended row by row
+    and stacked (SequenceEmpty, a Loop over the batch, ConcatFromSequence with new_axis)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def forward(self, x):
+        parts = torch.split(x, 3, dim=1)
+        scaled = [self.fc(p) for p in parts]
+        y = torch.cat(scaled, dim=1)
+        rows: List[torch.Tensor] = []
+        for i in range(y.size(0)):
+            rows.append(torch.relu(y[i]))
+        return torch.stack(rows)
+
+
+def sequence_ops():
+    """The sequence ops one by one (opset 17): SequenceConstruct, SequenceInsert at the front, SequenceErase of the
+    last, SequenceAt from the back, SequenceLength, ConcatFromSequence on a new axis, SplitToSequence with uneven
+    sizes and into squeezed slices."""
+    import numpy as np
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+
+    def i64(name, v):
+        return nh.from_array(np.array(v, dtype=np.int64), name)
+    n = h.make_node
+    nodes = [
+        n("SequenceConstruct", ["a", "b", "c"], ["s"], name="construct"),
+        n("SequenceInsert", ["s", "d", "zero"], ["s2"], name="insert_front"),
+        n("SequenceErase", ["s2"], ["s3"], name="erase_last"),
+        n("SequenceAt", ["s3", "back"], ["last"], name="at_back"),
+        n("SequenceLength", ["s3"], ["count"], name="length"),
+        n("ConcatFromSequence", ["s3"], ["stacked"], axis=0, new_axis=1, name="stack"),
+        n("SplitToSequence", ["x", "sizes"], ["parts"], axis=1, name="split_uneven"),
+        n("ConcatFromSequence", ["parts"], ["joined"], axis=1, name="join"),
+        n("SplitToSequence", ["a"], ["rows"], axis=0, keepdims=0, name="split_rows"),
+        n("SequenceAt", ["rows", "one"], ["row"], name="at_row"),
+    ]
+    inits = [i64("zero", 0), i64("back", -1), i64("one", 1), i64("sizes", [2, 5, 1])]
+    inputs = [h.make_tensor_value_info(v, T.FLOAT, [4, 6]) for v in "abcd"]
+    inputs.append(h.make_tensor_value_info("x", T.FLOAT, [2, 8, 3]))
+    outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in ["last", "stacked", "joined", "row"]]
+    outs.append(h.make_tensor_value_info("count", T.INT64, None))
+    g = h.make_graph(nodes, "sequence_ops", inputs, outs, inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 17)], ir_version=8)
 
 
 class DecoderStep(nn.Module):
@@ -401,6 +453,10 @@ MODELS = {
     "mobilenet_v3_small": (tv("mobilenet_v3_small"), IMG, {"x": {0: "batch"}}, ""),
     "deeplabv3_mobilenet": (deeplab, [("x", (1, 3, 256, 256), torch.float32)], {"x": {0: "batch"}}, ""),
     "scripted_loop_if": (ScriptedLoopIf, [("x", (3, 64), torch.float32)], {"x": {0: "rows"}}, "script"),
+    "scripted_lists": (ScriptedLists, [("x", (2, 8, 16), torch.float32)], {"x": {0: "batch"}}, "script"),
+    "sequence_ops": (sequence_ops, [("a", (4, 6), torch.float32), ("b", (4, 6), torch.float32),
+                                    ("c", (4, 6), torch.float32), ("d", (4, 6), torch.float32),
+                                    ("x", (2, 8, 3), torch.float32)], {}, "helper"),
     "decoder_step": (DecoderStep, [("ids", (1, 1), torch.int64), ("past_k", (1, 4, 7, 64), torch.float32),
                                    ("past_v", (1, 4, 7, 64), torch.float32)],
                      {"ids": {0: "batch"}, "past_k": {0: "batch", 2: "past"}, "past_v": {0: "batch", 2: "past"}},
@@ -491,6 +547,9 @@ def export(name, out):
         with open(os.path.join(out, name + suffix + ".feeds.json"), "w") as f:
             json.dump(feeds, f)
     seen = {o.name for o in m.graph.output}
+    # Sequence values are not tensors ONNX Runtime's Node.js binding returns: only tensor outputs are compared.
+    typed = onnx.shape_inference.infer_shapes(m)
+    seen |= {v.name for v in list(typed.graph.value_info) + list(typed.graph.output) if v.type.HasField("sequence_type")}
     for node in m.graph.node:
         for o in node.output:
             if o and o not in seen:

@@ -97,7 +97,7 @@ class Analyzer {
       const Tensor& t = g.tensors[i];
       if (t.is_initializer) m_flags[i] = k_const | k_weight;
       else if (t.int_values || t.float_values) m_flags[i] = k_const;
-      if (t.shape_known()) m_flags[i] |= k_shape_known;
+      if (t.shape_known() || t.sequence_known()) m_flags[i] |= k_shape_known;
     }
   }
 
@@ -120,7 +120,7 @@ class Analyzer {
         c.warnings.push_back("op " + node_label(node, i) +
                              " is not known to perfpred: bytes-only estimate, FLOPs not counted");
         if (!all_shapes_known(node)) gc.unshaped_nodes.push_back(c.node_index);
-        add_bytes(node, c, -1, gc);
+        add_bytes(node, c, -1, -1, gc);
         continue;
       }
       analyze_node(node, *rule, c, gc);
@@ -192,7 +192,7 @@ class Analyzer {
     } else {
       c.warnings.push_back(rule.needs_output_shape ? "FLOPs not counted: an input or the first output has an unknown shape" : "FLOPs not counted: an input has an unknown shape");
     }
-    add_bytes(node, c, ctx.input0_read_cap, gc);
+    add_bytes(node, c, ctx.input0_read_cap, ctx.output0_write_cap, gc);
     add_params(node, rule, c);
   }
 
@@ -224,7 +224,7 @@ class Analyzer {
   }
 
   // Bytes of every distinct input and every output; warns about tensors whose size is unknown.
-  void add_bytes(const Node& node, NodeCost& c, int64_t input0_cap, GraphCost& gc) {
+  void add_bytes(const Node& node, NodeCost& c, int64_t input0_cap, int64_t output0_cap, GraphCost& gc) {
     std::string unknown_names;
     auto size_of = [&](int t) -> std::optional<int64_t> {
       int64_t b = tensor_bytes(t);
@@ -250,10 +250,12 @@ class Analyzer {
       c.bytes_read = add_or_throw(c.bytes_read, bytes, node, "bytes read");
       if (weight) c.weight_bytes = add_or_throw(c.weight_bytes, bytes, node, "weight bytes");
     }
-    for (int t : node.outputs) {
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      const int t = node.outputs[i];
       if (t < 0) continue;
       if (!shape_known(t)) ++gc.unknown_shape_tensors;
       auto b = size_of(t);
+      if (b && i == 0 && output0_cap >= 0) b = std::min(*b, output0_cap);
       if (b) c.bytes_written = add_or_throw(c.bytes_written, *b, node, "bytes written");
     }
     if (!unknown_names.empty())

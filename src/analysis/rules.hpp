@@ -55,6 +55,8 @@ struct RuleContext {
   NodeCost& cost;
   /// When >= 0, bytes read from input 0 are capped at this value (a gather reads only what it selects).
   int64_t input0_read_cap = -1;
+  /// When >= 0, bytes written to output 0 are capped at this value (SequenceInsert writes the one new tensor).
+  int64_t output0_write_cap = -1;
 
   /// Shape of input i (known: the driver checked). Fails when the input is absent.
   const std::vector<int64_t>& in_shape(size_t i) const;
@@ -151,6 +153,9 @@ void cost_scan(RuleContext& ctx, const OpRule& rule);
 void cost_topk(RuleContext& ctx, const OpRule& rule);
 /// Unique: a sort and a pass over the input; Det: LU of each matrix; Multinomial: a CDF and a search a sample.
 void cost_unique(RuleContext& ctx, const OpRule& rule);
+/// SequenceConstruct, SequenceInsert, SequenceAt, SplitToSequence, ConcatFromSequence: the tensors they copy in
+/// or out (an insert reads and writes the new tensor only, an At the one it reads).
+void cost_sequence(RuleContext& ctx, const OpRule& rule);
 void cost_det(RuleContext& ctx, const OpRule& rule);
 void cost_multinomial(RuleContext& ctx, const OpRule& rule);
 /// NonMaxSuppression: the IoU of every pair of a class's candidate boxes (the output count is data).

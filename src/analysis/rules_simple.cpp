@@ -354,6 +354,35 @@ void cost_data_movement(RuleContext& ctx, const OpRule&) {
   ctx.set_attrs(OpFamily::data_movement, v);
 }
 
+void cost_sequence(RuleContext& ctx, const OpRule&) {
+  const std::string& op = ctx.node.op;
+  // The elements a copy moves: the new tensor of an insert, the one an At reads, else everything written.
+  double elements = 0;
+  const auto count = [&](const Tensor* t) {
+    if (!t) return;
+    if (t->is_sequence && t->sequence_known()) {
+      for (const auto& e : *t->elements) elements += product(e.shape);
+    } else if (!t->is_sequence && t->shape_known()) {
+      elements += product(t->shape);
+    }
+  };
+  if (op == "SequenceInsert") {
+    const Tensor* t = ctx.input(1);
+    count(t);
+    const auto b = t ? t->bytes() : std::nullopt;
+    ctx.input0_read_cap = 0;
+    ctx.output0_write_cap = b.value_or(0);
+  } else if (op == "SequenceAt") {
+    const Tensor* out = ctx.graph.output(ctx.node, 0);
+    count(out);
+    ctx.input0_read_cap = out ? out->bytes().value_or(0) : 0;
+  } else {
+    count(ctx.graph.output(ctx.node, 0));
+  }
+  const std::array<double, 1> v{elements};
+  ctx.set_attrs(OpFamily::data_movement, v);
+}
+
 void cost_gather(RuleContext& ctx, const OpRule& rule) {
   // Gather, GatherElements, GatherND, Slice: the kernel reads only the selected part of the data input.
   const Tensor* data = ctx.input(0);

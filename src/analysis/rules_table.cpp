@@ -198,6 +198,16 @@ const Table& default_table() {
         {"Det", rule(OpFamily::reduce, cost_det)},
         {"Multinomial", rule(OpFamily::reduce, cost_multinomial)},
         {"ReverseSequence", data()},
+        // Tensor sequences (TorchScript's lists): building, reading and joining them copies tensors; their length
+        // and an erase move none.
+        {"SequenceConstruct", rule(OpFamily::data_movement, cost_sequence)},
+        {"SequenceInsert", rule(OpFamily::data_movement, cost_sequence)},
+        {"SequenceAt", rule(OpFamily::data_movement, cost_sequence)},
+        {"SplitToSequence", rule(OpFamily::data_movement, cost_sequence)},
+        {"ConcatFromSequence", rule(OpFamily::data_movement, cost_sequence)},
+        {"SequenceEmpty", view()},
+        {"SequenceLength", view()},
+        {"SequenceErase", view()},
         {"EyeLike", data()},
         {"ConstantOfShape", data()},
         {"Gather", rule(OpFamily::data_movement, cost_gather, 0, ParamSlots::listed, slots({0}))},

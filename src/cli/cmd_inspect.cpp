@@ -27,7 +27,21 @@ nlohmann::json shape_json(const Tensor& t) {
 }
 
 nlohmann::json tensor_json(const Tensor& t) {
-  return {{"name", t.name}, {"shape", shape_json(t)}, {"dtype", to_string(t.dtype)}};
+  nlohmann::json j = {{"name", t.name}, {"shape", shape_json(t)}, {"dtype", to_string(t.dtype)}};
+  if (t.is_sequence) {  // a sequence has no shape: its elements' shapes in order, null where its length is unknown
+    nlohmann::json elems = nullptr;
+    if (t.elements) {
+      elems = nlohmann::json::array();
+      for (const auto& e : *t.elements) {
+        Tensor as_tensor;
+        as_tensor.shape = e.shape;
+        as_tensor.has_shape = e.has_shape;
+        elems.push_back(shape_json(as_tensor));
+      }
+    }
+    j["sequence"] = std::move(elems);
+  }
+  return j;
 }
 
 std::string human(double v) {

@@ -19,7 +19,34 @@ std::optional<int64_t> Tensor::numel() const {
   return checked_product(shape);
 }
 
+bool SequenceElement::shape_known() const {
+  if (!has_shape) return false;
+  for (int64_t d : shape)
+    if (d < 0) return false;
+  return true;
+}
+
+bool Tensor::sequence_known() const {
+  if (!is_sequence || !elements) return false;
+  for (const auto& e : *elements)
+    if (!e.shape_known() || dtype_bits(e.dtype) == 0) return false;
+  return true;
+}
+
 std::optional<int64_t> Tensor::bytes() const {
+  if (is_sequence) {
+    if (!sequence_known()) return std::nullopt;
+    int64_t sum = 0;
+    for (const auto& e : *elements) {
+      const auto n = checked_product(e.shape);
+      const auto bits = n ? checked_mul(*n, dtype_bits(e.dtype)) : std::nullopt;
+      if (!bits) return std::nullopt;
+      const auto total = checked_add(sum, *bits / 8 + (*bits % 8 != 0 ? 1 : 0));
+      if (!total) return std::nullopt;
+      sum = *total;
+    }
+    return sum;
+  }
   auto n = numel();
   if (!n) return std::nullopt;
   // In bits, rounded up to whole bytes: the 4-bit types pack two elements to a byte.
@@ -97,7 +124,24 @@ int64_t nms_candidates(const Graph& g, const Node& n, int64_t boxes) {
   return k < 0 ? boxes : std::min(k, boxes);
 }
 
+namespace {
+std::string dims_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
+  return s + "]";
+}
+}  // namespace
+
 std::string shape_to_string(const Tensor& t) {
+  if (t.is_sequence) {
+    if (!t.elements) return "seq(?)";
+    const auto& e = *t.elements;
+    const std::string n = std::to_string(e.size());
+    if (e.empty()) return "seq(0)";
+    const bool same = std::all_of(e.begin(), e.end(), [&](const SequenceElement& x) { return x == e.front(); });
+    if (!same) return "seq(" + n + ")";
+    return "seq(" + n + " x " + (e.front().has_shape ? dims_string(e.front().shape) : std::string("?")) + ")";
+  }
   if (!t.has_shape) return "?";
   std::string s = "[";
   for (size_t i = 0; i < t.shape.size(); ++i) {

@@ -616,6 +616,11 @@ class Importer {
     for (const auto& vi : m_model.graph().input()) {
       if (m_g.find_tensor(vi.name()) >= 0) continue;  // an initializer also listed as input (IR < 4)
       if (vi.name().empty()) throw InputError("a graph input has no name");
+      if (vi.type().has_sequence_type() || vi.type().has_optional_type() || vi.type().has_map_type())
+        throw InputError("input '" + printable(vi.name(), 80) + "' is " +
+                         (vi.type().has_sequence_type() ? "a sequence of tensors"
+                          : vi.type().has_optional_type() ? "an optional value" : "a map") +
+                         "; perfpred sizes tensor inputs only (export the model with each tensor as an input of its own)");
       TypeShape ts = type_shape(vi.type());
       m_input_types[vi.name()] = ts;
       m_input_order.push_back(vi.name());
@@ -1102,7 +1107,7 @@ class Importer {
       for (int o : n.outputs)
         if (o >= 0) {
           const Tensor& t = m_g.tensors[static_cast<size_t>(o)];
-          if (t.dtype == DType::unknown || !t.shape_known()) return false;
+          if (t.dtype == DType::unknown || !(t.shape_known() || t.sequence_known())) return false;
         }
     return true;
   }
@@ -1111,7 +1116,9 @@ class Importer {
     size_t c = 0;
     for (const auto& n : m_g.nodes)
       for (int o : n.outputs)
-        if (o >= 0 && !m_g.tensors[static_cast<size_t>(o)].shape_known()) ++c;
+        if (o >= 0 && !m_g.tensors[static_cast<size_t>(o)].shape_known() &&
+            !m_g.tensors[static_cast<size_t>(o)].sequence_known())
+          ++c;
     return c;
   }
 
@@ -1290,6 +1297,16 @@ class Importer {
       for (int o : n.outputs) {
         if (o < 0) continue;
         const Tensor& t = m_g.tensors[static_cast<size_t>(o)];
+        if (t.is_sequence) {
+          if (!t.sequence_known()) {
+            ++unknown;
+            n.warnings.push_back("output '" + t.name + "' is a sequence of unknown length or element shapes");
+          } else if (!t.bytes()) {
+            throw InputError(node_label(n) + ": output '" + t.name + "', a sequence of " +
+                             std::to_string(t.elements->size()) + " tensors, overflows int64 bytes");
+          }
+          continue;
+        }
         if (!t.shape_known()) {
           ++unknown;
           n.warnings.push_back("output '" + t.name + "' has unknown shape " + shape_to_string(t));

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "perfpred/util/checked_math.hpp"
+#include "perfpred/util/error.hpp"
+#include "perfpred/util/strings.hpp"
 
 namespace perfpred::onnx_import::detail {
 
@@ -1056,6 +1058,237 @@ bool infer_qlinear_contrib(Graph& g, Node& n, Tensor& o) {
   return set_shape(o, s);
 }
 
+// ---- sequences ---------------------------------------------------------------------------------
+// ONNX's tensor sequences, as TorchScript exports a Python list (torch.split into a loop, appends, torch.cat
+// of the list): the elements are tracked one by one while the length is known (Tensor::elements), so a Loop
+// over SequenceLength unrolls and ConcatFromSequence sizes its output.
+
+bool is_sequence_op(const std::string& op) {
+  return op == "SequenceEmpty" || op == "SequenceConstruct" || op == "SequenceInsert" || op == "SequenceErase" ||
+         op == "SequenceAt" || op == "SequenceLength" || op == "SplitToSequence" || op == "ConcatFromSequence";
+}
+
+namespace {
+
+SequenceElement element_of(const Tensor& t) { return SequenceElement{t.dtype, t.shape, t.has_shape}; }
+
+/// Marks `o` a sequence of `elems` (nullopt: length unknown) with element type `dtype`.
+bool set_sequence(Tensor& o, DType dtype, std::optional<std::vector<SequenceElement>> elems, const Node& n) {
+  if (elems && elems->size() > k_max_sequence_length)
+    throw InputError("node '" + printable(n.name, 120) + "' (" + n.op + "): a sequence of " +
+                     std::to_string(elems->size()) + " tensors; perfpred follows sequences of up to " +
+                     std::to_string(k_max_sequence_length));
+  bool ch = !o.is_sequence || (dtype != DType::unknown && o.dtype != dtype) || (elems && o.elements != elems);
+  o.is_sequence = true;
+  if (dtype != DType::unknown) o.dtype = dtype;
+  if (elems) o.elements = std::move(elems);
+  return ch;
+}
+
+/// A position input (SequenceAt/Insert/Erase) resolved against a sequence of `len` (insert: len + 1 places).
+std::optional<size_t> sequence_position(const Graph& g, const Node& n, size_t slot, size_t len, bool insert) {
+  const Tensor* p = g.input(n, slot);
+  if (!p) return insert ? len : (len > 0 ? std::optional<size_t>(len - 1) : std::nullopt);
+  const auto v = scalar_int(p);
+  if (!v) return std::nullopt;
+  const int64_t places = static_cast<int64_t>(len) + (insert ? 1 : 0);
+  const int64_t i = *v < 0 ? *v + static_cast<int64_t>(len) : *v;  // negative: from the back
+  if (i < 0 || i >= places)
+    throw InputError("node '" + printable(n.name, 120) + "' (" + n.op + "): position " + std::to_string(*v) +
+                     " is outside the sequence of " + std::to_string(len) + " tensors");
+  return static_cast<size_t>(i);
+}
+
+/// One element type standing for all of a sequence's, when they agree (the type an unknown position reads).
+std::optional<SequenceElement> common_element(const std::vector<SequenceElement>& elems) {
+  if (elems.empty()) return std::nullopt;
+  for (const auto& e : elems)
+    if (!(e == elems.front())) return std::nullopt;
+  return elems.front();
+}
+
+bool set_element(Tensor& o, const SequenceElement& e) {
+  bool ch = set_dtype(o, e.dtype);
+  if (e.has_shape) ch |= set_shape(o, e.shape);
+  return ch;
+}
+
+bool infer_split_to_sequence(Graph& g, Node& n, Tensor& o) {
+  const Tensor* x = g.input(n, 0);
+  bool ch = set_sequence(o, x ? x->dtype : DType::unknown, std::nullopt, n);
+  if (!shaped(x)) return ch;
+  const int64_t r = static_cast<int64_t>(x->shape.size());
+  const int64_t axis = norm_axis(n.attr_int("axis", 0), r);
+  if (axis < 0 || axis >= r)
+    throw InputError("node '" + printable(n.name, 120) + "' (SplitToSequence): attribute 'axis' = " +
+                     std::to_string(n.attr_int("axis", 0)) + " is out of range for rank-" + std::to_string(r) + " input");
+  const int64_t dim = x->shape[static_cast<size_t>(axis)];
+  if (dim < 0) return ch;
+  std::vector<int64_t> sizes;
+  const Tensor* split = g.input(n, 1);
+  bool keep = true;
+  auto fail = [&](const std::string& why) {
+    throw InputError("node '" + printable(n.name, 120) + "' (SplitToSequence): " + why);
+  };
+  if (!split) {  // one slice per index along the axis, squeezed unless keepdims
+    if (static_cast<size_t>(dim) > k_max_sequence_length) sizes.assign(k_max_sequence_length + 1, 1);
+    else sizes.assign(static_cast<size_t>(dim), 1);
+    keep = n.attr_int("keepdims", 1) != 0;
+  } else {
+    const auto v = ints_of(split);
+    if (!v || !split->has_shape) return ch;
+    if (v->size() > k_max_sequence_length)  // refused by set_sequence below, before a vector that long is built
+      return ch | set_sequence(o, x->dtype, std::vector<SequenceElement>(k_max_sequence_length + 1), n);
+    if (split->shape.empty()) {  // a scalar: chunks of that size, the last one shorter
+      const int64_t each = v->front();
+      if (each <= 0) fail("split " + std::to_string(each) + " must be positive");
+      const int64_t count = dim / each + (dim % each != 0 ? 1 : 0);
+      if (static_cast<size_t>(count) > k_max_sequence_length) sizes.assign(k_max_sequence_length + 1, each);
+      else
+        for (int64_t at = 0; at < dim; at += each) sizes.push_back(std::min(each, dim - at));
+    } else {
+      int64_t sum = 0;
+      for (int64_t s : *v) {
+        if (s < 0) fail("split sizes must not be negative");
+        sum += s;
+        if (sum > dim) break;
+      }
+      if (sum != dim) fail("split sizes add up to " + std::to_string(sum) + ", not the axis' " + std::to_string(dim));
+      sizes = *v;
+    }
+  }
+  std::vector<SequenceElement> elems;
+  elems.reserve(std::min(sizes.size(), k_max_sequence_length + 1));
+  for (int64_t s : sizes) {
+    SequenceElement e{x->dtype, x->shape, true};
+    if (keep) e.shape[static_cast<size_t>(axis)] = s;
+    else e.shape.erase(e.shape.begin() + axis);
+    elems.push_back(std::move(e));
+  }
+  return ch | set_sequence(o, x->dtype, std::move(elems), n);
+}
+
+bool infer_concat_from_sequence(Graph& g, Node& n, Tensor& o) {
+  const Tensor* seq = g.input(n, 0);
+  if (!seq || !seq->is_sequence) return false;
+  bool ch = set_dtype(o, seq->dtype);
+  if (!seq->elements) return ch;
+  const auto& elems = *seq->elements;
+  if (elems.empty())
+    throw InputError("node '" + printable(n.name, 120) + "' (ConcatFromSequence): the sequence is empty");
+  for (const auto& e : elems)
+    if (!e.has_shape) return ch;
+  const bool new_axis = n.attr_int("new_axis", 0) != 0;
+  const int64_t r = static_cast<int64_t>(elems.front().shape.size());
+  const int64_t axis = norm_axis(n.attr_int("axis", 0), r + (new_axis ? 1 : 0));
+  if (axis < 0 || axis >= r + (new_axis ? 1 : 0))
+    throw InputError("node '" + printable(n.name, 120) + "' (ConcatFromSequence): attribute 'axis' = " +
+                     std::to_string(n.attr_int("axis", 0)) + " is out of range for rank-" + std::to_string(r) +
+                     " elements" + (new_axis ? " (new_axis)" : ""));
+  std::vector<Tensor> parts;
+  parts.reserve(elems.size());
+  for (const auto& e : elems) {
+    Tensor t;
+    t.dtype = e.dtype;
+    t.has_shape = true;
+    t.shape = e.shape;
+    if (new_axis) t.shape.insert(t.shape.begin() + axis, 1);
+    parts.push_back(std::move(t));
+  }
+  std::vector<const Tensor*> ins;
+  bool differ = false;
+  for (const auto& t : parts) {
+    ins.push_back(&t);
+    if (t.shape.size() != parts.front().shape.size()) {
+      differ = true;
+      continue;
+    }
+    for (size_t k = 0; k < t.shape.size(); ++k)
+      if (static_cast<int64_t>(k) != axis && t.shape[k] >= 0 && parts.front().shape[k] >= 0 &&
+          t.shape[k] != parts.front().shape[k])
+        differ = true;
+  }
+  const auto joined = differ ? std::nullopt : concat_shape(ins, axis);
+  if (!joined)
+    throw InputError("node '" + printable(n.name, 120) + "' (ConcatFromSequence): the sequence's tensors differ " +
+                     "in rank or in a dim other than the axis");
+  return ch | set_shape(o, joined->first);
+}
+
+}  // namespace
+
+/// The sequence ops, and Identity of a sequence: true when something changed.
+bool infer_sequence(Graph& g, Node& n) {
+  const std::string& op = n.op;
+  Tensor* o = out_tensor(g, n, 0);
+  if (!o) return false;
+  const Tensor* s = g.input(n, 0);
+  const bool seq_in = s && s->is_sequence;
+  if (op == "SequenceEmpty") {
+    const DType d = n.has_attr("dtype") ? dtype_from_onnx(static_cast<int32_t>(n.attr_int("dtype", 1))) : DType::f32;
+    return set_sequence(*o, d, std::vector<SequenceElement>{}, n);
+  }
+  // A sequence holds tensors of one type.
+  const auto same_type = [&](DType held, const Tensor& t) {
+    if (held != DType::unknown && t.dtype != DType::unknown && held != t.dtype)
+      throw InputError("node '" + printable(n.name, 120) + "' (" + op + "): tensor '" + printable(t.name, 120) +
+                       "' is " + to_string(t.dtype) + " where the sequence holds " + to_string(held));
+  };
+  if (op == "SequenceConstruct") {
+    std::vector<SequenceElement> elems;
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (const Tensor* t = g.input(n, i)) {
+        if (!elems.empty()) same_type(elems.front().dtype, *t);
+        elems.push_back(element_of(*t));
+      }
+    const DType d = elems.empty() ? DType::unknown : elems.front().dtype;
+    return set_sequence(*o, d, std::move(elems), n);
+  }
+  if (op == "SplitToSequence") return infer_split_to_sequence(g, n, *o);
+  if (op == "ConcatFromSequence") return infer_concat_from_sequence(g, n, *o);
+  if (op == "SequenceLength") {
+    bool ch = set_dtype(*o, DType::i64) | set_shape(*o, Shape{});
+    if (seq_in && s->elements) ch |= set_int_values(*o, Shape{}, {static_cast<int64_t>(s->elements->size())});
+    return ch;
+  }
+  if (op == "SequenceAt") {
+    if (!seq_in) return false;
+    bool ch = set_dtype(*o, s->dtype);
+    if (!s->elements) return ch;
+    if (g.input(n, 1) == nullptr)
+      throw InputError("node '" + printable(n.name, 120) + "' (SequenceAt): has no position input");
+    if (s->elements->empty())
+      throw InputError("node '" + printable(n.name, 120) + "' (SequenceAt): the sequence is empty");
+    const auto at = sequence_position(g, n, 1, s->elements->size(), false);
+    if (at) return ch | set_element(*o, (*s->elements)[*at]);
+    if (const auto e = common_element(*s->elements)) ch |= set_element(*o, *e);
+    return ch;
+  }
+  if (op == "SequenceInsert" || op == "SequenceErase") {
+    if (!seq_in) return false;
+    bool ch = set_sequence(*o, s->dtype, std::nullopt, n);
+    if (!s->elements) return ch;
+    std::vector<SequenceElement> elems = *s->elements;
+    if (op == "SequenceInsert") {
+      const Tensor* t = g.input(n, 1);
+      if (!t) return ch;
+      same_type(s->dtype, *t);
+      const auto at = sequence_position(g, n, 2, elems.size(), true);
+      if (!at) return ch;
+      elems.insert(elems.begin() + static_cast<std::ptrdiff_t>(*at), element_of(*t));
+    } else {
+      if (elems.empty())
+        throw InputError("node '" + printable(n.name, 120) + "' (SequenceErase): the sequence is empty");
+      const auto at = sequence_position(g, n, 1, elems.size(), false);
+      if (!at) return ch;
+      elems.erase(elems.begin() + static_cast<std::ptrdiff_t>(*at));
+    }
+    return ch | set_sequence(*o, s->dtype, std::move(elems), n);
+  }
+  if (op == "Identity" && seq_in) return set_sequence(*o, s->dtype, s->elements, n);
+  return false;
+}
+
 bool infer_node(Graph& g, Node& n) {
   if (!n.domain.empty() && n.domain != "ai.onnx" && n.domain != "com.microsoft") return false;
   // Before any rule reads an attribute: a bad axis or blocksize would otherwise index out of range.
@@ -1065,6 +1298,7 @@ bool infer_node(Graph& g, Node& n) {
   Tensor* o = out_tensor(g, n, 0);
   if (!o) return false;
   const Tensor* x = g.input(n, 0);
+  if (is_sequence_op(op) || (op == "Identity" && x && x->is_sequence)) return infer_sequence(g, n);
   bool ch = false;
 
   // ---- dtypes -------------------------------------------------------------------------------

@@ -41,6 +41,8 @@ std::string einsum_explicit(const std::string& equation);
 /// Ops whose output size depends on their input's values, not its shape (NonZero, NonMaxSuppression, Compress):
 /// Graph::data_counts sets it.
 bool is_data_dependent(const std::string& op);
+/// The ONNX sequence ops (SequenceEmpty/Construct/Insert/Erase/At/Length, SplitToSequence, ConcatFromSequence).
+bool is_sequence_op(const std::string& op);
 
 /// True for integer and bool dtypes (whose small constants are kept in int_values).
 bool is_integral(DType t);

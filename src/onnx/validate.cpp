@@ -571,11 +571,34 @@ void check_pad(const Check& c, int64_t opset) {
 
 }  // namespace
 
+// Sequences and tensors are different kinds of value: a sequence op's first input must be a sequence (where
+// its kind is known), and no other op but Identity and control flow takes one.
+void check_sequence_kinds(const Check& c, const Node& n) {
+  const std::string& op = n.op;
+  const bool takes_sequence = is_sequence_op(op) && op != "SequenceEmpty" && op != "SequenceConstruct" &&
+                              op != "SplitToSequence";
+  if (op == "Identity" || op == "Loop" || op == "If" || op == "Scan" || op == "SequenceMap") return;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const Tensor* t = c.m_g.input(n, i);
+    if (!t) continue;
+    if (i == 0 && takes_sequence) {
+      if (t->has_shape && !t->is_sequence)
+        c.fail("input '" + printable(t->name, k_max_name_bytes) + "' is a tensor; " + op +
+               " takes a sequence (SequenceConstruct, SplitToSequence or SequenceEmpty make one)");
+      continue;
+    }
+    if (t->is_sequence)
+      c.fail("input '" + printable(t->name, k_max_name_bytes) + "' is a sequence of tensors; " + op +
+             " takes a tensor there (SequenceAt or ConcatFromSequence gives one)");
+  }
+}
+
 void validate_node(const Graph& g, const Node& n) {
   // com.microsoft ops that share a default-domain name get the default shape rules (infer_node), so
   // they get the same checks: a Flatten axis of 2^31 or a blocksize of 0 is as wrong there.
   if (!n.domain.empty() && n.domain != "ai.onnx" && n.domain != "com.microsoft") return;
   const std::string& op = n.op;
+  check_sequence_kinds(Check(g, n), n);
   if (!k_checked_ops.count(op)) return;
   const Check c(g, n);
   const Tensor* x = c.shaped(0);

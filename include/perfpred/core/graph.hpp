@@ -15,6 +15,20 @@ namespace perfpred {
 /// Dimension value meaning "not known".
 inline constexpr int64_t k_unknown_dim = -1;
 
+/// One tensor of a sequence value (SequenceElement of Tensor::elements): its type and shape.
+struct SequenceElement {
+  DType dtype = DType::unknown;
+  std::vector<int64_t> shape;
+  bool has_shape = false;
+  bool operator==(const SequenceElement&) const = default;
+  /// True when the rank and every dim are known.
+  bool shape_known() const;
+};
+
+/// Most tensors a sequence value is tracked with (SplitToSequence of a long axis, a Loop appending every
+/// iteration): a longer one is an error naming its node.
+inline constexpr size_t k_max_sequence_length = 4096;
+
 /// A tensor's static description. `shape` is empty for a scalar; a dim of k_unknown_dim is unknown.
 struct Tensor {
   std::string name;
@@ -31,13 +45,20 @@ struct Tensor {
   std::optional<std::vector<int64_t>> int_values;
   /// Float contents when the tensor is a small float constant (e.g. Clip bounds, Pad values).
   std::optional<std::vector<double>> float_values;
+  /// An ONNX sequence of tensors (SequenceConstruct, SplitToSequence, a Loop's appended list), not a tensor:
+  /// `dtype` is its elements' type, `shape` stays empty and `has_shape` false, and `elements` lists them in
+  /// order where the length is known.
+  bool is_sequence = false;
+  std::optional<std::vector<SequenceElement>> elements;
 
   /// True when the rank and every dim are known.
   bool shape_known() const;
   /// Product of dims; nullopt when unknown or overflowing.
   std::optional<int64_t> numel() const;
-  /// numel * dtype size; nullopt when unknown.
+  /// numel * dtype size; nullopt when unknown. A sequence: its elements' bytes, when every one is known.
   std::optional<int64_t> bytes() const;
+  /// A sequence whose length and every element's shape and type are known.
+  bool sequence_known() const;
 };
 
 /// One ONNX attribute value.
@@ -101,7 +122,8 @@ struct Graph {
   std::unordered_map<std::string, int> m_index;
 };
 
-/// Shape as text "[1, 3, 224, 224]" with "?" for unknown dims.
+/// Shape as text "[1, 3, 224, 224]" with "?" for unknown dims; a sequence as "seq(4 x [2, 16])" (its length and
+/// its elements' shape where they share one), "seq(4)" or "seq(?)".
 std::string shape_to_string(const Tensor& t);
 
 /// Whether a NonMaxSuppression node drops boxes under a score threshold (its fifth input is present).

@@ -40,6 +40,15 @@ inline std::string value_info(const std::string& name, int elem_type, const std:
   std::string tensor_type = f_int(1, elem_type) + (has_shape ? f_bytes(2, shape) : "");
   return f_bytes(1, name) + f_bytes(2, f_bytes(1, tensor_type));
 }
+/// ValueInfoProto of a sequence of tensors of `elem_type` (TypeProto.sequence_type).
+inline std::string seq_value_info(const std::string& name, int elem_type) {
+  const std::string tensor_type = f_bytes(1, f_int(1, elem_type));  // TypeProto.tensor_type
+  return f_bytes(1, name) + f_bytes(2, f_bytes(4, f_bytes(1, tensor_type)));
+}
+/// AttributeProto of one integer (type INT = 2).
+inline std::string int_attr(const std::string& name, int64_t v) {
+  return f_bytes(5, f_bytes(1, name) + f_int(3, v) + f_int(20, 2));
+}
 inline std::string node(const std::string& op, const std::vector<std::string>& ins, const std::vector<std::string>& outs,
                         const std::string& name, const std::string& attrs = "") {
   std::string s;

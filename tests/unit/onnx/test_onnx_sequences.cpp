@@ -1,0 +1,210 @@
+// Tensor sequences as TorchScript exports Python lists: the shape rules track a sequence's tensors one by one
+// (SplitToSequence, SequenceConstruct/Insert/Erase), so SequenceLength folds into a Loop's trip count and
+// ConcatFromSequence and SequenceAt are shaped; a sequence where a tensor belongs (or the reverse) is an error
+// naming the node, and so is a sequence graph input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "perfpred/analysis/cost.hpp"
+#include "perfpred/onnx/importer.hpp"
+#include "perfpred/util/error.hpp"
+#include "proto_writer.hpp"
+
+using namespace perfpred;
+namespace oi = perfpred::onnx_import;
+
+namespace {
+
+const Tensor& T(const Graph& g, const std::string& name) {
+  int id = g.find_tensor(name);
+  if (id < 0) throw std::runtime_error("no tensor " + name);
+  return g.tensors[static_cast<size_t>(id)];
+}
+
+std::string error_of(const std::string& text, const oi::ImportOptions& o = {}) {
+  try {
+    oi::import_text(text, o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<std::vector<int64_t>> element_shapes(const Tensor& t) {
+  std::vector<std::vector<int64_t>> r;
+  if (t.elements)
+    for (const auto& e : *t.elements) r.push_back(e.shape);
+  return r;
+}
+
+// torch.split(x, 3, dim=1) of 8 channels (3, 3, 2), every part doubled in a loop over the list's length,
+// appended to a new list and joined with torch.cat: TorchScript's export. Written as proto bytes, since the
+// ONNX text format of the linked library has no sequence types for the Loop body.
+std::string split_loop_cat_model() {
+  using namespace pw;
+  const int f32 = 1, i64 = 7, boolean = 9;
+  pw::Graph body;
+  body.inputs = {value_info("i", i64, {}), value_info("c", boolean, {}), seq_value_info("s", f32)};
+  body.outputs = {value_info("co", boolean, {}), seq_value_info("so", f32)};
+  body.nodes = {node("SequenceAt", {"parts", "i"}, {"p"}, "at"), node("Mul", {"p", "two"}, {"d"}, "double"),
+                node("SequenceInsert", {"s", "d"}, {"so"}, "append"), node("Identity", {"c"}, {"co"}, "keep")};
+  pw::Graph g;
+  g.inputs = {value_info("x", f32, {2, 8, 5})};
+  g.outputs = {value_info("y", f32, {2, 8, 5})};
+  const float two = 2;
+  const char yes = 1;
+  g.initializers = {tensor("three", i64, {}, int64_raw({3})), tensor("yes", boolean, {}, std::string(&yes, 1)),
+                    tensor("two", f32, {}, std::string(reinterpret_cast<const char*>(&two), sizeof two))};
+  g.nodes = {node("SplitToSequence", {"x", "three"}, {"parts"}, "split", int_attr("axis", 1)),
+             node("SequenceEmpty", {}, {"empty"}, "empty", int_attr("dtype", f32)),
+             node("SequenceLength", {"parts"}, {"n"}, "length"),
+             node("Loop", {"n", "yes", "empty"}, {"acc"}, "loop", graph_attr("body", body.bytes("body"))),
+             node("ConcatFromSequence", {"acc"}, {"y"}, "cat", int_attr("axis", 1))};
+  return model(g, 17);
+}
+
+TEST(OnnxSequences, SplitLoopAndConcatAsTorchScriptExportsThem) {
+  const Graph g = oi::import_bytes(split_loop_cat_model(), "split_loop_cat.onnx");
+  const Tensor& parts = T(g, "parts");
+  ASSERT_TRUE(parts.is_sequence);
+  EXPECT_EQ(element_shapes(parts), (std::vector<std::vector<int64_t>>{{2, 3, 5}, {2, 3, 5}, {2, 2, 5}}));
+  EXPECT_TRUE(parts.sequence_known());
+  EXPECT_EQ(*parts.bytes(), 2 * 8 * 5 * 4);
+  EXPECT_EQ(shape_to_string(parts), "seq(3)");
+  // The loop ran SequenceLength's three trips; the list it built joins back to x's shape.
+  EXPECT_EQ(std::count_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op == "Mul"; }), 3);
+  const Tensor& y = T(g, "y");
+  EXPECT_FALSE(y.is_sequence);
+  EXPECT_EQ(y.shape, (std::vector<int64_t>{2, 8, 5}));
+  // Costs: the split and the join copy the tensor, each insert only its new tensor.
+  const GraphCost c = analyze(g);
+  for (const auto& nc : c.nodes) {
+    if (nc.op == "SplitToSequence") {
+      EXPECT_EQ(nc.bytes_written, 2 * 8 * 5 * 4);
+      EXPECT_EQ(nc.family, OpFamily::data_movement);
+    }
+    if (nc.op == "SequenceInsert") {
+      EXPECT_EQ(nc.bytes_read, nc.bytes_written);
+      EXPECT_LE(nc.bytes_written, 2 * 3 * 5 * 4);
+      EXPECT_GE(nc.bytes_written, 2 * 2 * 5 * 4);
+    }
+    if (nc.op == "ConcatFromSequence") {
+      EXPECT_EQ(nc.bytes_written, 2 * 8 * 5 * 4);
+    }
+  }
+}
+
+// SequenceConstruct of three tensors, an insert at the front, an erase of the last, an At from the back,
+// a stack on a new axis and the split of one axis into squeezed slices.
+const char* k_construct_erase_at = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4, 6] a, float[4, 6] b, float[4, 6] c, float[4, 6] d) => (float[3, 4, 6] stacked, float[4, 6] last, float[6] row) {
+  s = SequenceConstruct (a, b, c)
+  zero = Constant <value = int64 {0}> ()
+  s2 = SequenceInsert (s, d, zero)
+  s3 = SequenceErase (s2)
+  back = Constant <value = int64 {-1}> ()
+  last = SequenceAt (s3, back)
+  stacked = ConcatFromSequence <axis = 0, new_axis = 1> (s3)
+  rows = SplitToSequence <axis = 0, keepdims = 0> (a)
+  row = SequenceAt (rows, zero)
+}
+)";
+
+TEST(OnnxSequences, ConstructInsertEraseAtAndStack) {
+  const Graph g = oi::import_text(k_construct_erase_at);
+  EXPECT_EQ(T(g, "s").elements->size(), 3u);
+  EXPECT_EQ(T(g, "s2").elements->size(), 4u);
+  EXPECT_EQ(T(g, "s3").elements->size(), 3u);
+  EXPECT_EQ(shape_to_string(T(g, "s3")), "seq(3 x [4, 6])");
+  EXPECT_EQ(T(g, "last").shape, (std::vector<int64_t>{4, 6}));
+  EXPECT_EQ(T(g, "stacked").shape, (std::vector<int64_t>{3, 4, 6}));
+  EXPECT_EQ(T(g, "rows").elements->size(), 4u);
+  EXPECT_EQ(T(g, "row").shape, (std::vector<int64_t>{6}));
+  EXPECT_EQ(T(g, "row").dtype, DType::f32);
+}
+
+TEST(OnnxSequences, KindMismatchesAndBadPositionsNameTheNode) {
+  // A sequence into Relu.
+  std::string e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] a, float[4] b) => (float[4] y) {
+  s = SequenceConstruct (a, b)
+  y = Relu (s)
+})");
+  EXPECT_NE(e.find("(Relu)"), std::string::npos) << e;
+  EXPECT_NE(e.find("is a sequence of tensors; Relu takes a tensor"), std::string::npos) << e;
+  // A tensor where SequenceAt needs a sequence.
+  e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] a) => (float[4] y) {
+  zero = Constant <value = int64 {0}> ()
+  y = SequenceAt (a, zero)
+})");
+  EXPECT_NE(e.find("input 'a' is a tensor; SequenceAt takes a sequence"), std::string::npos) << e;
+  // A tensor of another type than the sequence holds.
+  e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] a, int64[4] b) => (float[4] y) {
+  s = SequenceConstruct (a)
+  s2 = SequenceInsert (s, b)
+  zero = Constant <value = int64 {0}> ()
+  y = SequenceAt (s2, zero)
+})");
+  EXPECT_NE(e.find("tensor 'b' is int64 where the sequence holds float32"), std::string::npos) << e;
+  // A position past the end.
+  e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] a, float[4] b) => (float[4] y) {
+  s = SequenceConstruct (a, b)
+  five = Constant <value = int64 {5}> ()
+  y = SequenceAt (s, five)
+})");
+  EXPECT_NE(e.find("position 5 is outside the sequence of 2 tensors"), std::string::npos) << e;
+  // Split sizes that do not cover the axis.
+  e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 8] a) => (float[2, 8] y) {
+  sizes = Constant <value = int64[2] {3, 3}> ()
+  s = SplitToSequence <axis = 1> (a, sizes)
+  y = ConcatFromSequence <axis = 1> (s)
+})");
+  EXPECT_NE(e.find("split sizes add up to 6, not the axis' 8"), std::string::npos) << e;
+  // Elements that do not join.
+  e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 8] a, float[3, 8] b) => (float[5, 8] y) {
+  s = SequenceConstruct (a, b)
+  y = ConcatFromSequence <axis = 1> (s)
+})");
+  EXPECT_NE(e.find("ConcatFromSequence): the sequence's tensors differ"), std::string::npos) << e;
+}
+
+TEST(OnnxSequences, OverlongSequencesAndSequenceInputsAreRefused) {
+  // 10,000 one-element slices: more than perfpred follows.
+  std::string e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[10000, 2] a) => (float[10000, 2] y) {
+  s = SplitToSequence <axis = 0> (a)
+  y = ConcatFromSequence <axis = 0, new_axis = 1> (s)
+})");
+  EXPECT_NE(e.find("a sequence of 4097 tensors; perfpred follows sequences of up to 4096"), std::string::npos) << e;
+  {
+    using namespace pw;
+    pw::Graph g;
+    g.inputs = {seq_value_info("s", 1)};
+    g.outputs = {value_info("y", 1, {4})};
+    g.initializers = {tensor("zero", 7, {}, int64_raw({0}))};
+    g.nodes = {node("SequenceAt", {"s", "zero"}, {"y"}, "at")};
+    try {
+      oi::import_bytes(model(g, 17), "seq_input.onnx");
+      e.clear();
+    } catch (const InputError& ex) {
+      e = ex.what();
+    }
+  }
+  EXPECT_NE(e.find("input 's' is a sequence of tensors; perfpred sizes tensor inputs only"), std::string::npos) << e;
+}
+
+}  // namespace
