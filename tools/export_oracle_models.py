@@ -65,7 +65,8 @@ class ScriptedLists(nn.Module):
 def sequence_ops():
     """The sequence ops one by one (opset 17): SequenceConstruct, SequenceInsert at the front, SequenceErase of the
     last, SequenceAt from the back, SequenceLength, ConcatFromSequence on a new axis, SplitToSequence with uneven
-    sizes and into squeezed slices."""
+    sizes and into squeezed slices; and the optional ops (an Optional of a tensor and an empty one,
+    OptionalHasElement of each, OptionalGetElement)."""
     import numpy as np
     from onnx import TensorProto as T, helper as h, numpy_helper as nh
 
@@ -83,12 +84,18 @@ def sequence_ops():
         n("ConcatFromSequence", ["parts"], ["joined"], axis=1, name="join"),
         n("SplitToSequence", ["a"], ["rows"], axis=0, keepdims=0, name="split_rows"),
         n("SequenceAt", ["rows", "one"], ["row"], name="at_row"),
+        n("Optional", ["a"], ["opt"], name="wrap"),
+        n("OptionalHasElement", ["opt"], ["has"], name="has"),
+        n("OptionalGetElement", ["opt"], ["got"], name="unwrap"),
+        n("Optional", [], ["none"], type=h.make_tensor_type_proto(T.FLOAT, [4, 6]), name="empty_optional"),
+        n("OptionalHasElement", ["none"], ["has_none"], name="has_none"),
     ]
     inits = [i64("zero", 0), i64("back", -1), i64("one", 1), i64("sizes", [2, 5, 1])]
     inputs = [h.make_tensor_value_info(v, T.FLOAT, [4, 6]) for v in "abcd"]
     inputs.append(h.make_tensor_value_info("x", T.FLOAT, [2, 8, 3]))
-    outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in ["last", "stacked", "joined", "row"]]
+    outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in ["last", "stacked", "joined", "row", "got"]]
     outs.append(h.make_tensor_value_info("count", T.INT64, None))
+    outs += [h.make_tensor_value_info(o, T.BOOL, None) for o in ["has", "has_none"]]
     g = h.make_graph(nodes, "sequence_ops", inputs, outs, inits)
     return h.make_model(g, opset_imports=[h.make_opsetid("", 17)], ir_version=8)
 
@@ -547,9 +554,10 @@ def export(name, out):
         with open(os.path.join(out, name + suffix + ".feeds.json"), "w") as f:
             json.dump(feeds, f)
     seen = {o.name for o in m.graph.output}
-    # Sequence values are not tensors ONNX Runtime's Node.js binding returns: only tensor outputs are compared.
+    # Sequences and optionals are not tensors ONNX Runtime's Node.js binding returns: only tensor outputs are compared.
     typed = onnx.shape_inference.infer_shapes(m)
-    seen |= {v.name for v in list(typed.graph.value_info) + list(typed.graph.output) if v.type.HasField("sequence_type")}
+    seen |= {v.name for v in list(typed.graph.value_info) + list(typed.graph.output)
+             if v.type.HasField("sequence_type") or v.type.HasField("optional_type")}
     for node in m.graph.node:
         for o in node.output:
             if o and o not in seen:

@@ -208,6 +208,10 @@ const Table& default_table() {
         {"SequenceEmpty", view()},
         {"SequenceLength", view()},
         {"SequenceErase", view()},
+        // Optionals (TorchScript's Optional[Tensor]): a wrapper, a flag and an unwrap; no kernel.
+        {"Optional", view()},
+        {"OptionalHasElement", view()},
+        {"OptionalGetElement", view()},
         {"EyeLike", data()},
         {"ConstantOfShape", data()},
         {"Gather", rule(OpFamily::data_movement, cost_gather, 0, ParamSlots::listed, slots({0}))},

@@ -34,6 +34,7 @@ bool Tensor::sequence_known() const {
 }
 
 std::optional<int64_t> Tensor::bytes() const {
+  if (is_optional && holds_element == false) return 0;
   if (is_sequence) {
     if (!sequence_known()) return std::nullopt;
     int64_t sum = 0;
@@ -133,6 +134,12 @@ std::string dims_string(const std::vector<int64_t>& shape) {
 }  // namespace
 
 std::string shape_to_string(const Tensor& t) {
+  if (t.is_optional && t.holds_element == false) return "optional(none)";
+  if (t.is_optional) {
+    Tensor inner = t;
+    inner.is_optional = false;
+    return "optional(" + shape_to_string(inner) + ")";
+  }
   if (t.is_sequence) {
     if (!t.elements) return "seq(?)";
     const auto& e = *t.elements;

@@ -654,6 +654,10 @@ class Importer {
           }
           continue;
         }
+        // An empty Optional names its tensor's element type in a TypeProto attribute.
+        if (a.type() == onnx::AttributeProto::TYPE_PROTO && n.op == "Optional" && a.name() == "type" &&
+            a.tp().has_tensor_type())
+          n.attrs["type.elem_type"] = static_cast<int64_t>(a.tp().tensor_type().elem_type());
         n.attrs[a.name()] = convert_attr(a);
       }
       for (const auto& in : np.input()) {

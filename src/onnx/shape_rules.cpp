@@ -1063,6 +1063,10 @@ bool infer_qlinear_contrib(Graph& g, Node& n, Tensor& o) {
 // of the list): the elements are tracked one by one while the length is known (Tensor::elements), so a Loop
 // over SequenceLength unrolls and ConcatFromSequence sizes its output.
 
+bool is_optional_op(const std::string& op) {
+  return op == "Optional" || op == "OptionalHasElement" || op == "OptionalGetElement";
+}
+
 bool is_sequence_op(const std::string& op) {
   return op == "SequenceEmpty" || op == "SequenceConstruct" || op == "SequenceInsert" || op == "SequenceErase" ||
          op == "SequenceAt" || op == "SequenceLength" || op == "SplitToSequence" || op == "ConcatFromSequence";
@@ -1217,6 +1221,53 @@ bool infer_concat_from_sequence(Graph& g, Node& n, Tensor& o) {
 
 }  // namespace
 
+/// Optional, OptionalHasElement and OptionalGetElement, and Identity of an optional: true when something changed.
+/// An optional holds its tensor's type and shape; whether it holds one folds into OptionalHasElement, so the If
+/// that TorchScript writes for `if x is not None` takes its branch.
+bool infer_optional(Graph& g, Node& n) {
+  const std::string& op = n.op;
+  Tensor* o = out_tensor(g, n, 0);
+  if (!o) return false;
+  const Tensor* x = g.input(n, 0);
+  const auto label = "node '" + printable(n.name, 120) + "' (" + op + ")";
+  if (x && x->is_sequence)
+    throw InputError(label + ": input '" + printable(x->name, 120) +
+                     "' is a sequence; perfpred follows optional tensors only");
+  const auto copy_tensor = [&](const Tensor& from, bool optional, std::optional<bool> holds) {
+    bool ch = set_dtype(*o, from.dtype);
+    if (from.has_shape) ch |= set_shape(*o, from.shape);
+    if (from.int_values && from.has_shape) ch |= set_int_values(*o, from.shape, *from.int_values);
+    ch |= o->is_optional != optional || o->holds_element != holds;
+    o->is_optional = optional;
+    o->holds_element = holds;
+    return ch;
+  };
+  if (op == "Optional" || op == "Identity") {
+    if (x) return copy_tensor(*x, true, op == "Optional" ? std::optional<bool>(true) : x->holds_element);
+    // Empty: the element type from the attribute, no bytes.
+    bool ch = set_dtype(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("type.elem_type", 0)))) |
+              set_shape(*o, Shape{});
+    ch |= !o->is_optional || o->holds_element != false;
+    o->is_optional = true;
+    o->holds_element = false;
+    return ch;
+  }
+  if (op == "OptionalHasElement") {
+    bool ch = set_dtype(*o, DType::boolean) | set_shape(*o, Shape{});
+    std::optional<bool> has;
+    if (!x) has = false;  // opset 18: no input is an empty optional
+    else if (x->is_optional) has = x->holds_element;
+    else if (x->has_shape) has = true;  // opset 18: a tensor
+    if (has) ch |= set_int_values(*o, Shape{}, {*has ? 1 : 0});
+    return ch;
+  }
+  // OptionalGetElement: the tensor (opset 18 also passes a tensor through).
+  if (!x) throw InputError(label + ": has no input");
+  if (x->is_optional && x->holds_element == false) throw InputError(label + ": the optional '" +
+                                                                    printable(x->name, 120) + "' is empty");
+  return copy_tensor(*x, false, std::nullopt);
+}
+
 /// The sequence ops, and Identity of a sequence: true when something changed.
 bool infer_sequence(Graph& g, Node& n) {
   const std::string& op = n.op;
@@ -1299,6 +1350,7 @@ bool infer_node(Graph& g, Node& n) {
   if (!o) return false;
   const Tensor* x = g.input(n, 0);
   if (is_sequence_op(op) || (op == "Identity" && x && x->is_sequence)) return infer_sequence(g, n);
+  if (is_optional_op(op) || (op == "Identity" && x && x->is_optional)) return infer_optional(g, n);
   bool ch = false;
 
   // ---- dtypes -------------------------------------------------------------------------------

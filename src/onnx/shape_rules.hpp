@@ -43,6 +43,8 @@ std::string einsum_explicit(const std::string& equation);
 bool is_data_dependent(const std::string& op);
 /// The ONNX sequence ops (SequenceEmpty/Construct/Insert/Erase/At/Length, SplitToSequence, ConcatFromSequence).
 bool is_sequence_op(const std::string& op);
+/// Optional, OptionalHasElement, OptionalGetElement.
+bool is_optional_op(const std::string& op);
 
 /// True for integer and bool dtypes (whose small constants are kept in int_values).
 bool is_integral(DType t);

@@ -571,8 +571,9 @@ void check_pad(const Check& c, int64_t opset) {
 
 }  // namespace
 
-// Sequences and tensors are different kinds of value: a sequence op's first input must be a sequence (where
-// its kind is known), and no other op but Identity and control flow takes one.
+// Sequences, optionals and tensors are different kinds of value: a sequence op's first input must be a sequence
+// (where its kind is known), and no other op but Identity and control flow takes one; only the Optional ops take
+// an optional.
 void check_sequence_kinds(const Check& c, const Node& n) {
   const std::string& op = n.op;
   const bool takes_sequence = is_sequence_op(op) && op != "SequenceEmpty" && op != "SequenceConstruct" &&
@@ -590,6 +591,9 @@ void check_sequence_kinds(const Check& c, const Node& n) {
     if (t->is_sequence)
       c.fail("input '" + printable(t->name, k_max_name_bytes) + "' is a sequence of tensors; " + op +
              " takes a tensor there (SequenceAt or ConcatFromSequence gives one)");
+    if (t->is_optional && !is_optional_op(op))
+      c.fail("input '" + printable(t->name, k_max_name_bytes) + "' is an optional value; " + op +
+             " takes a tensor there (OptionalGetElement gives one)");
   }
 }
 

@@ -50,6 +50,10 @@ struct Tensor {
   /// order where the length is known.
   bool is_sequence = false;
   std::optional<std::vector<SequenceElement>> elements;
+  /// An ONNX optional (Optional, as torch.jit.script exports an Optional[Tensor] argument): `dtype` and `shape`
+  /// are its tensor's; `holds_element` says whether it has one, where known (an empty one has no bytes).
+  bool is_optional = false;
+  std::optional<bool> holds_element;
 
   /// True when the rank and every dim are known.
   bool shape_known() const;

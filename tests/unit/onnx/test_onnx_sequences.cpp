@@ -1,7 +1,8 @@
 // Tensor sequences as TorchScript exports Python lists: the shape rules track a sequence's tensors one by one
 // (SplitToSequence, SequenceConstruct/Insert/Erase), so SequenceLength folds into a Loop's trip count and
 // ConcatFromSequence and SequenceAt are shaped; a sequence where a tensor belongs (or the reverse) is an error
-// naming the node, and so is a sequence graph input.
+// naming the node, and so is a sequence graph input. Optionals (TorchScript's Optional[Tensor]) likewise: whether
+// one holds a tensor folds into OptionalHasElement and the If it decides.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -205,6 +206,61 @@ g (float[10000, 2] a) => (float[10000, 2] y) {
     }
   }
   EXPECT_NE(e.find("input 's' is a sequence of tensors; perfpred sizes tensor inputs only"), std::string::npos) << e;
+}
+
+// `if bias is not None` on an empty Optional: OptionalHasElement folds to false and the If takes its else branch;
+// an Optional of x unwraps to x's shape.
+TEST(OnnxOptionals, HasElementFoldsAndTheIfTakesItsBranch) {
+  using namespace pw;
+  const int f32 = 1;
+  const std::string float_type = f_bytes(1, f_int(1, f32));  // TypeProto.tensor_type.elem_type
+  const std::string type_attr = f_bytes(5, f_bytes(1, "type") + f_bytes(14, float_type) + f_int(20, 13));
+  pw::Graph then_branch, else_branch;
+  then_branch.outputs = {value_info("t_out", f32, {2, 16})};
+  then_branch.nodes = {node("Relu", {"x"}, {"t_out"}, "then_relu")};
+  else_branch.outputs = {value_info("e_out", f32, {2, 16})};
+  else_branch.nodes = {node("Neg", {"x"}, {"e_out"}, "else_neg")};
+  pw::Graph g;
+  g.inputs = {value_info("x", f32, {2, 16})};
+  g.outputs = {value_info("y", f32, {2, 16}), value_info("z", f32, {2, 16})};
+  g.nodes = {node("Optional", {}, {"none"}, "no_bias", type_attr),
+             node("OptionalHasElement", {"none"}, {"has"}, "is_not_none"),
+             node("If", {"has"}, {"y"}, "if_bias",
+                  graph_attr("then_branch", then_branch.bytes("then")) +
+                      graph_attr("else_branch", else_branch.bytes("else"))),
+             node("Optional", {"x"}, {"wrapped"}, "wrap"),
+             node("OptionalGetElement", {"wrapped"}, {"z"}, "unwrap")};
+  const perfpred::Graph m = oi::import_bytes(model(g, 17), "optional_if.onnx");
+  const Tensor& has = T(m, "has");
+  ASSERT_TRUE(has.int_values.has_value());
+  EXPECT_EQ(has.int_values->front(), 0);
+  EXPECT_TRUE(std::any_of(m.nodes.begin(), m.nodes.end(), [](const Node& n) { return n.op == "Neg"; }));
+  EXPECT_FALSE(std::any_of(m.nodes.begin(), m.nodes.end(), [](const Node& n) { return n.op == "Relu"; }));
+  EXPECT_TRUE(T(m, "none").is_optional);
+  EXPECT_EQ(*T(m, "none").bytes(), 0);
+  EXPECT_EQ(shape_to_string(T(m, "none")), "optional(none)");
+  EXPECT_EQ(shape_to_string(T(m, "wrapped")), "optional([2, 16])");
+  EXPECT_FALSE(T(m, "z").is_optional);
+  EXPECT_EQ(T(m, "z").shape, (std::vector<int64_t>{2, 16}));
+  // An optional where a tensor belongs, and the tensor of an empty one.
+  std::string e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] a) => (float[4] y) {
+  o = Optional (a)
+  y = Relu (o)
+})");
+  EXPECT_NE(e.find("input 'o' is an optional value; Relu takes a tensor there"), std::string::npos) << e;
+  pw::Graph bad;
+  bad.inputs = {value_info("x", f32, {2})};
+  bad.outputs = {value_info("y", f32, {2})};
+  bad.nodes = {node("Optional", {}, {"none"}, "no_bias", type_attr), node("OptionalGetElement", {"none"}, {"y"}, "get")};
+  try {
+    oi::import_bytes(model(bad, 17), "empty_get.onnx");
+    e.clear();
+  } catch (const InputError& ex) {
+    e = ex.what();
+  }
+  EXPECT_NE(e.find("node 'get' (OptionalGetElement): the optional 'none' is empty"), std::string::npos) << e;
 }
 
 }  // namespace

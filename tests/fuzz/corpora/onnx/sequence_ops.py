@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes sequence_ops.onnx and scripted_lists.onnx (run from the repository root with Debian's /usr/bin/python3):
-the tensor-sequence ops one by one, and Python lists as torch.jit.script exports them (SplitToSequence,
+the tensor-sequence and optional ops one by one, and Python lists as torch.jit.script exports them (SplitToSequence,
 SequenceLength into a Loop of SequenceAt and SequenceInsert, ConcatFromSequence), for the ONNX fuzz targets; the
 models tools/export_oracle_models.py checks against ONNX Runtime."""
 import os
