@@ -41,6 +41,8 @@ nlohmann::json tensor_json(const Tensor& t) {
     }
     j["sequence"] = std::move(elems);
   }
+  if (t.is_optional)  // its tensor's shape above; whether it holds one (null: not known)
+    j["optional"] = t.holds_element ? nlohmann::json(*t.holds_element) : nlohmann::json(nullptr);
   return j;
 }
 

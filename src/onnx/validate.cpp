@@ -569,8 +569,6 @@ void check_pad(const Check& c, int64_t opset) {
   }
 }
 
-}  // namespace
-
 // Sequences, optionals and tensors are different kinds of value: a sequence op's first input must be a sequence
 // (where its kind is known), and no other op but Identity and control flow takes one; only the Optional ops take
 // an optional.
@@ -597,14 +595,16 @@ void check_sequence_kinds(const Check& c, const Node& n) {
   }
 }
 
+}  // namespace
+
 void validate_node(const Graph& g, const Node& n) {
   // com.microsoft ops that share a default-domain name get the default shape rules (infer_node), so
   // they get the same checks: a Flatten axis of 2^31 or a blocksize of 0 is as wrong there.
   if (!n.domain.empty() && n.domain != "ai.onnx" && n.domain != "com.microsoft") return;
   const std::string& op = n.op;
-  check_sequence_kinds(Check(g, n), n);
-  if (!k_checked_ops.count(op)) return;
   const Check c(g, n);
+  check_sequence_kinds(c, n);
+  if (!k_checked_ops.count(op)) return;
   const Tensor* x = c.shaped(0);
   const int64_t r = x ? static_cast<int64_t>(x->shape.size()) : 0;
   const int64_t opset = g.opset;
