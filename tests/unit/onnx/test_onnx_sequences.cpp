@@ -10,6 +10,7 @@
 #include "perfpred/analysis/cost.hpp"
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/util/error.hpp"
+#include "../error_of.hpp"
 #include "proto_writer.hpp"
 
 using namespace perfpred;
@@ -23,13 +24,8 @@ const Tensor& T(const Graph& g, const std::string& name) {
   return g.tensors[static_cast<size_t>(id)];
 }
 
-std::string error_of(const std::string& text, const oi::ImportOptions& o = {}) {
-  try {
-    oi::import_text(text, o);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+std::string error_of(const std::string& text) {
+  return test::error_of([&] { oi::import_text(text); });
 }
 
 std::vector<std::vector<int64_t>> element_shapes(const Tensor& t) {
@@ -198,12 +194,7 @@ g (float[10000, 2] a) => (float[10000, 2] y) {
     g.outputs = {value_info("y", 1, {4})};
     g.initializers = {tensor("zero", 7, {}, int64_raw({0}))};
     g.nodes = {node("SequenceAt", {"s", "zero"}, {"y"}, "at")};
-    try {
-      oi::import_bytes(model(g, 17), "seq_input.onnx");
-      e.clear();
-    } catch (const InputError& ex) {
-      e = ex.what();
-    }
+    e = test::error_of([&] { oi::import_bytes(model(g, 17), "seq_input.onnx"); });
   }
   EXPECT_NE(e.find("input 's' is a sequence of tensors; perfpred sizes tensor inputs only"), std::string::npos) << e;
 }
@@ -254,12 +245,7 @@ g (float[4] a) => (float[4] y) {
   bad.inputs = {value_info("x", f32, {2})};
   bad.outputs = {value_info("y", f32, {2})};
   bad.nodes = {node("Optional", {}, {"none"}, "no_bias", type_attr), node("OptionalGetElement", {"none"}, {"y"}, "get")};
-  try {
-    oi::import_bytes(model(bad, 17), "empty_get.onnx");
-    e.clear();
-  } catch (const InputError& ex) {
-    e = ex.what();
-  }
+  e = test::error_of([&] { oi::import_bytes(model(bad, 17), "empty_get.onnx"); });
   EXPECT_NE(e.find("node 'get' (OptionalGetElement): the optional 'none' is empty"), std::string::npos) << e;
 }
 
