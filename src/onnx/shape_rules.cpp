@@ -1058,10 +1058,11 @@ bool infer_qlinear_contrib(Graph& g, Node& n, Tensor& o) {
   return set_shape(o, s);
 }
 
-// ---- sequences ---------------------------------------------------------------------------------
+// ---- sequences and optionals -------------------------------------------------------------------
 // ONNX's tensor sequences, as TorchScript exports a Python list (torch.split into a loop, appends, torch.cat
 // of the list): the elements are tracked one by one while the length is known (Tensor::elements), so a Loop
-// over SequenceLength unrolls and ConcatFromSequence sizes its output.
+// over SequenceLength unrolls and ConcatFromSequence sizes its output. Optionals (an Optional[Tensor]) carry
+// their tensor or none (Tensor::holds_element).
 
 bool is_optional_op(const std::string& op) {
   return op == "Optional" || op == "OptionalHasElement" || op == "OptionalGetElement";
