@@ -435,7 +435,8 @@ int unknown_origin(const Graph& g, const std::vector<int>& producer, int start) 
 // Runtime inputs that node `ni` depends on, as "'name' [dims]".
 // The graph inputs node `ni` depends on ("'x' [1, seq, 64]"); their symbolic dims kept by name go to `dims`.
 std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& producer, int ni,
-                                       std::vector<std::string>& dims) {
+                                       std::vector<std::string>& dims, bool& all_shaped) {
+  all_shaped = true;
   std::vector<char> seen(g.nodes.size(), 0), tseen(g.tensors.size(), 0);
   std::vector<int> todo{ni};
   std::vector<std::string> r;
@@ -450,6 +451,7 @@ std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& p
       const Tensor& tt = g.tensors[static_cast<size_t>(t)];
       if (tt.is_graph_input) {
         r.push_back("'" + tt.name + "' " + shape_to_string(tt));
+        all_shaped = all_shaped && tt.shape_known();
         for (size_t i = 0; i < tt.dim_names.size() && i < tt.shape.size(); ++i)
           if (tt.shape[i] < 0 && !tt.dim_names[i].empty() &&
               std::find(dims.begin(), dims.end(), tt.dim_names[i]) == dims.end())
@@ -490,7 +492,15 @@ std::string unshaped_summary(const Graph& g, const GraphCost& c, size_t max_name
                                    : " (--data-count " + o.name + "=N sets it, --data-count N every such node's)");
   }
   std::vector<std::string> dims;
-  auto ins = inputs_behind(g, producer, origin, dims);
+  bool all_shaped = true;
+  auto ins = inputs_behind(g, producer, origin, dims, all_shaped);
+  if (!ins.empty() && all_shaped && !data_dependent_origin) {
+    // Every input behind it has its exact shape: the size comes from values computed at run time (a Resize to
+    // a detected box's size, a Reshape to a count read from the data), which no shape option sets.
+    return msg + ", whose output size is not fixed by the input shapes (every input behind it is fully shaped: " +
+           ins.front() + (ins.size() > 1 ? ", ..." : "") +
+           "): it follows values the model computes at run time, such as a detected box's size";
+  }
   if (!ins.empty()) {
     msg += ", which depends on input";
     msg += ins.size() > 1 ? "s " : " ";

@@ -28,6 +28,19 @@ def model(name, extra):
     onnx.save(m, f"{d}/{name}.onnx")
 model("partial", [])
 model("partial2", [h.make_node("Relu", ["x"], ["r2"], name="relu2")])
+# A Reshape to a row count read from the data (mask-paste code does this with box sizes): every input is
+# fully shaped, so no --input-shape or --dim could set it.
+nodes = [h.make_node("ReduceMax", ["x"], ["m"], keepdims=0, name="max"),
+         h.make_node("Cast", ["m"], ["k"], to=T.INT64, name="count"),
+         h.make_node("Unsqueeze", ["k", "zero"], ["k1"], name="as_list"),
+         h.make_node("Concat", ["k1", "minus1"], ["shape"], axis=0, name="shape"),
+         h.make_node("Reshape", ["x", "shape"], ["rows"], name="data_reshape"),
+         h.make_node("MatMul", ["rows", "w"], ["y"], name="after")]
+g = h.make_graph(nodes, "valued", [h.make_tensor_value_info("x", T.FLOAT, [4, 8])],
+                 [h.make_tensor_value_info("y", T.FLOAT, None)],
+                 [h.make_tensor("w", T.FLOAT, [8, 2], [0.5] * 16), h.make_tensor("zero", T.INT64, [1], [0]),
+                  h.make_tensor("minus1", T.INT64, [1], [8])])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), f"{d}/valued.onnx")
 EOF2
 M="$TMP/partial.onnx"
 cat >"$TMP/budget.json" <<EOF2
@@ -59,6 +72,12 @@ EOF2
 }
 
 refused predict "$M" --gpu a100-sxm4-40gb
+# Lost where values, not shapes, set a size: the message says so instead of asking for an input shape.
+run 2 predict "$TMP/valued.onnx" --gpu a100-sxm4-40gb
+for want in "lost at data_reshape (Reshape), whose output size is not fixed by the input shapes (every input behind it is fully shaped: 'x' [4, 8])" "--allow-partial"; do
+  grep -qF -- "$want" "$TMP/err" || { echo "FAIL: valued.onnx: message lacks '$want': $(cat "$TMP/err")"; fail=1; }
+done
+grep -qF -- "--input-shape" "$TMP/err" && { echo "FAIL: valued.onnx: message asks for an input shape: $(cat "$TMP/err")"; fail=1; }
 refused predict "$M" --gpu a100-sxm4-40gb --json
 refused mig "$M" --gpu a100-sxm4-40gb
 refused select "$M" --devices a100-sxm4-40gb,h100-sxm5-80gb
