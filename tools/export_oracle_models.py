@@ -441,6 +441,16 @@ def tv(name, **kw):
     return lambda: getattr(m, name)(**kw)
 
 
+def video(name):
+    import torchvision.models.video as v
+    return lambda: getattr(v, name)()
+
+
+def raft_small():
+    from torchvision.models.optical_flow import raft_small as build
+    return build(weights=None)
+
+
 def deeplab():
     import torchvision.models.segmentation as s
     return s.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None, aux_loss=False)
@@ -459,6 +469,10 @@ MODELS = {
     "regnet_y_400mf": (tv("regnet_y_400mf"), IMG, {"x": {0: "batch"}}, ""),
     "mobilenet_v3_small": (tv("mobilenet_v3_small"), IMG, {"x": {0: "batch"}}, ""),
     "deeplabv3_mobilenet": (deeplab, [("x", (1, 3, 256, 256), torch.float32)], {"x": {0: "batch"}}, ""),
+    # Video (3-D convolutions and pooling) and optical flow (RAFT: a correlation volume, grid sampling, its
+    # twelve refinement iterations traced flat).
+    "r3d_18": (video("r3d_18"), [("x", (1, 3, 8, 112, 112), torch.float32)], {"x": {0: "batch"}}, ""),
+    "raft_small": (raft_small, [("a", (1, 3, 128, 128), torch.float32), ("b", (1, 3, 128, 128), torch.float32)], {}, ""),
     "scripted_loop_if": (ScriptedLoopIf, [("x", (3, 64), torch.float32)], {"x": {0: "rows"}}, "script"),
     "scripted_lists": (ScriptedLists, [("x", (2, 8, 16), torch.float32)], {"x": {0: "batch"}}, "script"),
     "sequence_ops": (sequence_ops, [("a", (4, 6), torch.float32), ("b", (4, 6), torch.float32),
