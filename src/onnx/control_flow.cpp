@@ -176,13 +176,11 @@ void replace_node(onnx::GraphProto& g, int idx, F emit) {
   g.mutable_node()->Swap(&out);
 }
 
-constexpr int64_t k_max_unrolled_nodes = 500000;
-
-void check_unroll_size(const onnx::NodeProto& n, const onnx::GraphProto& body, int64_t trips) {
+void check_unroll_size(const onnx::NodeProto& n, const onnx::GraphProto& body, int64_t trips, int64_t max_nodes) {
   if (trips < 0) throw InputError(label(n) + ": trip count " + std::to_string(trips) + " is negative");
-  if (body.node_size() > 0 && trips > k_max_unrolled_nodes / body.node_size())
+  if (body.node_size() > 0 && trips > max_nodes / body.node_size())
     throw InputError(label(n) + ": " + std::to_string(trips) + " iterations of a " + std::to_string(body.node_size()) +
-                     "-node body exceed " + std::to_string(k_max_unrolled_nodes) +
+                     "-node body exceed " + std::to_string(max_nodes) +
                      " unrolled nodes; pass a smaller --loop-trips " + n.name() + "=N");
 }
 
@@ -217,11 +215,11 @@ void inline_if(onnx::GraphProto& g, int idx, bool then_branch, int64_t /*opset*/
   });
 }
 
-void unroll_loop(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset) {
+void unroll_loop(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset, int64_t max_nodes) {
   const onnx::NodeProto node = g.node(idx);
   const onnx::GraphProto* body = graph_attr(node, "body");
   if (!body) throw InputError(label(node) + ": has no body graph");
-  check_unroll_size(node, *body, trips);
+  check_unroll_size(node, *body, trips, max_nodes);
   const int carried = node.input_size() - 2;
   if (carried < 0 || body->input_size() != carried + 2 || body->output_size() < carried + 1)
     throw InputError(label(node) + ": body inputs/outputs do not match the Loop's " + std::to_string(node.input_size()) +
@@ -254,11 +252,11 @@ void unroll_loop(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset) {
   });
 }
 
-void unroll_scan(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset) {
+void unroll_scan(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset, int64_t max_nodes) {
   const onnx::NodeProto node = g.node(idx);
   const onnx::GraphProto* body = graph_attr(node, "body");
   if (!body) throw InputError(label(node) + ": has no body graph");
-  check_unroll_size(node, *body, trips);
+  check_unroll_size(node, *body, trips, max_nodes);
   const int k_in = static_cast<int>(int_attr(node, "num_scan_inputs", 0));
   const int states = node.input_size() - k_in;
   if (k_in <= 0 || states < 0 || body->input_size() != node.input_size() || body->output_size() < states)

@@ -19,13 +19,14 @@ void inline_if(onnx::GraphProto& g, int idx, bool then_branch, int64_t opset);
 
 /// Replace the Loop at `idx` with `trips` copies of its body: loop-carried values chain from one copy
 /// to the next, scan outputs are Unsqueeze'd and Concat'ed along axis 0. Throws InputError when a
-/// zero-trip loop has scan outputs (their shape is not defined by the body).
-void unroll_loop(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset);
+/// zero-trip loop has scan outputs (their shape is not defined by the body), or when the copies would exceed
+/// `max_nodes` nodes.
+void unroll_loop(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset, int64_t max_nodes);
 
 /// Replace the Scan (opset >= 9) at `idx` with `trips` copies of its body: each copy reads slice i of
 /// every scan input (Gather along its axis, reversed by scan_input_directions) and its scan outputs are
-/// stacked along scan_output_axes.
-void unroll_scan(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset);
+/// stacked along scan_output_axes. At most `max_nodes` nodes, as unroll_loop.
+void unroll_scan(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset, int64_t max_nodes);
 
 /// Name of a top-level node as the importer shows it: its name, or OP_INDEX when it has none.
 std::string node_display_name(const onnx::NodeProto& n, int idx);

@@ -506,8 +506,8 @@ class Importer {
             if (open_loop.empty()) open_loop = name;
             continue;
           }
-          if (n.op_type() == "Loop") detail::unroll_loop(g, idx, *trips, opset);
-          else detail::unroll_scan(g, idx, *trips, opset);
+          if (n.op_type() == "Loop") detail::unroll_loop(g, idx, *trips, opset, m_opts.max_unrolled_nodes);
+          else detail::unroll_scan(g, idx, *trips, opset, m_opts.max_unrolled_nodes);
         }
         progress = true;
       }

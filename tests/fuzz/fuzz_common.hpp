@@ -2,6 +2,7 @@
 // Shared by the libFuzzer targets: what a run may end in. perfpred's contract for bad input is an
 // InputError (exit 2) with one line; anything else that escapes (an internal error, std::bad_alloc, a
 // vendor exception) or a multi-line message is a finding, reported by aborting so libFuzzer saves the input.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,11 @@
 #include "perfpred/util/error.hpp"
 
 namespace fuzz {
+
+/// ImportOptions::max_unrolled_nodes for the ONNX targets: a kilobyte Loop whose trip count a mutation made huge
+/// unrolls to the product's 500,000-node limit in about 3 s, past libFuzzer's timeout under the sanitizers.
+/// Every import path is reached long before that size.
+inline constexpr int64_t k_max_unrolled_nodes = 20000;
 
 /// Run f; return normally on success or an InputError whose message is one line. Abort otherwise.
 inline void expect_clean(const std::function<void()>& f) {

@@ -8,6 +8,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
-  fuzz::expect_clean([&] { perfpred::onnx_import::import_bytes(bytes, "fuzz.onnx"); });
+  perfpred::onnx_import::ImportOptions io;
+  io.max_unrolled_nodes = fuzz::k_max_unrolled_nodes;
+  fuzz::expect_clean([&] { perfpred::onnx_import::import_bytes(bytes, "fuzz.onnx", io); });
   return 0;
 }

@@ -18,6 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
   fuzz::expect_clean([&] {
     perfpred::onnx_import::ImportOptions io;
+    io.max_unrolled_nodes = fuzz::k_max_unrolled_nodes;
     io.batch = 1 + (knob & 7);
     if (knob & 32) io.data_count_all = 5 * (knob >> 6);
     io.nms_candidates_all = 7 * (knob >> 6) - 1;

@@ -40,6 +40,9 @@ struct ImportOptions {
   /// Messages name the overrides as a file's keys ("branches.NAME", "loop_trips.NAME", "dims.NAME": a
   /// budget file) instead of the options ("--branch NAME=then", "--loop-trips NAME=N", "--dim NAME=N").
   bool overrides_are_keys = false;
+  /// Most nodes one Loop or Scan may unroll to (its trip count times its body); more is an InputError naming
+  /// the node. The fuzz targets lower it: they test the logic on small graphs, not the import's scale.
+  int64_t max_unrolled_nodes = 500000;
 };
 
 /// Load an .onnx file (never opening external-data files), resolve dims, expand control flow (an If
