@@ -1075,12 +1075,17 @@ bool is_sequence_op(const std::string& op) {
 
 namespace {
 
+/// InputError "node 'NAME' (OP): MSG".
+[[noreturn]] void fail_at(const Node& n, const std::string& msg) {
+  throw InputError("node '" + printable(n.name, 120) + "' (" + printable(n.op, 120) + "): " + msg);
+}
+
 SequenceElement element_of(const Tensor& t) { return SequenceElement{t.dtype, t.shape, t.has_shape}; }
 
 /// Marks `o` a sequence of `elems` (nullopt: length unknown) with element type `dtype`.
 bool set_sequence(Tensor& o, DType dtype, std::optional<std::vector<SequenceElement>> elems, const Node& n) {
   if (elems && elems->size() > k_max_sequence_length)
-    throw InputError("node '" + printable(n.name, 120) + "' (" + n.op + "): a sequence of " +
+    fail_at(n, "a sequence of " +
                      std::to_string(elems->size()) + " tensors; perfpred follows sequences of up to " +
                      std::to_string(k_max_sequence_length));
   bool ch = !o.is_sequence || (dtype != DType::unknown && o.dtype != dtype) || (elems && o.elements != elems);
@@ -1099,7 +1104,7 @@ std::optional<size_t> sequence_position(const Graph& g, const Node& n, size_t sl
   const int64_t places = static_cast<int64_t>(len) + (insert ? 1 : 0);
   const int64_t i = *v < 0 ? *v + static_cast<int64_t>(len) : *v;  // negative: from the back
   if (i < 0 || i >= places)
-    throw InputError("node '" + printable(n.name, 120) + "' (" + n.op + "): position " + std::to_string(*v) +
+    fail_at(n, "position " + std::to_string(*v) +
                      " is outside the sequence of " + std::to_string(len) + " tensors");
   return static_cast<size_t>(i);
 }
@@ -1125,16 +1130,13 @@ bool infer_split_to_sequence(Graph& g, Node& n, Tensor& o) {
   const int64_t r = static_cast<int64_t>(x->shape.size());
   const int64_t axis = norm_axis(n.attr_int("axis", 0), r);
   if (axis < 0 || axis >= r)
-    throw InputError("node '" + printable(n.name, 120) + "' (SplitToSequence): attribute 'axis' = " +
+    fail_at(n, "attribute 'axis' = " +
                      std::to_string(n.attr_int("axis", 0)) + " is out of range for rank-" + std::to_string(r) + " input");
   const int64_t dim = x->shape[static_cast<size_t>(axis)];
   if (dim < 0) return ch;
   std::vector<int64_t> sizes;
   const Tensor* split = g.input(n, 1);
   bool keep = true;
-  auto fail = [&](const std::string& why) {
-    throw InputError("node '" + printable(n.name, 120) + "' (SplitToSequence): " + why);
-  };
   if (!split) {  // one slice per index along the axis, squeezed unless keepdims
     if (static_cast<size_t>(dim) > k_max_sequence_length) sizes.assign(k_max_sequence_length + 1, 1);
     else sizes.assign(static_cast<size_t>(dim), 1);
@@ -1146,7 +1148,7 @@ bool infer_split_to_sequence(Graph& g, Node& n, Tensor& o) {
       return ch | set_sequence(o, x->dtype, std::vector<SequenceElement>(k_max_sequence_length + 1), n);
     if (split->shape.empty()) {  // a scalar: chunks of that size, the last one shorter
       const int64_t each = v->front();
-      if (each <= 0) fail("split " + std::to_string(each) + " must be positive");
+      if (each <= 0) fail_at(n, "split " + std::to_string(each) + " must be positive");
       const int64_t count = dim / each + (dim % each != 0 ? 1 : 0);
       if (static_cast<size_t>(count) > k_max_sequence_length) sizes.assign(k_max_sequence_length + 1, each);
       else
@@ -1154,11 +1156,15 @@ bool infer_split_to_sequence(Graph& g, Node& n, Tensor& o) {
     } else {
       int64_t sum = 0;
       for (int64_t s : *v) {
-        if (s < 0) fail("split sizes must not be negative");
+        if (s < 0) fail_at(n, "split sizes must not be negative");
+        if (s > dim - sum) {  // past the axis (checked before the add, which could overflow)
+          sum = dim + 1;
+          break;
+        }
         sum += s;
-        if (sum > dim) break;
       }
-      if (sum != dim) fail("split sizes add up to " + std::to_string(sum) + ", not the axis' " + std::to_string(dim));
+      if (sum > dim) fail_at(n, "split sizes add up to more than the axis' " + std::to_string(dim));
+      if (sum != dim) fail_at(n, "split sizes add up to " + std::to_string(sum) + ", not the axis' " + std::to_string(dim));
       sizes = *v;
     }
   }
@@ -1180,14 +1186,14 @@ bool infer_concat_from_sequence(Graph& g, Node& n, Tensor& o) {
   if (!seq->elements) return ch;
   const auto& elems = *seq->elements;
   if (elems.empty())
-    throw InputError("node '" + printable(n.name, 120) + "' (ConcatFromSequence): the sequence is empty");
+    fail_at(n, "the sequence is empty");
   for (const auto& e : elems)
     if (!e.has_shape) return ch;
   const bool new_axis = n.attr_int("new_axis", 0) != 0;
   const int64_t r = static_cast<int64_t>(elems.front().shape.size());
   const int64_t axis = norm_axis(n.attr_int("axis", 0), r + (new_axis ? 1 : 0));
   if (axis < 0 || axis >= r + (new_axis ? 1 : 0))
-    throw InputError("node '" + printable(n.name, 120) + "' (ConcatFromSequence): attribute 'axis' = " +
+    fail_at(n, "attribute 'axis' = " +
                      std::to_string(n.attr_int("axis", 0)) + " is out of range for rank-" + std::to_string(r) +
                      " elements" + (new_axis ? " (new_axis)" : ""));
   std::vector<Tensor> parts;
@@ -1215,8 +1221,7 @@ bool infer_concat_from_sequence(Graph& g, Node& n, Tensor& o) {
   }
   const auto joined = differ ? std::nullopt : concat_shape(ins, axis);
   if (!joined)
-    throw InputError("node '" + printable(n.name, 120) + "' (ConcatFromSequence): the sequence's tensors differ " +
-                     "in rank or in a dim other than the axis");
+    fail_at(n, "the sequence's tensors differ in rank or in a dim other than the axis");
   return ch | set_shape(o, joined->first);
 }
 
@@ -1230,10 +1235,8 @@ bool infer_optional(Graph& g, Node& n) {
   Tensor* o = out_tensor(g, n, 0);
   if (!o) return false;
   const Tensor* x = g.input(n, 0);
-  const auto label = "node '" + printable(n.name, 120) + "' (" + op + ")";
   if (x && x->is_sequence)
-    throw InputError(label + ": input '" + printable(x->name, 120) +
-                     "' is a sequence; perfpred follows optional tensors only");
+    fail_at(n, "input '" + printable(x->name, 120) + "' is a sequence; perfpred follows optional tensors only");
   const auto copy_tensor = [&](const Tensor& from, bool optional, std::optional<bool> holds) {
     bool ch = set_dtype(*o, from.dtype);
     if (from.has_shape) ch |= set_shape(*o, from.shape);
@@ -1263,9 +1266,8 @@ bool infer_optional(Graph& g, Node& n) {
     return ch;
   }
   // OptionalGetElement: the tensor (opset 18 also passes a tensor through).
-  if (!x) throw InputError(label + ": has no input");
-  if (x->is_optional && x->holds_element == false) throw InputError(label + ": the optional '" +
-                                                                    printable(x->name, 120) + "' is empty");
+  if (!x) fail_at(n, "has no input");
+  if (x->is_optional && x->holds_element == false) fail_at(n, "the optional '" + printable(x->name, 120) + "' is empty");
   return copy_tensor(*x, false, std::nullopt);
 }
 
@@ -1283,8 +1285,8 @@ bool infer_sequence(Graph& g, Node& n) {
   // A sequence holds tensors of one type.
   const auto same_type = [&](DType held, const Tensor& t) {
     if (held != DType::unknown && t.dtype != DType::unknown && held != t.dtype)
-      throw InputError("node '" + printable(n.name, 120) + "' (" + op + "): tensor '" + printable(t.name, 120) +
-                       "' is " + to_string(t.dtype) + " where the sequence holds " + to_string(held));
+      fail_at(n, "tensor '" + printable(t.name, 120) + "' is " + to_string(t.dtype) + " where the sequence holds " +
+                     to_string(held));
   };
   if (op == "SequenceConstruct") {
     std::vector<SequenceElement> elems;
@@ -1308,9 +1310,9 @@ bool infer_sequence(Graph& g, Node& n) {
     bool ch = set_dtype(*o, s->dtype);
     if (!s->elements) return ch;
     if (g.input(n, 1) == nullptr)
-      throw InputError("node '" + printable(n.name, 120) + "' (SequenceAt): has no position input");
+      fail_at(n, "has no position input");
     if (s->elements->empty())
-      throw InputError("node '" + printable(n.name, 120) + "' (SequenceAt): the sequence is empty");
+      fail_at(n, "the sequence is empty");
     const auto at = sequence_position(g, n, 1, s->elements->size(), false);
     if (at) return ch | set_element(*o, (*s->elements)[*at]);
     if (const auto e = common_element(*s->elements)) ch |= set_element(*o, *e);
@@ -1330,7 +1332,7 @@ bool infer_sequence(Graph& g, Node& n) {
       elems.insert(elems.begin() + static_cast<std::ptrdiff_t>(*at), element_of(*t));
     } else {
       if (elems.empty())
-        throw InputError("node '" + printable(n.name, 120) + "' (SequenceErase): the sequence is empty");
+        fail_at(n, "the sequence is empty");
       const auto at = sequence_position(g, n, 1, elems.size(), false);
       if (!at) return ch;
       elems.erase(elems.begin() + static_cast<std::ptrdiff_t>(*at));

@@ -168,6 +168,15 @@ g (float[2, 8] a) => (float[2, 8] y) {
   y = ConcatFromSequence <axis = 1> (s)
 })");
   EXPECT_NE(e.find("split sizes add up to 6, not the axis' 8"), std::string::npos) << e;
+  // ... or past it, with sizes whose sum would overflow int64.
+  e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 8] a) => (float[2, 8] y) {
+  sizes = Constant <value = int64[2] {5, 9223372036854775807}> ()
+  s = SplitToSequence <axis = 1> (a, sizes)
+  y = ConcatFromSequence <axis = 1> (s)
+})");
+  EXPECT_NE(e.find("split sizes add up to more than the axis' 8"), std::string::npos) << e;
   // Elements that do not join.
   e = error_of(R"(
 <ir_version: 8, opset_import: ["" : 17]>
