@@ -344,10 +344,12 @@ def misc_ops():
 
 
 def newer_opset_ops(opset):
-    """Ops revised in opsets 18-21 (the ONNX library perfpred links knows 17): Reduce* with axes as an
+    """Ops revised or added in opsets 18-26 (the ONNX library perfpred links knows 17): Reduce* with axes as an
     input, Split num_outputs, Pad axes, Resize axes/keep_aspect_ratio_policy/antialias, CenterCropPad,
     Col2Im, LpPool ceil_mode, GroupNormalization-18/21 (opset 18); Gelu, AffineGrid, GridSample and
-    DFT with axis as an input (opset 20); Pad/Reshape/Split/Cast and GroupNormalization-21 (opset 21)."""
+    DFT with axis as an input (opset 20); Pad/Reshape/Split/Cast and GroupNormalization-21 (opset 21);
+    Attention, RMSNormalization, RotaryEmbedding (opset 23); TensorScatter, Attention-24 (opset 24), CumProd and
+    BitCast (opset 26)."""
     import numpy as np
     from onnx import TensorProto as T, helper as h, numpy_helper as nh
     rng = np.random.default_rng(0)
@@ -419,6 +421,27 @@ def newer_opset_ops(opset):
         outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in ["att", "present_k", "att4", "qk"]]
         g = h.make_graph(nodes, "opset23_ops", inputs, outs, inits)
         return h.make_model(g, opset_imports=[h.make_opsetid("", 23)], ir_version=11)
+    elif opset == 26:  # the ops opsets 24 (TensorScatter, Attention-24) and 26 (CumProd, BitCast) added; not
+        # Swish-24, which ONNX Runtime 1.31's CPU build has no kernel for (tests/unit/onnx shapes it)
+        nodes = [
+            n("CumProd", ["x", "ax_1"], ["cumprod"], reverse=1, name="cumprod26"),
+            n("BitCast", ["cumprod"], ["bits"], to=T.INT32, name="bitcast26"),
+            n("Cast", ["x"], ["xh"], to=T.FLOAT16, name="to_half"),
+            n("BitCast", ["xh"], ["half_bits"], to=T.INT16, name="bitcast26_half"),
+            # A decoder's KV cache of 16 positions, 3 new keys written at each row's index (circular), then
+            # attention over the whole cache with each row's valid length.
+            n("TensorScatter", ["cache", "upd", "wi"], ["kv"], axis=-2, mode="circular", name="kv_write24"),
+            n("Attention", ["q", "kv", "kv", "", "", "", "lens"], ["att"], name="attention24"),
+        ]
+        inits = [i64("ax_1", 1), i64("lens", [16, 11])]  # each row's valid cache length (the oracle feeds zeros)
+        inputs = [x, h.make_tensor_value_info("cache", T.FLOAT, ["batch", 2, 16, 32]),
+                  h.make_tensor_value_info("upd", T.FLOAT, ["batch", 2, 3, 32]),
+                  h.make_tensor_value_info("wi", T.INT64, ["batch"]),
+                  h.make_tensor_value_info("q", T.FLOAT, ["batch", 2, 3, 32])]
+        outs = [h.make_tensor_value_info("bits", T.INT32, None), h.make_tensor_value_info("half_bits", T.INT16, None),
+                h.make_tensor_value_info("kv", T.FLOAT, None), h.make_tensor_value_info("att", T.FLOAT, None)]
+        g = h.make_graph(nodes, "opset26_ops", inputs, outs, inits)
+        return h.make_model(g, opset_imports=[h.make_opsetid("", 26)], ir_version=13)
     else:
         nodes = [
             n("GroupNormalization", ["x", "gn_s21", "gn_b21"], ["gn21"], num_groups=4, name="group_norm21"),
@@ -492,6 +515,11 @@ MODELS = {
     "opset23_ops": (lambda: newer_opset_ops(23), [("x", (2, 8, 12, 16), torch.float32), ("pos", (2, 8), torch.int64),
                                                   ("kv", (2, 8, 64), torch.float32),
                                                   ("past", (2, 1, 5, 64), torch.float32)], {}, "helper"),
+    "opset26_ops": (lambda: newer_opset_ops(26), [("x", (2, 8, 12, 16), torch.float32),
+                                                  ("cache", (2, 2, 16, 32), torch.float32),
+                                                  ("upd", (2, 2, 3, 32), torch.float32), ("wi", (2,), torch.int64),
+                                                  ("q", (2, 2, 3, 32), torch.float32)],
+                    {}, "helper"),
     "contrib_ops": (contrib_ops, [("x", (2, 5, 64), torch.float32), ("past", (2, 2, 4, 3, 16), torch.float32),
                                   ("img", (2, 3, 32, 32), torch.float32)], {}, "helper"),
     # batch 1: ONNX Runtime's GroupQueryAttention takes a prompt over a past (sequence > 1) only at batch 1

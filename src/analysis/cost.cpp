@@ -312,7 +312,8 @@ class Analyzer {
   std::optional<int64_t> param_elements(int t, bool multi_only, bool quantized) const {
     const Tensor& tensor = m_g.tensors[static_cast<size_t>(t)];
     const bool integer = tensor.dtype == DType::i8 || tensor.dtype == DType::u8 || tensor.dtype == DType::i32 ||
-                         tensor.dtype == DType::i4 || tensor.dtype == DType::u4;
+                         tensor.dtype == DType::i4 || tensor.dtype == DType::u4 ||
+                         tensor.dtype == DType::i2 || tensor.dtype == DType::u2;
     if (!is_float(tensor.dtype) && !(quantized && integer)) return std::nullopt;
     auto n = tensor.numel();
     if (!n || (multi_only && *n <= 1)) return std::nullopt;

@@ -161,6 +161,7 @@ void cost_multinomial(RuleContext& ctx, const OpRule& rule);
 /// NonMaxSuppression: the IoU of every pair of a class's candidate boxes (the output count is data).
 void cost_nms(RuleContext& ctx, const OpRule& rule);
 void cost_data_movement(RuleContext& ctx, const OpRule& rule);
+void cost_tensor_scatter(RuleContext& ctx, const OpRule& rule);
 void cost_gather(RuleContext& ctx, const OpRule& rule);
 void cost_resize(RuleContext& ctx, const OpRule& rule);
 /// DFT: an FFT of length L is about 5 L log2 L real FLOPs, so 2.5 log2(L) per real output element.

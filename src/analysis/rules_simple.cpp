@@ -3,7 +3,8 @@
 //   elementwise     per-element cost x output elements: 1 for arithmetic, comparison, logic, Relu, Abs, Neg,
 //                   Sign, Floor, Ceil, Round, Reciprocal; 2 for LeakyRelu, PRelu, Clip, Shrink, ThresholdedRelu,
 //                   Quantize/DequantizeLinear; 3 for HardSigmoid, Softsign; 4 for Exp, Log, Sqrt, Pow, Sin, Cos,
-//                   Sigmoid, Tanh, Erf, Softplus, Elu, Selu, Celu, HardSwish; 8 for Gelu and Mish.
+//                   Sigmoid, Tanh, Erf, Softplus, Elu, Selu, Celu, HardSwish; 6 for Swish (alpha x, the
+//                   sigmoid, the product); 8 for Gelu and Mish.
 //                   Variadic Sum/Max/Min: (inputs-1) per element; Mean: inputs per element.
 //   norm            BatchNormalization (inference) 2 per element (scale and shift); LayerNormalization,
 //                   InstanceNormalization, GroupNormalization, MeanVarianceNormalization 8 per element
@@ -350,6 +351,19 @@ void cost_data_movement(RuleContext& ctx, const OpRule&) {
     const Tensor* t = ctx.graph.output(ctx.node, i);
     if (t && t->shape_known()) elements += product(t->shape);
   }
+  const std::array<double, 1> v{elements};
+  ctx.set_attrs(OpFamily::data_movement, v);
+}
+
+// TensorScatter (opset 24) writes `update` into the KV cache at each row's write index; ONNX defines it as the
+// functional form of an in-place update, the present cache being the past one's buffer, and it is costed as
+// that: the update read and written, the rest of the cache neither read nor copied (a runtime that copies the
+// whole cache would move twice its bytes more).
+void cost_tensor_scatter(RuleContext& ctx, const OpRule&) {
+  const Tensor* update = ctx.input(1);
+  const double elements = update && update->shape_known() ? product(update->shape) : 0;
+  ctx.input0_read_cap = 0;
+  ctx.output0_write_cap = update ? update->bytes().value_or(0) : 0;
   const std::array<double, 1> v{elements};
   ctx.set_attrs(OpFamily::data_movement, v);
 }

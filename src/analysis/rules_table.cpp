@@ -106,6 +106,7 @@ const Table& default_table() {
         {"ArgMax", reduce(1)},
         {"ArgMin", reduce(1)},
         {"CumSum", rule(OpFamily::reduce, cost_scan, 1)},
+        {"CumProd", rule(OpFamily::reduce, cost_scan, 1)},  // opset 26
         {"TopK", rule(OpFamily::reduce, cost_topk, 1)},
         {"NonMaxSuppression", rule(OpFamily::reduce, cost_nms, 8)},
         // elementwise: arithmetic with broadcasting
@@ -174,6 +175,7 @@ const Table& default_table() {
         {"HardSwish", ew(4)},
         {"Gelu", ew(8)},
         {"Mish", ew(8)},
+        {"Swish", ew(6)},  // opset 24: x sigmoid(alpha x)
         // data movement
         {"Concat", data(k_all_slots)},
         {"Split", data()},
@@ -198,6 +200,7 @@ const Table& default_table() {
         {"Det", rule(OpFamily::reduce, cost_det)},
         {"Multinomial", rule(OpFamily::reduce, cost_multinomial)},
         {"ReverseSequence", data()},
+        {"TensorScatter", rule(OpFamily::data_movement, cost_tensor_scatter)},  // opset 24: a KV-cache write
         // Tensor sequences (TorchScript's lists): building, reading and joining them copies tensors; their length
         // and an erase move none.
         {"SequenceConstruct", rule(OpFamily::data_movement, cost_sequence)},
@@ -255,6 +258,7 @@ const Table& default_table() {
         {"Squeeze", view()},
         {"Unsqueeze", view()},
         {"Identity", view()},
+        {"BitCast", view()},  // opset 26: the same bytes read as another type of the same width
         {"Dropout", view()},
         {"Shape", view()},
         {"Size", view()},

@@ -8,13 +8,16 @@ int64_t dtype_size(DType t) {
     case DType::f32: case DType::i32: case DType::u32: return 4;
     case DType::f16: case DType::bf16: case DType::i16: case DType::u16: return 2;
     case DType::i8: case DType::u8: case DType::boolean: case DType::f8: return 1;
-    case DType::unknown: case DType::string: case DType::i4: case DType::u4: case DType::f4: return 0;
+    case DType::unknown: case DType::string: case DType::i4: case DType::u4: case DType::f4: case DType::i2:
+    case DType::u2:
+      return 0;
   }
   return 0;
 }
 
 int64_t dtype_bits(DType t) {
   if (t == DType::i4 || t == DType::u4 || t == DType::f4) return 4;
+  if (t == DType::i2 || t == DType::u2) return 2;
   return 8 * dtype_size(t);
 }
 
@@ -39,6 +42,8 @@ std::string to_string(DType t) {
     case DType::i4: return "int4";
     case DType::u4: return "uint4";
     case DType::f4: return "float4";
+    case DType::i2: return "int2";
+    case DType::u2: return "uint2";
   }
   return "unknown";
 }
@@ -46,7 +51,7 @@ std::string to_string(DType t) {
 DType dtype_from_string(std::string_view s) {
   for (DType t : {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8, DType::i16, DType::u16,
                   DType::i32, DType::u32, DType::i64, DType::u64, DType::boolean, DType::string, DType::f8, DType::i4,
-                  DType::u4, DType::f4})
+                  DType::u4, DType::f4, DType::i2, DType::u2})
     if (to_string(t) == s) return t;
   return DType::unknown;
 }
@@ -72,6 +77,9 @@ DType dtype_from_onnx(int32_t code) {
     case 21: return DType::u4;
     case 22: return DType::i4;
     case 23: return DType::f4;
+    case 24: return DType::f8;  // float8e8m0, the MX formats' shared scale
+    case 25: return DType::u2;
+    case 26: return DType::i2;
     default: return DType::unknown;
   }
 }

@@ -81,9 +81,11 @@ std::string count_range(int lo, int hi) {
   return std::to_string(lo) + " to " + std::to_string(hi);
 }
 
-// Default-domain ops whose schema changed after opset 17 (the ONNX changelog, opsets 18-23), with the
+// Default-domain ops whose schema changed after opset 17 (the ONNX changelog, opsets 18-26), with the
 // arity of the newer version; only changes that matter for shapes or arity are listed (the type-only
-// revisions of 19, 21, 22 and 23 keep their opset-13..17 schemas), and the ops opset 23 added.
+// revisions of 19, 21-26 keep their earlier schemas: 24 adds float8e8m0, 25 and 26 the 2-bit types), and the
+// ops opsets 23 (Attention, RMSNormalization, RotaryEmbedding), 24 (Swish, TensorScatter; Attention-24 takes
+// nonpad_kv_seqlen as a seventh input) and 26 (CumProd, BitCast) added.
 struct NewerSchema {
   const char* op;
   int64_t since;
@@ -108,6 +110,9 @@ const NewerSchema k_newer_schemas[] = {
     {"DFT", 20, 1, 3, 1, 1, nullptr},             {"Gelu", 20, 1, 1, 1, 1, nullptr},
     {"GridSample", 20, 2, 2, 1, 1, nullptr},         {"Attention", 23, 3, 6, 1, 4, nullptr},
     {"RMSNormalization", 23, 2, 2, 1, 1, nullptr},   {"RotaryEmbedding", 23, 3, 4, 1, 1, nullptr},
+    {"Attention", 24, 3, 7, 1, 4, nullptr},          {"Swish", 24, 1, 1, 1, 1, nullptr},
+    {"TensorScatter", 24, 2, 3, 1, 1, nullptr},      {"CumProd", 26, 2, 2, 1, 1, nullptr},
+    {"BitCast", 26, 1, 1, 1, 1, "to"},
 };
 
 // The newest entry for `op` at `opset`, or nullptr (then ONNX's own schema applies).

@@ -55,7 +55,7 @@ std::span<const SchemaArity> schema_arity_table();
 /// the ops that changed in between are checked against perfpred's own table (limits.cpp) and shaped by
 /// perfpred's rules alone. A model of a newer opset is refused.
 inline constexpr int64_t k_onnx_library_opset = 17;
-inline constexpr int64_t k_max_opset = 23;
+inline constexpr int64_t k_max_opset = 26;
 
 /// True when `op` (default domain) at `opset` has a schema newer than the ONNX library's: ONNX 1.12's
 /// inference would apply the older semantics (ReduceMean-13 ignores an axes input and reduces every

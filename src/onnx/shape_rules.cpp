@@ -197,7 +197,7 @@ const std::unordered_set<std::string> k_same_shape_ops = {
     "QuantizeLinear", "DequantizeLinear", "Bernoulli", "RandomNormalLike", "RandomUniformLike", "EyeLike",
     "BitwiseNot", "ScatterND", "ScatterElements", "Scatter", "Swish", "FastGelu", "BiasGelu", "QuickGelu",
     "SkipLayerNormalization", "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization", "RotaryEmbedding",
-    "RMSNormalization", "ReverseSequence"};
+    "RMSNormalization", "ReverseSequence", "CumProd", "TensorScatter", "BitCast"};
 
 const std::unordered_set<std::string> k_broadcast_ops = {
     "Add", "Sub", "Mul", "Div", "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
@@ -708,9 +708,10 @@ bool infer_ms_mha_gqa(Graph& g, Node& n) {
   return ch;
 }
 
-// ONNX Attention (opset 23): Q [B, S, q_num_heads * H] or [B, qN, S, H]; K, V [B, L, kv_num_heads * H] or
+// ONNX Attention (opsets 23-24): Q [B, S, q_num_heads * H] or [B, qN, S, H]; K, V [B, L, kv_num_heads * H] or
 // [B, kvN, L, H]; past_key/value [B, kvN, P, H] (inputs 4, 5). Y has Q's rank, [B, S, qN * Hv] or [B, qN, S, Hv];
-// present_key/value [B, kvN, P + L, H]; qk_matmul_output [B, qN, S, P + L].
+// present_key/value [B, kvN, P + L, H]; qk_matmul_output [B, qN, S, P + L]. Attention-24's nonpad_kv_seqlen
+// (input 6: how much of a TensorScatter-written cache each row uses) masks keys and changes no shape.
 bool infer_onnx_attention(Graph& g, Node& n) {
   const Tensor* q = shaped(g.input(n, 0));
   const Tensor* k = shaped(g.input(n, 1));
@@ -1365,6 +1366,8 @@ bool infer_node(Graph& g, Node& n) {
     ch |= set_dtype(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("to", 0))));
   } else if (op == "CastLike") {
     if (auto* t = g.input(n, 1)) ch |= set_dtype(*o, t->dtype);
+  } else if (op == "BitCast") {  // the same bits read as `to` (validate_node checks the widths agree)
+    ch |= set_dtype(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("to", 0))));
   } else if (op == "Where") {
     if (auto* t = g.input(n, 1)) ch |= set_dtype(*o, t->dtype);
   } else if (op == "ConstantOfShape") {

@@ -22,6 +22,8 @@ namespace {
 using Shape = std::vector<int64_t>;
 
 constexpr size_t k_max_name_bytes = 120;  // of a node or tensor name quoted in an error
+// The last TensorProto.DataType code (opset 26's INT2); complex64/128 (14, 15) are types perfpred does not size.
+constexpr int64_t k_max_onnx_dtype = 26;
 
 std::string dims_str(const Shape& s) {
   std::string r = "[";
@@ -132,7 +134,8 @@ const std::unordered_set<std::string> k_checked_ops = [] {
                          "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                          "ReduceSumSquare", "Expand", "Range", "Flatten", "Softmax", "LogSoftmax", "Hardmax",
                          "LayerNormalization", "Gather", "GatherElements", "ScatterElements", "ArgMax", "ArgMin",
-                         "CumSum", "TopK", "OneHot", "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN", "STFT", "Cast"})
+                         "CumSum", "CumProd", "TopK", "OneHot", "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN", "STFT", "Cast",
+                         "BitCast", "TensorScatter"})
     s.insert(op);
   return s;
 }();
@@ -595,6 +598,183 @@ void check_sequence_kinds(const Check& c, const Node& n) {
   }
 }
 
+/// Numpy broadcasting of every input against the ones before it.
+void check_broadcast(const Check& c, const Node& n) {
+  size_t first = n.inputs.size();
+  Shape acc;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const Tensor* t = c.shaped(i);
+    if (!t) continue;
+    if (first == n.inputs.size()) {
+      first = i;
+      acc = t->shape;
+      continue;
+    }
+    if (auto bad = broadcast_conflict(acc, t->shape))
+      c.fail(c.in_desc(first) + " and " + c.in_desc(i) + " do not broadcast (" + std::to_string(bad->first) + " vs " +
+             std::to_string(bad->second) + " in one dim); each pair of dims must match or one be 1");
+    // Accumulate the broadcast shape so a third input is checked against both.
+    Shape merged(std::max(acc.size(), t->shape.size()), 1);
+    for (size_t k = 0; k < merged.size(); ++k) {
+      int64_t p = k < acc.size() ? acc[acc.size() - 1 - k] : 1, q = k < t->shape.size() ? t->shape[t->shape.size() - 1 - k] : 1;
+      merged[merged.size() - 1 - k] = p == 1 ? q : (q == 1 ? p : (p < 0 ? q : p));
+    }
+    acc = std::move(merged);
+  }
+}
+
+/// Expand, Cast, STFT and Range: checks on the values of their inputs and attributes. True when `n` is one.
+bool check_value_inputs(const Check& c, const Node& n, const Tensor* x) {
+  if (n.op == "Expand") {
+    auto sv = c.const_ints(1);
+    if (!x || !sv) return true;
+    for (int64_t d : *sv)
+      if (d < 0) c.fail("shape input " + ints_str(*sv) + " has a negative dim");
+    if (auto bad = broadcast_conflict(x->shape, *sv))
+      c.fail(c.in_desc(0) + " does not broadcast to shape " + ints_str(*sv) + " (" + std::to_string(bad->first) + " vs " +
+             std::to_string(bad->second) + ")");
+    return true;
+  }
+  if (n.op == "Cast") {
+    // TensorProto.DataType runs 1-26 (FLOAT ... INT2); a Cast to anything else has no type perfpred could size.
+    // Only the integer 'to' of Cast-6 and later: Cast-1..5 name the type as a string.
+    const auto it = n.attrs.find("to");
+    const int64_t* to = it != n.attrs.end() ? std::get_if<int64_t>(&it->second) : nullptr;
+    if (to && (*to < 1 || *to > k_max_onnx_dtype))
+      c.fail("attribute 'to' = " + std::to_string(*to) + " is not an ONNX data type (TensorProto.DataType, 1-" +
+             std::to_string(k_max_onnx_dtype) + ")");
+    return true;
+  }
+  if (n.op == "STFT") {
+    // ONNX's STFT inference reads the value of frame_step (and frame_length when given) without checking
+    // that there is one: an empty initializer or a runtime input crashed it. perfpred needs both as
+    // constants to size the output anyway.
+    for (size_t slot : {size_t{1}, size_t{3}}) {
+      if (slot == 3 && !c.m_g.input(c.m_n, 3)) continue;
+      const char* what = slot == 1 ? "frame_step" : "frame_length";
+      if (const Tensor* t = c.shaped(slot); t && !t->shape.empty())
+        c.fail(c.in_desc(slot) + " must be a scalar (" + what + ")");
+      const auto v = c.const_ints(slot);
+      if (!v || v->size() != 1)
+        c.fail(std::string(what) + " " + c.in_desc(slot) + " must be a constant integer scalar; perfpred sizes the output from it");
+    }
+    return true;
+  }
+  if (n.op == "Range") {
+    auto d = c.const_doubles(2);
+    if (d && d->size() == 1 && (*d)[0] == 0) c.fail("delta " + c.in_desc(2) + " is 0; the range would never end");
+    return true;
+  }
+  return false;
+}
+
+/// BitCast (opset 26): `to` must name a type, not a string, of the input's bit width (the shape is kept).
+void check_bitcast(const Check& c, const Node& n) {
+  const auto to = c.int_attr("to");
+  if (!to) c.fail("attribute 'to' is required (an integer TensorProto.DataType)");
+  const DType t = *to >= 1 && *to <= k_max_onnx_dtype ? dtype_from_onnx(static_cast<int32_t>(*to)) : DType::unknown;
+  if (*to < 1 || *to > k_max_onnx_dtype || *to == 8)
+    c.fail("attribute 'to' = " + std::to_string(*to) + " is not a non-string ONNX data type (TensorProto.DataType, 1-" +
+           std::to_string(k_max_onnx_dtype) + ", not 8)");
+  const Tensor* in = c.m_g.input(n, 0);
+  if (!in || in->dtype == DType::unknown || t == DType::unknown) return;
+  if (in->dtype == DType::string) c.fail("input " + c.in_desc(0) + " is a string tensor; BitCast takes numeric types");
+  if (dtype_bits(in->dtype) != dtype_bits(t))
+    c.fail("attribute 'to' = " + std::to_string(*to) + " (" + to_string(t) + ", " + std::to_string(dtype_bits(t)) +
+           " bits) has another width than " + c.in_desc(0) + " (" + to_string(in->dtype) + ", " +
+           std::to_string(dtype_bits(in->dtype)) + " bits); BitCast keeps the bits, so the widths must match");
+}
+
+/// TensorScatter (opset 24, a KV-cache update): `update` matches `past_cache` but along `axis` (not the batch
+/// axis 0), where it is no longer; `write_indices`, when given, holds one index per batch row; `mode` is
+/// linear or circular.
+void check_tensor_scatter(const Check& c, const Node& n) {
+  if (const std::string mode = n.attr_string("mode", "linear"); mode != "linear" && mode != "circular")
+    c.fail("attribute 'mode' = '" + printable(mode, k_max_name_bytes) + "' must be 'linear' or 'circular'");
+  const Tensor* cache = c.shaped(0);
+  if (!cache) return;
+  const int64_t r = static_cast<int64_t>(cache->shape.size());
+  if (r < 2) c.fail("past_cache " + c.in_desc(0) + " must have rank 2 or more (batch, then the sequence axis)");
+  const int64_t ax = c.axis("attribute 'axis'", n.attr_int("axis", -2), r, 0);
+  if (ax == 0) c.fail("attribute 'axis' names axis 0, the batch axis; the sequence axis is another");
+  if (const Tensor* up = c.shaped(1)) {
+    if (up->shape.size() != cache->shape.size())
+      c.fail("update " + c.in_desc(1) + " must have the rank of past_cache " + c.in_desc(0));
+    for (int64_t k = 0; k < r; ++k) {
+      const int64_t a = cache->shape[static_cast<size_t>(k)], b = up->shape[static_cast<size_t>(k)];
+      if (a < 0 || b < 0) continue;
+      if (k == ax ? b > a : b != a)
+        c.fail("update " + c.in_desc(1) + " does not fit past_cache " + c.in_desc(0) + " in axis " + std::to_string(k) +
+               (k == ax ? " (the sequence axis: the update may not be longer than the cache)" : " (only the sequence axis may differ)"));
+    }
+  }
+  if (const Tensor* wi = c.shaped(2))
+    if (wi->shape.size() != 1 || (wi->shape[0] >= 0 && cache->shape[0] >= 0 && wi->shape[0] != cache->shape[0]))
+      c.fail("write_indices " + c.in_desc(2) + " must be one index per batch row [" + std::to_string(cache->shape[0]) + "]");
+}
+
+/// The ops whose checks are on one axis (or a few values) of input 0, shaped `x`.
+void check_input_axis(const Check& c, const Node& n, const Tensor& x, int64_t opset) {
+  const int64_t r = static_cast<int64_t>(x.shape.size());
+  if (n.op == "Flatten") {
+    c.axis("attribute 'axis'", n.attr_int("axis", 1), r, 0, true);
+  } else if (n.op == "Softmax" || n.op == "LogSoftmax" || n.op == "Hardmax") {
+    c.axis("attribute 'axis'", n.attr_int("axis", opset < 13 ? 1 : -1), r, 0);
+  } else if (n.op == "LayerNormalization") {
+    c.axis("attribute 'axis'", n.attr_int("axis", -1), r, 0);
+  } else if (n.op == "Gather") {
+    int64_t ax = c.axis("attribute 'axis'", n.attr_int("axis", 0), r, 0);
+    int64_t dim = x.shape[static_cast<size_t>(ax)];
+    if (auto idx = c.const_ints(1); idx && dim >= 0)
+      for (int64_t i : *idx)
+        if (i < -dim || i >= dim)
+          c.fail("index " + std::to_string(i) + " in " + c.in_desc(1) + " is out of range [" + std::to_string(-dim) + ", " +
+                 std::to_string(dim - 1) + "] for axis " + std::to_string(ax) + " of " + c.in_desc(0));
+  } else if (n.op == "GatherElements" || n.op == "ScatterElements") {
+    c.axis("attribute 'axis'", n.attr_int("axis", 0), r, 0);
+    const Tensor* idx = c.shaped(1);
+    if (idx && idx->shape.size() != x.shape.size())
+      c.fail("indices " + c.in_desc(1) + " must have the rank of " + c.in_desc(0));
+  } else if (n.op == "ArgMax" || n.op == "ArgMin") {
+    c.axis("attribute 'axis'", n.attr_int("axis", 0), r, 0);
+  } else if (n.op == "CumSum" || n.op == "CumProd") {
+    if (auto a = c.const_ints(1); a && a->size() == 1) c.axis("axis input", (*a)[0], r, 0);
+  } else if (n.op == "TopK") {
+    int64_t ax = c.axis("attribute 'axis'", n.attr_int("axis", -1), r, 0);
+    std::optional<int64_t> k;
+    if (opset < 10) k = c.int_attr("k");
+    else if (auto kv = c.const_ints(1); kv && kv->size() == 1) k = (*kv)[0];
+    int64_t dim = x.shape[static_cast<size_t>(ax)];
+    if (k && *k < 0) c.fail("k = " + std::to_string(*k) + " must be >= 0");
+    if (k && dim >= 0 && *k > dim)
+      c.fail("k = " + std::to_string(*k) + " exceeds axis " + std::to_string(ax) + " of " + c.in_desc(0) + " (" +
+             std::to_string(dim) + ")");
+  } else if (n.op == "OneHot") {
+    c.axis("attribute 'axis'", n.attr_int("axis", -1), r + 1, 0, false,
+           "the rank-" + std::to_string(r + 1) + " output of " + c.in_desc(0));
+  } else if (n.op == "Tile") {
+    if (auto rep = c.const_ints(1)) {
+      if (static_cast<int64_t>(rep->size()) != r)
+        c.fail("repeats " + ints_str(*rep) + " has " + std::to_string(rep->size()) + " values for rank-" +
+               std::to_string(r) + " " + c.in_desc(0));
+      for (int64_t v : *rep)
+        if (v < 0) c.fail("repeats " + ints_str(*rep) + " has a negative value");
+    }
+  } else if (n.op == "Resize" || n.op == "Upsample") {
+    if (const auto* axes = c.ints("axes")) c.axes("attribute 'axes'", *axes, r, 0);
+    const size_t scales_slot = n.op == "Upsample" || opset < 11 ? 1 : 2;
+    if (auto sc = c.const_doubles(scales_slot))
+      for (double s : *sc)
+        if (!(s > 0) || !std::isfinite(s)) c.fail("scales " + c.in_desc(scales_slot) + " must all be finite and > 0");
+    if (n.op == "Resize" && opset >= 11)
+      if (auto sz = c.const_ints(3))
+        for (int64_t s : *sz)
+          if (s < 0) c.fail("sizes " + ints_str(*sz) + " has a negative size");
+  } else if (n.op == "LSTM" || n.op == "GRU" || n.op == "RNN") {
+    check_rnn(c, n);
+  }
+}
+
 }  // namespace
 
 void validate_node(const Graph& g, const Node& n) {
@@ -606,33 +786,8 @@ void validate_node(const Graph& g, const Node& n) {
   check_sequence_kinds(c, n);
   if (!k_checked_ops.count(op)) return;
   const Tensor* x = c.shaped(0);
-  const int64_t r = x ? static_cast<int64_t>(x->shape.size()) : 0;
   const int64_t opset = g.opset;
-
-  if (k_broadcast_ops.count(op)) {
-    size_t first = n.inputs.size();
-    Shape acc;
-    for (size_t i = 0; i < n.inputs.size(); ++i) {
-      const Tensor* t = c.shaped(i);
-      if (!t) continue;
-      if (first == n.inputs.size()) {
-        first = i;
-        acc = t->shape;
-        continue;
-      }
-      if (auto bad = broadcast_conflict(acc, t->shape))
-        c.fail(c.in_desc(first) + " and " + c.in_desc(i) + " do not broadcast (" + std::to_string(bad->first) + " vs " +
-               std::to_string(bad->second) + " in one dim); each pair of dims must match or one be 1");
-      // Accumulate the broadcast shape so a third input is checked against both.
-      Shape merged(std::max(acc.size(), t->shape.size()), 1);
-      for (size_t k = 0; k < merged.size(); ++k) {
-        int64_t p = k < acc.size() ? acc[acc.size() - 1 - k] : 1, q = k < t->shape.size() ? t->shape[t->shape.size() - 1 - k] : 1;
-        merged[merged.size() - 1 - k] = p == 1 ? q : (q == 1 ? p : (p < 0 ? q : p));
-      }
-      acc = std::move(merged);
-    }
-    return;
-  }
+  if (k_broadcast_ops.count(op)) return check_broadcast(c, n);
   if (is_conv_or_pool(op)) return check_conv_pool(c, n);
   if (op == "MatMul" || op == "MatMulInteger") return check_matmul(c, 1);
   if (op == "QLinearMatMul") return check_matmul(c, 3);
@@ -648,105 +803,10 @@ void validate_node(const Graph& g, const Node& n) {
   if (op == "Pad") return check_pad(c, opset);
   if (op == "Einsum") return check_einsum(c, n);
   if (op.rfind("Reduce", 0) == 0) return check_reduce(c, n);  // the Reduce* ops of k_checked_ops
-  if (op == "Expand") {
-    auto sv = c.const_ints(1);
-    if (!x || !sv) return;
-    for (int64_t d : *sv)
-      if (d < 0) c.fail("shape input " + ints_str(*sv) + " has a negative dim");
-    if (auto bad = broadcast_conflict(x->shape, *sv))
-      c.fail(c.in_desc(0) + " does not broadcast to shape " + ints_str(*sv) + " (" + std::to_string(bad->first) + " vs " +
-             std::to_string(bad->second) + ")");
-    return;
-  }
-  if (op == "Cast") {
-    // TensorProto.DataType runs 1-20 (FLOAT ... FLOAT8E5M2FNUZ); ONNX's inference of a Cast to anything else leaves
-    // its output untyped, and perfpred could not size it. Only the integer 'to' of Cast-6 and later: Cast-1..5
-    // name the type as a string.
-    const auto it = n.attrs.find("to");
-    const int64_t* to = it != n.attrs.end() ? std::get_if<int64_t>(&it->second) : nullptr;
-    if (to && (*to < 1 || *to > 20))
-      c.fail("attribute 'to' = " + std::to_string(*to) + " is not an ONNX data type (TensorProto.DataType, 1-20)");
-    return;
-  }
-  if (op == "STFT") {
-    // ONNX's STFT inference reads the value of frame_step (and frame_length when given) without checking
-    // that there is one: an empty initializer or a runtime input crashed it. perfpred needs both as
-    // constants to size the output anyway.
-    for (size_t slot : {size_t{1}, size_t{3}}) {
-      if (slot == 3 && !c.m_g.input(c.m_n, 3)) continue;
-      const char* what = slot == 1 ? "frame_step" : "frame_length";
-      if (const Tensor* t = c.shaped(slot); t && !t->shape.empty())
-        c.fail(c.in_desc(slot) + " must be a scalar (" + what + ")");
-      const auto v = c.const_ints(slot);
-      if (!v || v->size() != 1)
-        c.fail(std::string(what) + " " + c.in_desc(slot) + " must be a constant integer scalar; perfpred sizes the output from it");
-    }
-    return;
-  }
-  if (op == "Range") {
-    auto d = c.const_doubles(2);
-    if (d && d->size() == 1 && (*d)[0] == 0) c.fail("delta " + c.in_desc(2) + " is 0; the range would never end");
-    return;
-  }
-  if (!x) return;
-  // Ops whose only checks are on one axis of input 0.
-  if (op == "Flatten") {
-    c.axis("attribute 'axis'", n.attr_int("axis", 1), r, 0, true);
-  } else if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {
-    c.axis("attribute 'axis'", n.attr_int("axis", opset < 13 ? 1 : -1), r, 0);
-  } else if (op == "LayerNormalization") {
-    c.axis("attribute 'axis'", n.attr_int("axis", -1), r, 0);
-  } else if (op == "Gather") {
-    int64_t ax = c.axis("attribute 'axis'", n.attr_int("axis", 0), r, 0);
-    int64_t dim = x->shape[static_cast<size_t>(ax)];
-    if (auto idx = c.const_ints(1); idx && dim >= 0)
-      for (int64_t i : *idx)
-        if (i < -dim || i >= dim)
-          c.fail("index " + std::to_string(i) + " in " + c.in_desc(1) + " is out of range [" + std::to_string(-dim) + ", " +
-                 std::to_string(dim - 1) + "] for axis " + std::to_string(ax) + " of " + c.in_desc(0));
-  } else if (op == "GatherElements" || op == "ScatterElements") {
-    c.axis("attribute 'axis'", n.attr_int("axis", 0), r, 0);
-    const Tensor* idx = c.shaped(1);
-    if (idx && idx->shape.size() != x->shape.size())
-      c.fail("indices " + c.in_desc(1) + " must have the rank of " + c.in_desc(0));
-  } else if (op == "ArgMax" || op == "ArgMin") {
-    c.axis("attribute 'axis'", n.attr_int("axis", 0), r, 0);
-  } else if (op == "CumSum") {
-    if (auto a = c.const_ints(1); a && a->size() == 1) c.axis("axis input", (*a)[0], r, 0);
-  } else if (op == "TopK") {
-    int64_t ax = c.axis("attribute 'axis'", n.attr_int("axis", -1), r, 0);
-    std::optional<int64_t> k;
-    if (opset < 10) k = c.int_attr("k");
-    else if (auto kv = c.const_ints(1); kv && kv->size() == 1) k = (*kv)[0];
-    int64_t dim = x->shape[static_cast<size_t>(ax)];
-    if (k && *k < 0) c.fail("k = " + std::to_string(*k) + " must be >= 0");
-    if (k && dim >= 0 && *k > dim)
-      c.fail("k = " + std::to_string(*k) + " exceeds axis " + std::to_string(ax) + " of " + c.in_desc(0) + " (" +
-             std::to_string(dim) + ")");
-  } else if (op == "OneHot") {
-    c.axis("attribute 'axis'", n.attr_int("axis", -1), r + 1, 0, false,
-           "the rank-" + std::to_string(r + 1) + " output of " + c.in_desc(0));
-  } else if (op == "Tile") {
-    if (auto rep = c.const_ints(1)) {
-      if (static_cast<int64_t>(rep->size()) != r)
-        c.fail("repeats " + ints_str(*rep) + " has " + std::to_string(rep->size()) + " values for rank-" +
-               std::to_string(r) + " " + c.in_desc(0));
-      for (int64_t v : *rep)
-        if (v < 0) c.fail("repeats " + ints_str(*rep) + " has a negative value");
-    }
-  } else if (op == "Resize" || op == "Upsample") {
-    if (const auto* axes = c.ints("axes")) c.axes("attribute 'axes'", *axes, r, 0);
-    const size_t scales_slot = op == "Upsample" || opset < 11 ? 1 : 2;
-    if (auto sc = c.const_doubles(scales_slot))
-      for (double s : *sc)
-        if (!(s > 0) || !std::isfinite(s)) c.fail("scales " + c.in_desc(scales_slot) + " must all be finite and > 0");
-    if (op == "Resize" && opset >= 11)
-      if (auto sz = c.const_ints(3))
-        for (int64_t s : *sz)
-          if (s < 0) c.fail("sizes " + ints_str(*sz) + " has a negative size");
-  } else if (op == "LSTM" || op == "GRU" || op == "RNN") {
-    check_rnn(c, n);
-  }
+  if (check_value_inputs(c, n, x)) return;
+  if (op == "BitCast") return check_bitcast(c, n);
+  if (op == "TensorScatter") return check_tensor_scatter(c, n);
+  if (x) check_input_axis(c, n, *x, opset);
 }
 
 }  // namespace perfpred::onnx_import::detail

@@ -16,7 +16,7 @@ namespace {
 bool is_activation(std::string_view op) {
   static constexpr std::string_view k_ops[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid",
                                                "HardSwish", "Elu", "Selu", "Softplus", "Gelu", "Mish", "PRelu",
-                                               "ThresholdedRelu", "Celu", "FastGelu", "BiasGelu"};
+                                               "ThresholdedRelu", "Celu", "FastGelu", "BiasGelu", "Swish"};
   return std::find(std::begin(k_ops), std::end(k_ops), op) != std::end(k_ops);
 }
 

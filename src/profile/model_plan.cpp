@@ -74,7 +74,7 @@ std::pair<std::string, std::string> unary_function(const std::string& op) {
                                               "Ceil", "Round", "HardSigmoid", "HardSwish", "PRelu", "Not", "ThresholdedRelu",
                                               "Shrink", "Softsign"};
   static const std::set<std::string> transcendental = {"Exp", "Log", "Sqrt", "Erf", "Pow", "Sin", "Cos", "Tan", "Softplus",
-                                                       "Elu", "Selu", "Celu", "Mish", "Atan", "Sinh", "Cosh", "Asin", "Acos"};
+                                                       "Elu", "Selu", "Celu", "Mish", "Swish", "Atan", "Sinh", "Cosh", "Asin", "Acos"};
   if (op == "Sigmoid") return {"sigmoid", ""};
   if (op == "Tanh") return {"tanh", ""};
   if (op == "Gelu") return {"gelu", ""};

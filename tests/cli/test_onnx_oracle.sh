@@ -11,8 +11,8 @@
 # decoder layer as ONNX Runtime GenAI writes it (llm_contrib_ops: RMSNorm, MatMulNBits, GroupQueryAttention with a
 # KV cache, SkipSimplifiedLayerNormalization, RotaryEmbedding, MultiHeadAttention with a past), the rarer ops of
 # real exports (misc_ops: DeformConv, MaxUnpool, STFT with its window and mel matrix, the losses, LpNormalization),
-# and the ops revised or added in opsets 18-23 (opset18_ops, opset20_ops, opset21_ops, opset23_ops: Attention,
-# RMSNormalization, RotaryEmbedding).
+# and the ops revised or added in opsets 18-26 (opset18_ops, opset20_ops, opset21_ops, opset23_ops: Attention,
+# RMSNormalization, RotaryEmbedding; opset26_ops: TensorScatter, Attention-24, CumProd, BitCast).
 # Exports, the npm package and ONNX Runtime's shapes (oracle/ort_node.sh, ort_shapes) are cached under
 # <repo>/cache (git-ignored).
 # Usage: bash test_onnx_oracle.sh PERFPRED_BINARY REPO_ROOT [MODEL...]   (exit 0 pass, 77 skip, else fail)

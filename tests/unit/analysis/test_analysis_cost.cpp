@@ -370,6 +370,21 @@ TEST(Analyze, QdqWeightsCountTheirIntegersAsParametersAndAreReadAsStored) {
   EXPECT_EQ(c.total_params, 16 * 8 * 9 + 64 * 64);
 }
 
+TEST(Analyze, TwoBitQdqWeightsAreReadFourToAByte) {
+  // Opsets 25-26's int2: a 64 x 64 int2 weight through a folding DequantizeLinear is 4,096 parameters stored in
+  // 1,024 bytes (plus its 4-byte scale), and the MatMul reads what is stored.
+  GraphBuilder b;
+  b.f32("a", {8, 64}, 'x').tensor("w2", DType::i2, {64, 64}, 'w').f32("s2", {}, 'w').f32("w2d", {64, 64});
+  b.f32("m", {8, 64});
+  b.node("DequantizeLinear", {"w2", "s2"}, {"w2d"});
+  b.node("MatMul", {"a", "w2d"}, {"m"});
+  GraphCost c = analyze(b.build());
+  EXPECT_EQ(c.nodes[0].family, OpFamily::view);  // folded
+  EXPECT_EQ(c.nodes[1].params, 64 * 64);
+  EXPECT_EQ(c.nodes[1].weight_bytes, 64 * 64 / 4 + 4);
+  EXPECT_EQ(c.nodes[1].bytes_read, 8 * 64 * 4 + 64 * 64 / 4 + 4);
+}
+
 TEST(Analyze, DecoderContribOpsOfOnnxRuntimeGenAi) {
   // A decode step of 2 sequences (1 new token each) over a 7-token past: GroupQueryAttention with 8 query heads
   // over 2 KV heads of 16 and rotary (scores and V over T = 8 keys, softmax 5 a score, rotation 3 an element of the

@@ -583,3 +583,32 @@ TEST(MiscRule, CumSumTopKTriluOneHotRangeQuantize) {
   EXPECT_EQ(a.node("QuantizeLinear").bytes_written, 24);  // uint8
   EXPECT_DOUBLE_EQ(a.node("DequantizeLinear").flops, 48);
 }
+
+// The ops opsets 24 and 26 added. TensorScatter writes a [2,2,3,8] update into a [2,2,16,8] cache in place: the
+// update is read (384 B) and written (384 B), the write indices read (16 B); the cache is neither read nor copied.
+// Swish is 6 FLOPs an element (alpha x, the sigmoid's 4, the product); CumProd one an element along its axis;
+// BitCast reinterprets the bytes and launches nothing.
+TEST(NewerOpsetRules, TensorScatterSwishCumProdBitCast) {
+  auto a = analyse_text(R"(g (float[2,2,16,8] cache, float[2,2,3,8] upd, int64[2] wi, float[4,5] x)
+      => (float[2,2,16,8] kv, float[4,5] s, float[4,5] cp, int32[4,5] b) {
+    kv = TensorScatter(cache, upd, wi)
+    s = Swish<alpha = 2.0>(x)
+    ax = Constant<value = int64 {1}>()
+    cp = CumProd(x, ax)
+    b = BitCast<to = 6>(x)
+  })", 26);
+  const auto& ts = a.node("TensorScatter");
+  EXPECT_EQ(ts.family, OpFamily::data_movement);
+  EXPECT_EQ(ts.bytes_read, 384 + 16);
+  EXPECT_EQ(ts.bytes_written, 384);
+  EXPECT_DOUBLE_EQ(ts.flops, 0);
+  const auto& s = a.node("Swish");
+  EXPECT_EQ(s.family, OpFamily::elementwise);
+  EXPECT_DOUBLE_EQ(s.flops, 6 * 20);
+  const auto& cp = a.node("CumProd");
+  EXPECT_EQ(cp.family, OpFamily::reduce);
+  EXPECT_DOUBLE_EQ(cp.flops, 20);
+  const auto& b = a.node("BitCast");
+  EXPECT_EQ(b.family, OpFamily::view);
+  EXPECT_EQ(b.bytes_read + b.bytes_written, 0);
+}

@@ -55,6 +55,25 @@ TEST(DType, FourBitTypesPackTwoElementsToAByte) {
   EXPECT_EQ(t.bytes(), 2048);
 }
 
+TEST(DType, TwoBitTypesPackFourElementsToAByte) {
+  // Opset 24's FLOAT8E8M0 (24) is an 8-bit float; opsets 25-26 add UINT2 (25) and INT2 (26).
+  EXPECT_EQ(dtype_from_onnx(24), DType::f8);
+  EXPECT_EQ(dtype_from_onnx(25), DType::u2);
+  EXPECT_EQ(dtype_from_onnx(26), DType::i2);
+  EXPECT_EQ(dtype_from_onnx(27), DType::unknown);
+  EXPECT_EQ(dtype_bits(DType::u2), 2);
+  EXPECT_EQ(dtype_size(DType::i2), 0);
+  EXPECT_EQ(dtype_from_string(to_string(DType::i2)), DType::i2);
+  EXPECT_EQ(to_string(DType::u2), "uint2");
+  Tensor t;
+  t.dtype = DType::i2;
+  t.shape = {3, 5};
+  t.has_shape = true;
+  EXPECT_EQ(t.bytes(), 4);  // 15 elements, 30 bits
+  t.shape = {64, 64};
+  EXPECT_EQ(t.bytes(), 1024);
+}
+
 TEST(Graph, NmsCandidatesComeFromTheCountsOnlyBehindAScoreThreshold) {
   Graph g;
   Node filtered;

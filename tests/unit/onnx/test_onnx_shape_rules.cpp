@@ -742,10 +742,10 @@ TEST(OnnxShapeRules, NewerOpsetArityAndRefusal) {
   Graph g = imp("22", "(float[N, 4] x) => (float[N, 4] y)", "  y = Relu (x)");  // opset 22: types only
   EXPECT_EQ(S(g, "y"), (V{2, 4}));
   try {
-    imp("24", "(float[N, 4] x) => (float[N, 4] y)", "  y = Relu (x)");
+    imp("27", "(float[N, 4] x) => (float[N, 4] y)", "  y = Relu (x)");
     ADD_FAILURE() << "no error";
   } catch (const perfpred::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("opset 24 is newer than perfpred imports (opsets 7-23"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("opset 27 is newer than perfpred imports (opsets 7-26"), std::string::npos)
         << e.what();
   }
 }
@@ -774,4 +774,63 @@ TEST(OnnxShapeRules, Opset23Ops) {
   EXPECT_EQ(S(g, "qk"), (V{2, 3, 8, 8}));
   Graph bad = imp("23", "(float[N, 8, 96] q) => (float[N, 8, 96] y)", "  y = Attention (q, q, q)");
   EXPECT_FALSE(T(bad, "y").shape_known());  // no heads to split into: predict then names the unshaped node
+}
+
+// The ops opsets 24 and 26 added (tests/cli/test_onnx_oracle.sh opset26_ops checks them against ONNX Runtime):
+// Swish, CumProd and TensorScatter keep their first input's shape (TensorScatter writes the update into a cache of
+// fixed length), BitCast keeps the shape and reads the bits as `to`; Attention-24 takes nonpad_kv_seqlen as a
+// seventh input, which changes no shape.
+TEST(OnnxShapeRules, Opset24And26Ops) {
+  Graph g = imp("26",
+                "(float[N, 8, 96] x, float[N, 2, 16, 32] cache, float[N, 2, 3, 32] upd, int64[N] wi, float[N, 2, 4, 32] q, "
+                "int64[N] lens) => (float[N, 8, 96] y)",
+                R"(
+  y = Swish <alpha = 1.5> (x)
+  ax = Constant <value = int64 {1}> ()
+  cp = CumProd <reverse = 1> (x, ax)
+  bits = BitCast <to = 6> (x)
+  half_bits = BitCast <to = 5> (h)
+  h = Cast <to = 10> (x)
+  kv = TensorScatter <axis = -2, mode = "circular"> (cache, upd, wi)
+  att = Attention (q, kv, kv, , , , lens)
+)");
+  all_known(g);
+  EXPECT_EQ(S(g, "y"), (V{2, 8, 96}));
+  EXPECT_EQ(S(g, "cp"), (V{2, 8, 96}));
+  EXPECT_EQ(S(g, "bits"), (V{2, 8, 96}));
+  EXPECT_EQ(T(g, "bits").dtype, perfpred::DType::i32);
+  EXPECT_EQ(T(g, "half_bits").dtype, perfpred::DType::i16);
+  EXPECT_EQ(S(g, "kv"), (V{2, 2, 16, 32}));
+  EXPECT_EQ(S(g, "att"), (V{2, 2, 4, 32}));
+}
+
+// Each of them refuses what ONNX Runtime would: a BitCast to another width or to a string, an update longer than
+// the cache or off it in a non-sequence axis, the batch axis as the sequence axis, a mode ONNX does not define,
+// and the arity of the newer schemas (BitCast's `to` is required).
+TEST(OnnxShapeRules, Opset24And26OpsRefuseMalformedNodes) {
+  const auto fails = [](const std::string& sig, const std::string& body, const std::string& want) {
+    try {
+      imp("26", sig, body);
+      ADD_FAILURE() << "no error for: " << body;
+    } catch (const perfpred::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  };
+  fails("(float[N, 4] x) => (int16[N, 4] y)", "  y = BitCast <to = 5> (x)",
+        "(int16, 16 bits) has another width than input 'x' [2,4] (float32, 32 bits)");
+  fails("(float[N, 4] x) => (string[N, 4] y)", "  y = BitCast <to = 8> (x)", "is not a non-string ONNX data type");
+  fails("(float[N, 4] x) => (float[N, 4] y)", "  y = BitCast (x)", "attribute 'to' is required (ONNX BitCast-26 schema");
+  fails("(float[N, 2, 4, 8] c, float[N, 2, 5, 8] u) => (float[N, 2, 4, 8] y)", "  y = TensorScatter (c, u)",
+        "in axis 2 (the sequence axis: the update may not be longer than the cache)");
+  fails("(float[N, 2, 4, 8] c, float[N, 3, 1, 8] u) => (float[N, 2, 4, 8] y)", "  y = TensorScatter (c, u)",
+        "in axis 1 (only the sequence axis may differ)");
+  fails("(float[N, 2, 4, 8] c, float[N, 2, 1, 8] u) => (float[N, 2, 4, 8] y)", "  y = TensorScatter <axis = 0> (c, u)",
+        "names axis 0, the batch axis");
+  fails("(float[N, 2, 4, 8] c, float[N, 2, 1, 8] u) => (float[N, 2, 4, 8] y)",
+        "  y = TensorScatter <mode = \"ring\"> (c, u)", "attribute 'mode' = 'ring' must be 'linear' or 'circular'");
+  fails("(float[N, 2, 4, 8] c, float[N, 2, 1, 8] u, int64[3] w) => (float[N, 2, 4, 8] y)",
+        "  y = TensorScatter (c, u, w)", "must be one index per batch row [2]");
+  fails("(float[N, 4] x) => (float[N, 4] y)", "  y = CumProd (x)", "has 1 inputs; it takes 2 (ONNX CumProd-26 schema");
+  fails("(float[N, 4] x) => (float[N, 4] y)", "  a = Constant <value = int64 {2}> ()\n  y = CumProd (x, a)",
+        "axis input = 2 is out of range [-2, 1]");
 }
