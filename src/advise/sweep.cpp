@@ -206,7 +206,8 @@ size_t sweep_grid_size(const std::vector<SweepAxis>& axes, size_t max_points) {
     size_t k = a.count();
     if (k == 0) throw InputError("--vary " + a.field + ": the range is empty");
     if (n > max_points / k)
-      throw InputError("the sweep grid exceeds " + std::to_string(max_points) + " points; use larger steps or fewer --vary");
+      throw InputError("the sweep grid exceeds " + std::to_string(max_points) +
+                       " points; use larger steps or fewer --vary, or raise --max-points");
     n *= k;
   }
   return n;

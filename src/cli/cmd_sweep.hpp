@@ -14,7 +14,7 @@ struct SweepCliOptions : PredictChoices {
   std::string model;
   std::string base_gpu;
   std::vector<std::string> vary;
-  long long max_points = 1000000;
+  long long max_points = 100000;
   bool csv = false;
   bool json = false;
 };

@@ -391,7 +391,7 @@ void add_sweep(CLI::App& app, Commands& c) {
   sub->add_option("model", c.sweep.model, "ONNX model file")->required();
   sub->add_option("--base-gpu", c.sweep.base_gpu, "Device id or spec file to start from")->required();
   sub->add_option("--vary", c.sweep.vary, "FIELD=START:STOP:STEP (repeatable; e.g. sm_count=40:160:20)")->required();
-  sub->add_option("--max-points", c.sweep.max_points, "Refuse grids larger than this")->default_val(1000000);
+  sub->add_option("--max-points", c.sweep.max_points, "Refuse grids larger than this")->default_val(100000);
   add_predict_options(sub, c.sweep);
   sub->add_flag("--csv", c.sweep.csv, "Print CSV");
   sub->add_flag("--json", c.sweep.json, "Print one JSON object");

@@ -51,6 +51,13 @@ for args in "--vary warp_size=1:2:1" "--vary sm_count=40:20:10" "--vary sm_count
   [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "sweep $args: $(cat "$tmp/err")"
 done
 "$bin" sweep "$model" --base-gpu nope --vary sm_count=10:20:10 >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown base gpu"
+# The default cap is 100,000 points (a 1,000,000-point sweep ran for minutes unasked): past it the sweep is refused
+# at once, naming the flag that raises the cap.
+"$bin" sweep "$model" --base-gpu t4 --vary sm_count=1:100001:1 >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] || fail "a 100,001-point sweep exited $rc"
+grep -q "exceeds 100000 points.*raise --max-points" "$tmp/err" || fail "over the default cap: $(cat "$tmp/err")"
+"$bin" sweep "$model" --base-gpu t4 --vary sm_count=1:2:1 --max-points 1 >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "exceeds 1 points" "$tmp/err" || fail "--max-points 1 ($rc): $(cat "$tmp/err")"
 
 # Grid points go through spec-file validation: idle power above TDP is exit 2 naming field and value,
 # before any output; a lower TDP alone keeps the idle share, so no point draws above its TDP.

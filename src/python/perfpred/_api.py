@@ -548,7 +548,7 @@ def _axis(field, spec):
     raise InputError(f"vary {field}={spec!r}: give (start, stop, step) or 'START:STOP:STEP'")
 
 
-def sweep(model, base_gpu, vary, *, max_points=1000000, batch=1, precision="fp32", mode="inference",
+def sweep(model, base_gpu, vary, *, max_points=100000, batch=1, precision="fp32", mode="inference",
           runtime="pytorch", optimizer=None, input_shapes=None, allow_unknown=False, bundle=None, analytical=False,
           example_inputs=None, input_names=None, name=None, branches=None, loop_trips=None, data_counts=None, nms_candidates=None, allow_partial=False,
           dims=None, host_factor=1.0, gpu_factor=1.0, tf32=True, cuda_graphs=False, grad_mode=False, channels_last=False,
