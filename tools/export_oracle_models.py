@@ -65,7 +65,8 @@ class ScriptedLists(nn.Module):
 def sequence_ops():
     """The sequence ops one by one (opset 17): SequenceConstruct, SequenceInsert at the front, SequenceErase of the
     last, SequenceAt from the back, SequenceLength, ConcatFromSequence on a new axis, SplitToSequence with uneven
-    sizes and into squeezed slices; and the optional ops (an Optional of a tensor and an empty one,
+    sizes and into squeezed slices; SequenceMap (a body with a weight passed whole and an outer value, then a
+    second map over the first's result); and the optional ops (an Optional of a tensor and an empty one,
     OptionalHasElement of each, OptionalGetElement)."""
     import numpy as np
     from onnx import TensorProto as T, helper as h, numpy_helper as nh
@@ -89,11 +90,24 @@ def sequence_ops():
         n("OptionalGetElement", ["opt"], ["got"], name="unwrap"),
         n("Optional", [], ["none"], type=h.make_tensor_type_proto(T.FLOAT, [4, 6]), name="empty_optional"),
         n("OptionalHasElement", ["none"], ["has_none"], name="has_none"),
+        # SequenceMap over the uneven parts with a weight passed whole and an outer value read from the body,
+        # then a second map over the first's result.
+        n("SequenceMap", ["parts", "w"], ["mapped"], name="map_matmul", body=h.make_graph(
+            [n("MatMul", ["e", "v"], ["ev"]), n("Mul", ["ev", "half"], ["o"])], "map_body",
+            [h.make_tensor_value_info("e", T.FLOAT, None), h.make_tensor_value_info("v", T.FLOAT, None)],
+            [h.make_tensor_value_info("o", T.FLOAT, None)])),
+        n("SequenceMap", ["mapped"], ["sums"], name="map_sum", body=h.make_graph(
+            [n("ReduceSum", ["m", "ax1"], ["r"], keepdims=1)], "sum_body",
+            [h.make_tensor_value_info("m", T.FLOAT, None)], [h.make_tensor_value_info("r", T.FLOAT, None)])),
+        n("ConcatFromSequence", ["mapped"], ["mapped_joined"], axis=1, name="join_mapped"),
+        n("ConcatFromSequence", ["sums"], ["sums_joined"], axis=1, name="join_sums"),
     ]
-    inits = [i64("zero", 0), i64("back", -1), i64("one", 1), i64("sizes", [2, 5, 1])]
+    inits = [i64("zero", 0), i64("back", -1), i64("one", 1), i64("sizes", [2, 5, 1]), i64("ax1", [1]),
+             nh.from_array(np.full((3, 4), 0.25, np.float32), "w"), nh.from_array(np.array(0.5, np.float32), "half")]
     inputs = [h.make_tensor_value_info(v, T.FLOAT, [4, 6]) for v in "abcd"]
     inputs.append(h.make_tensor_value_info("x", T.FLOAT, [2, 8, 3]))
-    outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in ["last", "stacked", "joined", "row", "got"]]
+    outs = [h.make_tensor_value_info(o, T.FLOAT, None) for o in ["last", "stacked", "joined", "row", "got",
+                                                                 "mapped_joined", "sums_joined"]]
     outs.append(h.make_tensor_value_info("count", T.INT64, None))
     outs += [h.make_tensor_value_info(o, T.BOOL, None) for o in ["has", "has_none"]]
     g = h.make_graph(nodes, "sequence_ops", inputs, outs, inits)

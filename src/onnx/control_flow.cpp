@@ -191,7 +191,8 @@ std::string iter_prefix(const std::string& name, int64_t i) { return name + "/it
 bool has_control_flow(const onnx::GraphProto& g) {
   for (const auto& n : g.node())
     if (n.domain().empty() || n.domain() == "ai.onnx")
-      if (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan") return true;
+      if (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan" || n.op_type() == "SequenceMap")
+        return true;
   return false;
 }
 
@@ -303,6 +304,60 @@ void unroll_scan(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset, int
         add_stack(out, node.name() + "/scan" + std::to_string(k), parts[ku], node.output(states + k),
                   ku < out_axes.size() ? out_axes[ku] : 0, opset);
       }
+  });
+}
+
+void unroll_sequence_map(onnx::GraphProto& g, int idx, int64_t length, const std::vector<bool>& is_sequence,
+                         int64_t max_nodes) {
+  const onnx::NodeProto node = g.node(idx);
+  const onnx::GraphProto* body = graph_attr(node, "body");
+  if (!body) throw InputError(label(node) + ": has no body graph");
+  check_unroll_size(node, *body, length, max_nodes);
+  if (body->input_size() != node.input_size() || body->output_size() != node.output_size())
+    throw InputError(label(node) + ": its body takes " + std::to_string(body->input_size()) + " inputs and gives " +
+                     std::to_string(body->output_size()) + " outputs; the SequenceMap has " +
+                     std::to_string(node.input_size()) + " and " + std::to_string(node.output_size()));
+  replace_node(g, idx, [&](Nodes& out) {
+    std::vector<std::vector<std::string>> parts(static_cast<size_t>(node.output_size()));
+    for (int64_t i = 0; i < length; ++i) {
+      const std::string p = iter_prefix(node.name(), i);
+      Names bound;
+      for (int k = 0; k < node.input_size(); ++k) {
+        if (!is_sequence[static_cast<size_t>(k)]) {
+          bound[body->input(k).name()] = node.input(k);
+          continue;
+        }
+        const std::string position = p + "position" + std::to_string(k);
+        add_constant(out, position, onnx::TensorProto::INT64, i, {});
+        auto* at = out.Add();
+        at->set_op_type("SequenceAt");
+        at->set_name(p + "element" + std::to_string(k));
+        at->add_input(node.input(k));
+        at->add_input(position);
+        at->add_output(at->name());
+        bound[body->input(k).name()] = at->name();
+      }
+      Names m = copy_body(*body, p, node.name() + "/", bound, out, g);
+      for (int j = 0; j < node.output_size(); ++j) parts[static_cast<size_t>(j)].push_back(mapped(m, body->output(j).name()));
+    }
+    for (int j = 0; j < node.output_size(); ++j) {
+      if (node.output(j).empty()) continue;
+      auto* n = out.Add();
+      n->set_name(node.name() + "/output" + std::to_string(j));
+      n->add_output(node.output(j));
+      if (length > 0) {
+        n->set_op_type("SequenceConstruct");
+        for (const auto& e : parts[static_cast<size_t>(j)]) n->add_input(e);
+        continue;
+      }
+      n->set_op_type("SequenceEmpty");
+      const auto& type = body->output(j).type();
+      auto* a = n->add_attribute();
+      a->set_name("dtype");
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(type.has_tensor_type() && type.tensor_type().elem_type() != 0 ? type.tensor_type().elem_type()
+                                                                             : onnx::TensorProto::FLOAT);
+    }
   });
 }
 

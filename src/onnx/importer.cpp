@@ -329,7 +329,8 @@ class Importer {
   // ---- control flow (control_flow.cpp rewrites the proto; the decisions are made here) ----------
 
   static bool is_control_flow(const onnx::NodeProto& n) {
-    return (n.domain().empty() || n.domain() == "ai.onnx") && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan");
+    return (n.domain().empty() || n.domain() == "ai.onnx") &&
+           (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan" || n.op_type() == "SequenceMap");
   }
 
   int64_t proto_opset() const {
@@ -410,7 +411,41 @@ class Importer {
     return x->shape[static_cast<size_t>(axis)];
   }
 
-  // The graphs and attributes an If, Loop or Scan needs before anything reads its inputs.
+  // A SequenceMap's length (its first input's) and which inputs are sequences, as the probe import knows them;
+  // nullopt while an input is not yet known (made by control flow the probe left unexpanded, or a sequence of
+  // unknown length). Sequences of different lengths are an error.
+  std::optional<std::pair<int64_t, std::vector<bool>>> sequence_map_plan(const Graph& probe,
+                                                                         const onnx::NodeProto& n) const {
+    std::optional<int64_t> length;
+    std::vector<bool> kinds;
+    for (int k = 0; k < n.input_size(); ++k) {
+      const std::string& name = n.input(k);
+      if (name.empty()) throw InputError("node '" + n.name() + "' (SequenceMap): input " + std::to_string(k) + " is empty");
+      for (const auto& p : probe.nodes)  // made by control flow the probe saw unexpanded: known next round
+        if (p.domain == "perfpred.unexpanded")
+          for (int o : p.outputs)
+            if (o >= 0 && probe.tensors[static_cast<size_t>(o)].name == name) return std::nullopt;
+      const Tensor* t = probe_tensor(probe, name);
+      if (!t) return std::nullopt;
+      if (k == 0 && !t->is_sequence)
+        throw InputError("node '" + n.name() + "' (SequenceMap): input '" + printable(name, 80) +
+                         "' is a tensor; the first input is the sequence it maps");
+      if (t->is_sequence) {
+        if (!t->sequence_known()) return std::nullopt;
+        const int64_t len = static_cast<int64_t>(t->elements->size());
+        if (length && *length != len)
+          throw InputError("node '" + n.name() + "' (SequenceMap): input '" + printable(name, 80) + "' holds " +
+                           std::to_string(len) + " tensors, the first input " + std::to_string(*length) +
+                           "; the sequences it maps must be as long");
+        length = len;
+      }
+      kinds.push_back(t->is_sequence);
+    }
+    if (!length) return std::nullopt;
+    return std::pair{*length, kinds};
+  }
+
+  // The graphs and attributes an If, Loop, Scan or SequenceMap needs before anything reads its inputs.
   static void check_control_flow_node(const onnx::NodeProto& n) {
     auto has_graph = [&](const char* key) {
       return std::any_of(n.attribute().begin(), n.attribute().end(),
@@ -424,6 +459,10 @@ class Importer {
       return;
     }
     if (!has_graph("body")) throw InputError(where + "has no body graph");
+    if (n.op_type() == "SequenceMap") {
+      if (n.input_size() < 1) throw InputError(where + "has no input sequence");
+      return;
+    }
     if (n.op_type() == "Scan") {
       int64_t k = 0;
       for (const auto& a : n.attribute())
@@ -478,7 +517,7 @@ class Importer {
       onnx::ModelProto copy = m_model;
       const Graph probe = probe_import(copy);
       bool progress = false;
-      std::string open_if, open_loop;
+      std::string open_if, open_loop, open_map;
       std::vector<std::string> names;
       for (const auto& n : g.node())
         if (is_control_flow(n)) names.push_back(n.name());
@@ -499,6 +538,13 @@ class Importer {
             continue;
           }
           detail::inline_if(g, idx, *cond, opset);
+        } else if (n.op_type() == "SequenceMap") {
+          auto plan = sequence_map_plan(probe, n);
+          if (!plan) {
+            if (open_map.empty()) open_map = name;
+            continue;
+          }
+          detail::unroll_sequence_map(g, idx, plan->first, plan->second, m_opts.max_unrolled_nodes);
         } else {
           loops.insert(name);
           auto trips = loop_trips(probe, n);
@@ -520,6 +566,10 @@ class Importer {
                                                                                             : "M is computed at run time") +
                          "); " + (m_opts.overrides_are_keys ? "set loop_trips." + open_loop : "pass --loop-trips " + open_loop + "=N"));
       }
+      if (open_if.empty() && !open_map.empty())
+        throw InputError("node '" + open_map + "' (SequenceMap): the length of the sequences it maps is not known at " +
+                         "import (a sequence whose length is computed at run time); perfpred follows sequences " +
+                         "built from known shapes and counts");
       take_costlier_branch(open_if, opset);
     }
     if (detail::has_control_flow(g)) throw InputError("control flow nested more than 64 levels deep");
@@ -581,7 +631,7 @@ class Importer {
             a.graphs_size() > 0) {
           std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(idx) : n.name();
           throw InputError("node '" + name + "' (" + n.op_type() + "): attribute '" + a.name() +
-                           "' holds a subgraph; perfpred expands If, Loop and Scan only, export the model "
+                           "' holds a subgraph; perfpred expands If, Loop, Scan and SequenceMap only, export the model "
                            "without this op");
         }
       ++idx;

@@ -259,3 +259,71 @@ g (float[4] a) => (float[4] y) {
 }
 
 }  // namespace
+
+// SequenceMap unrolls into one copy of its body per element: a list of three [2, 3] and [2, 5] tensors split from
+// one input, each element's transposed MatMul with a weight passed whole (a tensor input) and its sum with the element of a
+// second sequence, so each output element is shaped from its own input; a scalar per element as a second output.
+TEST(OnnxSequences, SequenceMapRunsItsBodyOncePerElement) {
+  const Graph g = oi::import_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 11] x, float[2, 11] z, float[2, 4] w) => (float[2, 12] y, float[3] totals) {
+  sizes = Constant <value = int64[3] {3, 5, 3}> ()
+  s = SplitToSequence <axis = 1> (x, sizes)
+  t = SplitToSequence <axis = 1> (z, sizes)
+  m, r = SequenceMap <body = b (float[2, N] e, float[2, N] f, float[2, 4] v) => (float[N, 4] o, float r) {
+      sum = Add (e, f)
+      st = Transpose <perm = [1, 0]> (sum)
+      o = MatMul (st, v)
+      r = ReduceSum <keepdims = 0> (e)
+  }> (s, t, w)
+  y = ConcatFromSequence <axis = 0> (m)
+  totals = ConcatFromSequence <axis = 0, new_axis = 1> (r)
+}
+)");
+  ASSERT_TRUE(T(g, "m").sequence_known());
+  const auto& m = *T(g, "m").elements;
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(m[1].shape, (std::vector<int64_t>{5, 4}));
+  EXPECT_EQ(m[2].shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(T(g, "y").shape, (std::vector<int64_t>{11, 4}));
+  EXPECT_EQ(T(g, "totals").shape, (std::vector<int64_t>{3}));
+  int matmuls = 0;
+  for (const auto& n : g.nodes) matmuls += n.op == "MatMul";
+  EXPECT_EQ(matmuls, 3);
+}
+
+TEST(OnnxSequences, SequenceMapOfUnevenOrUnknownSequencesNamesTheNode) {
+  std::string e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 6] x) => (float[2, 6] y) {
+  two = Constant <value = int64[2] {3, 3}> ()
+  three = Constant <value = int64[3] {2, 2, 2}> ()
+  s = SplitToSequence <axis = 1> (x, two)
+  t = SplitToSequence <axis = 1> (x, three)
+  m = SequenceMap <body = b (float[2, N] e, float[2, M] f) => (float[2, N] o) {
+      o = Identity (e)
+  }> (s, t)
+  y = ConcatFromSequence <axis = 1> (m)
+})");
+  EXPECT_NE(e.find("(SequenceMap): input 't' holds 3 tensors, the first input 2"), std::string::npos) << e;
+  e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 6] x) => (float[2, 6] y) {
+  m = SequenceMap <body = b (float[2, 6] e) => (float[2, 6] o) {
+      o = Identity (e)
+  }> (x)
+  y = ConcatFromSequence <axis = 1> (m)
+})");
+  EXPECT_NE(e.find("input 'x' is a tensor; the first input is the sequence it maps"), std::string::npos) << e;
+  e = error_of(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 6] x, int64[K] sizes) => (float[2, 6] y) {
+  s = SplitToSequence <axis = 1> (x, sizes)
+  m = SequenceMap <body = b (float[2, N] e) => (float[2, N] o) {
+      o = Identity (e)
+  }> (s)
+  y = ConcatFromSequence <axis = 1> (m)
+})");
+  EXPECT_NE(e.find("(SequenceMap): the length of the sequences it maps is not known at import"), std::string::npos) << e;
+}
