@@ -7,17 +7,14 @@
 
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/util/error.hpp"
+#include "tensor_named.hpp"
 
 using namespace perfpred;
 namespace oi = perfpred::onnx_import;
 
 namespace {
 
-const Tensor& T(const Graph& g, const std::string& name) {
-  int id = g.find_tensor(name);
-  if (id < 0) throw std::runtime_error("no tensor " + name);
-  return g.tensors[static_cast<size_t>(id)];
-}
+const Tensor& T(const Graph& g, const std::string& name) { return perfpred::test::tensor_named(g, name); }
 
 bool has_node(const Graph& g, const std::string& name) {
   return std::any_of(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.name == name; });

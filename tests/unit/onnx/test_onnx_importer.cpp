@@ -7,6 +7,7 @@
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/util/error.hpp"
 #include "proto_writer.hpp"
+#include "tensor_named.hpp"
 
 using perfpred::Graph;
 using perfpred::InputError;
@@ -15,11 +16,7 @@ namespace oi = perfpred::onnx_import;
 
 namespace {
 
-const Tensor& T(const Graph& g, const std::string& name) {
-  int id = g.find_tensor(name);
-  if (id < 0) throw std::runtime_error("no tensor " + name);
-  return g.tensors[static_cast<size_t>(id)];
-}
+const Tensor& T(const Graph& g, const std::string& name) { return perfpred::test::tensor_named(g, name); }
 
 std::vector<int64_t> S(const Graph& g, const std::string& name) { return T(g, name).shape; }
 

@@ -12,17 +12,14 @@
 #include "perfpred/util/error.hpp"
 #include "../error_of.hpp"
 #include "proto_writer.hpp"
+#include "tensor_named.hpp"
 
 using namespace perfpred;
 namespace oi = perfpred::onnx_import;
 
 namespace {
 
-const Tensor& T(const Graph& g, const std::string& name) {
-  int id = g.find_tensor(name);
-  if (id < 0) throw std::runtime_error("no tensor " + name);
-  return g.tensors[static_cast<size_t>(id)];
-}
+const Tensor& T(const Graph& g, const std::string& name) { return perfpred::test::tensor_named(g, name); }
 
 std::string error_of(const std::string& text) {
   return test::error_of([&] { oi::import_text(text); });

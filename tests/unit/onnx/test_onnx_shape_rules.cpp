@@ -4,6 +4,7 @@
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/util/error.hpp"
 #include "../../../src/onnx/shape_rules.hpp"
+#include "tensor_named.hpp"
 
 using perfpred::Graph;
 using perfpred::Tensor;
@@ -12,11 +13,7 @@ using V = std::vector<int64_t>;
 
 namespace {
 
-const Tensor& T(const Graph& g, const std::string& name) {
-  int id = g.find_tensor(name);
-  if (id < 0) throw std::runtime_error("no tensor " + name);
-  return g.tensors[static_cast<size_t>(id)];
-}
+const Tensor& T(const Graph& g, const std::string& name) { return perfpred::test::tensor_named(g, name); }
 V S(const Graph& g, const std::string& name) { return T(g, name).shape; }
 V I(const Graph& g, const std::string& name) {
   const Tensor& t = T(g, name);
