@@ -1,5 +1,6 @@
 #include "control_flow.hpp"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -312,7 +313,12 @@ void unroll_sequence_map(onnx::GraphProto& g, int idx, int64_t length, const std
   const onnx::NodeProto node = g.node(idx);
   const onnx::GraphProto* body = graph_attr(node, "body");
   if (!body) throw InputError(label(node) + ": has no body graph");
-  check_unroll_size(node, *body, length, max_nodes);
+  // Each copy is the body and, for each sequence input, a SequenceAt and its position.
+  const int64_t per_copy =
+      body->node_size() + 2 * static_cast<int64_t>(std::count(is_sequence.begin(), is_sequence.end(), true));
+  if (length > 0 && per_copy > 0 && length > max_nodes / per_copy)
+    throw InputError(label(node) + ": " + std::to_string(length) + " elements through " + std::to_string(per_copy) +
+                     " nodes each exceed " + std::to_string(max_nodes) + " unrolled nodes");
   if (body->input_size() != node.input_size() || body->output_size() != node.output_size())
     throw InputError(label(node) + ": its body takes " + std::to_string(body->input_size()) + " inputs and gives " +
                      std::to_string(body->output_size()) + " outputs; the SequenceMap has " +

@@ -324,3 +324,23 @@ g (float[2, 6] x, int64[K] sizes) => (float[2, 6] y) {
 })");
   EXPECT_NE(e.find("(SequenceMap): the length of the sequences it maps is not known at import"), std::string::npos) << e;
 }
+
+// The unrolled copies count against the import's node budget, the SequenceAt of each element included.
+TEST(OnnxSequences, SequenceMapCopiesCountAgainstTheUnrollBudget) {
+  oi::ImportOptions o;
+  o.max_unrolled_nodes = 10;
+  const std::string e = test::error_of([&] {
+    oi::import_text(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 8] x) => (float[2, 8] y) {
+  s = SplitToSequence <axis = 1> (x, two)
+  two = Constant <value = int64 {2}> ()
+  m = SequenceMap <body = b (float[2, 2] e) => (float[2, 2] o) {
+      r = Relu (e)
+      o = Neg (r)
+  }> (s)
+  y = ConcatFromSequence <axis = 1> (m)
+})", o);
+  });
+  EXPECT_NE(e.find("(SequenceMap): 4 elements through 4 nodes each exceed 10 unrolled nodes"), std::string::npos) << e;
+}
