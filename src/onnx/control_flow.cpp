@@ -177,12 +177,18 @@ void replace_node(onnx::GraphProto& g, int idx, F emit) {
   g.mutable_node()->Swap(&out);
 }
 
-void check_unroll_size(const onnx::NodeProto& n, const onnx::GraphProto& body, int64_t trips, int64_t max_nodes) {
-  if (trips < 0) throw InputError(label(n) + ": trip count " + std::to_string(trips) + " is negative");
-  if (body.node_size() > 0 && trips > max_nodes / body.node_size())
-    throw InputError(label(n) + ": " + std::to_string(trips) + " iterations of a " + std::to_string(body.node_size()) +
-                     "-node body exceed " + std::to_string(max_nodes) +
-                     " unrolled nodes; pass a smaller --loop-trips " + n.name() + "=N");
+// The unrolled copies' size against the budget: each copy is the body and the `extra` nodes that feed it (a Loop's
+// iteration and condition constants, a Scan's Gather and index per scanned input, a SequenceMap's SequenceAt and
+// position per mapped sequence). A Loop or Scan names --loop-trips; a SequenceMap's count is its sequence's.
+void check_unroll_size(const onnx::NodeProto& n, const onnx::GraphProto& body, int64_t copies, int64_t extra,
+                       int64_t max_nodes) {
+  if (copies < 0) throw InputError(label(n) + ": trip count " + std::to_string(copies) + " is negative");
+  const int64_t per_copy = body.node_size() + extra;
+  if (per_copy <= 0 || copies <= max_nodes / per_copy) return;
+  const bool map = n.op_type() == "SequenceMap";
+  throw InputError(label(n) + ": " + std::to_string(copies) + (map ? " elements" : " iterations") + " through " +
+                   std::to_string(per_copy) + " nodes each exceed " + std::to_string(max_nodes) + " unrolled nodes" +
+                   (map ? std::string() : "; pass a smaller --loop-trips " + n.name() + "=N"));
 }
 
 std::string iter_prefix(const std::string& name, int64_t i) { return name + "/iter" + std::to_string(i) + "/"; }
@@ -221,7 +227,7 @@ void unroll_loop(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset, int
   const onnx::NodeProto node = g.node(idx);
   const onnx::GraphProto* body = graph_attr(node, "body");
   if (!body) throw InputError(label(node) + ": has no body graph");
-  check_unroll_size(node, *body, trips, max_nodes);
+  check_unroll_size(node, *body, trips, 2, max_nodes);
   const int carried = node.input_size() - 2;
   if (carried < 0 || body->input_size() != carried + 2 || body->output_size() < carried + 1)
     throw InputError(label(node) + ": body inputs/outputs do not match the Loop's " + std::to_string(node.input_size()) +
@@ -258,8 +264,8 @@ void unroll_scan(onnx::GraphProto& g, int idx, int64_t trips, int64_t opset, int
   const onnx::NodeProto node = g.node(idx);
   const onnx::GraphProto* body = graph_attr(node, "body");
   if (!body) throw InputError(label(node) + ": has no body graph");
-  check_unroll_size(node, *body, trips, max_nodes);
   const int k_in = static_cast<int>(int_attr(node, "num_scan_inputs", 0));
+  check_unroll_size(node, *body, trips, 2 * static_cast<int64_t>(std::max(k_in, 0)), max_nodes);
   const int states = node.input_size() - k_in;
   if (k_in <= 0 || states < 0 || body->input_size() != node.input_size() || body->output_size() < states)
     throw InputError(label(node) + ": num_scan_inputs and the body's inputs/outputs do not match the Scan's inputs");
@@ -313,12 +319,8 @@ void unroll_sequence_map(onnx::GraphProto& g, int idx, int64_t length, const std
   const onnx::NodeProto node = g.node(idx);
   const onnx::GraphProto* body = graph_attr(node, "body");
   if (!body) throw InputError(label(node) + ": has no body graph");
-  // Each copy is the body and, for each sequence input, a SequenceAt and its position.
-  const int64_t per_copy =
-      body->node_size() + 2 * static_cast<int64_t>(std::count(is_sequence.begin(), is_sequence.end(), true));
-  if (length > 0 && per_copy > 0 && length > max_nodes / per_copy)
-    throw InputError(label(node) + ": " + std::to_string(length) + " elements through " + std::to_string(per_copy) +
-                     " nodes each exceed " + std::to_string(max_nodes) + " unrolled nodes");
+  const int64_t sequences = std::count(is_sequence.begin(), is_sequence.end(), true);
+  check_unroll_size(node, *body, length, 2 * sequences, max_nodes);
   if (body->input_size() != node.input_size() || body->output_size() != node.output_size())
     throw InputError(label(node) + ": its body takes " + std::to_string(body->input_size()) + " inputs and gives " +
                      std::to_string(body->output_size()) + " outputs; the SequenceMap has " +

@@ -1,8 +1,9 @@
 #pragma once
 // Control flow as plain nodes: an If replaced by the nodes of one branch, a Loop or Scan unrolled into
-// one copy of its body per iteration, a SequenceMap into one copy per element. Subgraph-local names get the prefix "NODE/then/", "NODE/else/"
-// or "NODE/iterI/" (so per-layer output names the branch or iteration); names from the outer scope stay
-// as they are, which is how a body sees outer values. Works on the ModelProto before import.
+// one copy of its body per iteration, a SequenceMap into one copy per element. Subgraph-local names get the
+// prefix "NODE/then/", "NODE/else/" or "NODE/iterI/" (so per-layer output names the branch or iteration); names
+// from the outer scope stay as they are, which is how a body sees outer values. Works on the ModelProto before
+// import.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -134,8 +134,8 @@ const std::unordered_set<std::string> k_checked_ops = [] {
                          "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                          "ReduceSumSquare", "Expand", "Range", "Flatten", "Softmax", "LogSoftmax", "Hardmax",
                          "LayerNormalization", "Gather", "GatherElements", "ScatterElements", "ArgMax", "ArgMin",
-                         "CumSum", "CumProd", "TopK", "OneHot", "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN", "STFT", "Cast",
-                         "BitCast", "TensorScatter"})
+                         "CumSum", "CumProd", "TopK", "OneHot", "Tile", "Resize", "Upsample", "LSTM", "GRU", "RNN",
+                         "STFT", "Cast", "BitCast", "TensorScatter"})
     s.insert(op);
   return s;
 }();

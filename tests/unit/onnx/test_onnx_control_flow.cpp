@@ -207,3 +207,27 @@ g (float[N, 3] x, bool c) => (float[N, 3] y) {
   msg = error_of(iff, o);
   EXPECT_NE(msg.find("node 'If_0' (If): has no else_branch graph"), std::string::npos) << msg;
 }
+
+// The unroll budget counts what each copy adds besides its body: a Loop's two constants (iteration, condition), a
+// Scan's Gather and index per scanned input. Four iterations of the two-node Loop body are 16 nodes, over 15.
+TEST(OnnxControlFlow, UnrollBudgetCountsEachCopysFeedingNodes) {
+  oi::ImportOptions o;
+  o.input_shapes["m"] = {};
+  o.loop_trips["Loop_1"] = 4;
+  o.max_unrolled_nodes = 15;
+  std::string msg = error_of(k_loop_runtime, o);
+  EXPECT_NE(msg.find("node 'Loop_1' (Loop): 4 iterations through 4 nodes each exceed 15 unrolled nodes; pass a "
+                     "smaller --loop-trips Loop_1=N"),
+            std::string::npos)
+      << msg;
+  o.max_unrolled_nodes = 16;
+  EXPECT_TRUE(has_node(oi::import_text(k_loop_runtime, o), "Loop_1/iter3/Relu_0"));
+  oi::ImportOptions s;  // the Scan over 4 rows: a 2-node body and a Gather and its index a copy, 16 nodes
+  s.input_shapes["init"] = {3};
+  s.input_shapes["x"] = {4, 3};
+  s.max_unrolled_nodes = 15;
+  msg = error_of(k_scan, s);
+  EXPECT_NE(msg.find("node 'Scan_0' (Scan): 4 iterations through 4 nodes each exceed 15 unrolled nodes"),
+            std::string::npos)
+      << msg;
+}
