@@ -92,6 +92,13 @@ bool set_dtype(Tensor& t, DType d) {
   return false;
 }
 
+// Both of a tensor's facts at once; both setters always run (whether either changed decides another pass).
+bool set_type(Tensor& t, DType d, const Shape& s) {
+  const bool dtype_changed = set_dtype(t, d);
+  const bool shape_changed = set_shape(t, s);
+  return dtype_changed || shape_changed;
+}
+
 bool same_shape(const Tensor& t, const Shape& s) { return t.has_shape && t.shape == s; }
 
 // Store folded integer values (and their shape) on an output.
@@ -673,7 +680,7 @@ bool infer_ms_mha_gqa(Graph& g, Node& n) {
   const DType dt = q->dtype;
   bool ch = false;
   auto put = [&](size_t slot, const Shape& shape) {
-    if (Tensor* t = out_tensor(g, n, slot)) ch |= set_dtype(*t, dt) | set_shape(*t, shape);
+    if (Tensor* t = out_tensor(g, n, slot)) ch |= set_type(*t, dt, shape);
   };
   auto mul = [](int64_t a, int64_t c) { return a < 0 || c < 0 ? U : a * c; };
   auto div = [](int64_t a, int64_t c) { return a < 0 || c <= 0 ? U : a / c; };
@@ -739,7 +746,7 @@ bool infer_onnx_attention(Graph& g, Node& n) {
   const int64_t b = q->shape[0];
   bool ch = false;
   auto put = [&](size_t slot, const Shape& shape) {
-    if (Tensor* o = out_tensor(g, n, slot)) ch |= set_dtype(*o, q->dtype) | set_shape(*o, shape);
+    if (Tensor* o = out_tensor(g, n, slot)) ch |= set_type(*o, q->dtype, shape);
   };
   put(0, rq == 3 ? Shape{b, s, qn < 0 || hv < 0 ? U : qn * hv} : Shape{b, qn, s, hv});
   put(1, Shape{b, kvn, t, hk});
@@ -802,7 +809,7 @@ bool infer_audio_unpool_loss(Graph& g, Node& n, Tensor& o) {
     ch |= set_shape(o, Shape{});
   }
   if (op == "SoftmaxCrossEntropyLoss")
-    if (Tensor* log_prob = out_tensor(g, n, 1)) ch |= set_dtype(*log_prob, x->dtype) | set_shape(*log_prob, xs);
+    if (Tensor* log_prob = out_tensor(g, n, 1)) ch |= set_type(*log_prob, x->dtype, xs);
   return ch;
 }
 
@@ -1250,15 +1257,14 @@ bool infer_optional(Graph& g, Node& n) {
   if (op == "Optional" || op == "Identity") {
     if (x) return copy_tensor(*x, true, op == "Optional" ? std::optional<bool>(true) : x->holds_element);
     // Empty: the element type from the attribute, no bytes.
-    bool ch = set_dtype(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("type.elem_type", 0)))) |
-              set_shape(*o, Shape{});
+    bool ch = set_type(*o, dtype_from_onnx(static_cast<int32_t>(n.attr_int("type.elem_type", 0))), Shape{});
     ch |= !o->is_optional || o->holds_element != false;
     o->is_optional = true;
     o->holds_element = false;
     return ch;
   }
   if (op == "OptionalHasElement") {
-    bool ch = set_dtype(*o, DType::boolean) | set_shape(*o, Shape{});
+    bool ch = set_type(*o, DType::boolean, Shape{});
     std::optional<bool> has;
     if (!x) has = false;  // opset 18: no input is an empty optional
     else if (x->is_optional) has = x->holds_element;
@@ -1302,7 +1308,7 @@ bool infer_sequence(Graph& g, Node& n) {
   if (op == "SplitToSequence") return infer_split_to_sequence(g, n, *o);
   if (op == "ConcatFromSequence") return infer_concat_from_sequence(g, n, *o);
   if (op == "SequenceLength") {
-    bool ch = set_dtype(*o, DType::i64) | set_shape(*o, Shape{});
+    bool ch = set_type(*o, DType::i64, Shape{});
     if (seq_in && s->elements) ch |= set_int_values(*o, Shape{}, {static_cast<int64_t>(s->elements->size())});
     return ch;
   }
@@ -1379,8 +1385,8 @@ bool infer_node(Graph& g, Node& n) {
     ch |= set_dtype(*o, zp ? zp->dtype : DType::u8);
   } else if (op == "DynamicQuantizeLinear") {  // y (uint8), then its scale (float) and zero point (uint8)
     ch |= set_dtype(*o, DType::u8);
-    if (Tensor* t = out_tensor(g, n, 1)) ch |= set_dtype(*t, DType::f32) | set_shape(*t, Shape{});
-    if (Tensor* t = out_tensor(g, n, 2)) ch |= set_dtype(*t, DType::u8) | set_shape(*t, Shape{});
+    if (Tensor* t = out_tensor(g, n, 1)) ch |= set_type(*t, DType::f32, Shape{});
+    if (Tensor* t = out_tensor(g, n, 2)) ch |= set_type(*t, DType::u8, Shape{});
     if (shaped(x)) ch |= set_shape(*o, x->shape);
     return ch;
   } else if (op == "Multinomial") {
@@ -2091,7 +2097,7 @@ bool infer_node(Graph& g, Node& n) {
     if (!flat) y[static_cast<size_t>(axis)] = kept;
     ch |= set_shape(*o, y);
     for (size_t i = 1; i < 4; ++i)  // indices [kept], inverse_indices [all], counts [kept]: int64
-      if (Tensor* t = out_tensor(g, n, i)) ch |= set_dtype(*t, DType::i64) | set_shape(*t, Shape{i == 2 ? all : kept});
+      if (Tensor* t = out_tensor(g, n, i)) ch |= set_type(*t, DType::i64, Shape{i == 2 ? all : kept});
     return ch;
   }
   if (op == "Compress") {  // the slices along `axis` (or elements of the flattened input) its condition keeps
