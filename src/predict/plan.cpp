@@ -949,7 +949,12 @@ std::vector<int> pattern_reads(const PlanContext& c, int id) {
 /// (set_bn_inference_planes): PyTorch's eval-mode BatchNorm where it runs on cuDNN (cudnn_eval_batch_norm) and a bare
 /// cuDNN call, unless the tensors are channels_last (cuDNN's NHWC kernels). The training forward is another
 /// kernel (batch statistics; not measured), left DRAM-bound: given the same walk over the planes, held-out training
-/// went 17.8% -> 18.1% (Lambda's AMP and TF32 rows 1-6 points worse; docs/accuracy.md, Session 32). Other runtimes
+/// went 17.8% -> 18.1% (Lambda's AMP and TF32 rows 1-6 points worse; docs/accuracy.md, Session 32). Walked instead
+/// as the backward is, one block per channel (set_bn_backward_channels) for the statistics pass, or for it and
+/// the normalisation: perfpred's H200 batch-128 training rows come closer (FP32 14.9% -> 14.0% / 11.5% mean APE,
+/// AMP 24.1% -> 23.5% / 22.6%) and Lambda's batch 640-1280 rows go further off (H100 SXM AMP 6.1% -> 8.1% /
+/// 12.8%, TF32 1.8% -> 2.6% / 5.4%): held-out training 16.07% -> 16.11% / 16.27% (Session 40). Which kernel cuDNN
+/// runs for the statistics at those sizes is not measured here, so the forward stays DRAM-bound. Other runtimes
 /// fold BatchNorm or run their own kernels.
 void bn_inference_planes(const PlanContext& c, const Node& node, KernelDraft& d) {
   if (c.training || c.opts.channels_last || !cudnn_eval_batch_norm(c.opts)) return;
