@@ -465,6 +465,27 @@ std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& p
   return r;
 }
 
+// A constant behind node `ni` (its inputs, and theirs) whose values the importer could not read from external
+// data, as "'NAME' (why)"; "" when there is none.
+std::string unread_external_behind(const Graph& g, const std::vector<int>& producer, int ni) {
+  if (g.unread_external.empty()) return "";
+  std::vector<char> seen(g.nodes.size(), 0);
+  std::vector<int> todo{ni};
+  while (!todo.empty()) {
+    int cur = todo.back();
+    todo.pop_back();
+    if (seen[static_cast<size_t>(cur)]) continue;
+    seen[static_cast<size_t>(cur)] = 1;
+    for (int t : g.nodes[static_cast<size_t>(cur)].inputs) {
+      if (t < 0) continue;
+      const std::string& name = g.tensors[static_cast<size_t>(t)].name;
+      if (auto it = g.unread_external.find(name); it != g.unread_external.end()) return "'" + name + "' (" + it->second + ")";
+      if (producer[static_cast<size_t>(t)] >= 0) todo.push_back(producer[static_cast<size_t>(t)]);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string unshaped_summary(const Graph& g, const GraphCost& c, size_t max_named) {
@@ -492,6 +513,9 @@ std::string unshaped_summary(const Graph& g, const GraphCost& c, size_t max_name
       return msg + (o.name.empty() ? " (--data-count N sets every such node's)"
                                    : " (--data-count " + o.name + "=N sets it, --data-count N every such node's)");
   }
+  if (std::string ext = unread_external_behind(g, producer, origin); !ext.empty())
+    return msg + ", which folds a constant kept in external data that was not read: " + ext +
+           "; keep the data file beside the model, as the constant's location names it";
   std::vector<std::string> dims;
   bool all_shaped = true;
   auto ins = inputs_behind(g, producer, origin, dims, all_shaped);

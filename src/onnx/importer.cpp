@@ -1,8 +1,9 @@
 // ONNX import: protobuf -> perfpred::Graph with every tensor shaped.
 //
-// Steps: parse the ModelProto (never touching external-data files), classify graph inputs into runtime
-// inputs and weights (export_params=False exports weights as inputs), resolve symbolic input dims from
-// ImportOptions, sort nodes topologically, run ONNX shape inference with data propagation, then run
+// Steps: parse the ModelProto (import_file reads only the small constants a model keeps in external data
+// beside it, external_data.hpp; never the weights), classify graph inputs into runtime inputs and weights
+// (export_params=False exports weights as inputs), resolve symbolic input dims from ImportOptions, sort
+// nodes topologically, run ONNX shape inference with data propagation, then run
 // perfpred's folding and shape rules (shape_rules.cpp) to close the gaps ONNX 1.12 leaves; when that
 // made progress, the result is written back into the proto and ONNX inference runs again so ops
 // perfpred has no rule for still get shapes from ONNX.
@@ -33,6 +34,7 @@
 #include "perfpred/util/error.hpp"
 #include "perfpred/util/strings.hpp"
 #include "control_flow.hpp"
+#include "external_data.hpp"
 #include "limits.hpp"
 #include "shape_rules.hpp"
 
@@ -41,8 +43,9 @@ namespace perfpred::onnx_import {
 namespace {
 
 using detail::is_integral;
-using detail::k_max_float_values;
 using detail::k_max_fold_elems;
+using detail::keeps_values;
+using detail::load_small_external_data;
 using Shape = std::vector<int64_t>;
 
 using detail::k_max_opset;
@@ -186,7 +189,7 @@ void tensor_from_proto(const onnx::TensorProto& tp, Tensor& t, const std::string
   if (!checked_mul(*n, std::max<int64_t>(dtype_size(t.dtype), 1)))
     throw InputError(where + ": dims " + dims_text(t.shape) + " overflow int64 bytes; the model is corrupt");
   const bool integral = is_integral(t.dtype);
-  if ((integral && *n <= k_max_fold_elems) || (!integral && *n <= k_max_float_values)) {
+  if (keeps_values(t.dtype, *n)) {
     std::vector<int64_t> iv;
     std::vector<double> dv;
     if (read_values(tp, t.dtype, *n, &iv, &dv)) {
@@ -1495,6 +1498,25 @@ void parse_model(const void* data, size_t size, const std::string& label, onnx::
     throw InputError(label + ": not an ONNX model (no ir_version or an empty graph)");
 }
 
+// The small constants load_small_external_data left unread: on the graph for cost.cpp's report of lost shapes,
+// and one model-level warning naming them.
+void note_unread_external(Graph& g, const std::map<std::string, std::string>& unread) {
+  if (unread.empty()) return;
+  std::string list;
+  size_t k = 0;
+  for (const auto& [name, why] : unread) {
+    if (k++ == 3) {
+      list += ", ...";
+      break;
+    }
+    list += (list.empty() ? "'" : ", '") + name + "' (" + why + ")";
+  }
+  g.warnings.push_back(std::to_string(unread.size()) + " small constant(s) stored in external data were not read: " + list +
+                       "; shapes computed from their values stay unknown (keep the data files beside the model, as "
+                       "their locations name them)");
+  g.unread_external.insert(unread.begin(), unread.end());
+}
+
 std::string stem_of(const std::string& label) {
   std::string s = std::filesystem::path(label).stem().string();
   return s.empty() ? label : s;
@@ -1533,7 +1555,10 @@ Graph import_file(const std::filesystem::path& path, const ImportOptions& opts) 
     throw;
   }
   ::munmap(data, size);
-  return Importer(model, label, opts).run(stem_of(label));
+  const auto unread = load_small_external_data(model, path.parent_path());
+  Graph g = Importer(model, label, opts).run(stem_of(label));
+  note_unread_external(g, unread);
+  return g;
 }
 
 Graph import_text(const std::string& text, const ImportOptions& opts) {

@@ -36,14 +36,16 @@ inline void expect_clean(const std::function<void()>& f) {
   }
 }
 
-/// A scratch file of this process holding `data`; its name ends in `suffix`.
-inline std::filesystem::path scratch_file(const uint8_t* data, size_t size, const std::string& suffix) {
+/// A scratch file of this process holding `data`, named "input" + `suffix` (or `name` when given), in a folder
+/// of this process's own.
+inline std::filesystem::path scratch_file(const uint8_t* data, size_t size, const std::string& suffix,
+                                          const std::string& name = "") {
   static const std::filesystem::path dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("perfpred-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     return d;
   }();
-  const auto p = dir / ("input" + suffix);
+  const auto p = dir / (name.empty() ? "input" + suffix : name);
   std::ofstream f(p, std::ios::binary | std::ios::trunc);
   f.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return p;

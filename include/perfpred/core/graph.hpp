@@ -102,6 +102,10 @@ struct Graph {
   std::vector<int> inputs;    ///< runtime inputs (not weights)
   std::vector<int> outputs;
   std::vector<std::string> warnings;  ///< model-level warnings (newer opset, ...)
+  /// Small constants (shape vectors, bounds) the model keeps in external data that the importer could not
+  /// read, name -> why (the file missing beside the model, a location outside its folder, ...). Shapes folded
+  /// from their values stay unknown; the report of lost shapes names them.
+  std::map<std::string, std::string> unread_external;
   /// How many elements data-dependent ops output (NonZero's nonzeros, NonMaxSuppression's kept boxes, Compress's
   /// kept slices), which no shape decides: by node name, and `data_count_all` (>= 0) for every such node without
   /// one (onnx_import::ImportOptions::data_counts, --data-count). Each is capped at the op's upper bound.

@@ -81,6 +81,23 @@ TEST(Analyze, UnshapedWorkingNodesAreListedWithWhereShapesAreLost) {
   EXPECT_EQ(msg.find("--input-shape"), std::string::npos) << msg;
 }
 
+TEST(Analyze, ShapesLostAtAnUnreadExternalConstantSayWhichAndWhy) {
+  GraphBuilder b;
+  b.f32("x", {2, 3, 4}, 'x').tensor("target", DType::i64, {2}, 'w').f32("r", {k_unknown_dim, k_unknown_dim});
+  b.f32("w", {12, 5}, 'w').f32("y", {k_unknown_dim, 5});
+  b.node("Reshape", {"x", "target"}, {"r"}).node("MatMul", {"r", "w"}, {"y"});
+  Graph g = b.build();
+  g.unread_external["target"] = "'m.data': no such file beside the model";
+  std::string msg = unshaped_summary(g, analyze(g));
+  EXPECT_NE(msg.find("lost at Reshape_0 (Reshape), which folds a constant kept in external data that was not read: "
+                     "'target' ('m.data': no such file beside the model)"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find("computes at run time"), std::string::npos) << msg;
+  g.unread_external.clear();  // the same graph without the note: the run-time values explanation
+  EXPECT_NE(unshaped_summary(g, analyze(g)).find("computes at run time"), std::string::npos);
+}
+
 TEST(Analyze, FullyShapedGraphIsComplete) {
   GraphBuilder b;
   b.f32("x", {2, 3}, 'x').f32("y", {2, 3});

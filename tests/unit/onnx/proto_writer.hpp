@@ -72,6 +72,15 @@ inline std::string tensor(const std::string& name, int elem_type, const std::vec
          f_int(14, 1);
   return s;
 }
+/// TensorProto stored in external data: data_location=EXTERNAL and one external_data entry per (key, value).
+inline std::string external_tensor(const std::string& name, int elem_type, const std::vector<int64_t>& dims,
+                                   const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string s;
+  for (int64_t d : dims) s += f_int(1, d);
+  s += f_int(2, elem_type) + f_bytes(8, name);
+  for (const auto& [k, v] : entries) s += f_bytes(13, f_bytes(1, k) + f_bytes(2, v));
+  return s + f_int(14, 1);
+}
 struct Graph {
   std::vector<std::string> nodes, initializers, inputs, outputs;
   std::string bytes(const std::string& name = "g") const {

@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "perfpred/onnx/importer.hpp"
 #include "perfpred/util/error.hpp"
 #include "proto_writer.hpp"
@@ -384,6 +387,79 @@ TEST(OnnxImporter, ExternalDataIsNeverOpened) {
     EXPECT_EQ(S(g, "w"), (std::vector<int64_t>{16, 3, 3, 3}));
     EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{2, 16, 6, 6}));
   }
+}
+
+// A model as onnx.save(..., save_as_external_data=True, size_threshold=0) writes it: x -> Reshape(x, shape)
+// -> MatMul(., w), the Reshape target (int64 [2]) and w (float [12, 4096], a weight) both external; the
+// target at `offset` in `shape_file`, w in a file that never exists.
+std::string reshape_model_with_external_target(const std::string& shape_file, const std::string& offset,
+                                               const std::string& length = "16") {
+  pw::Graph pg;
+  pg.inputs.push_back(pw::value_info("x", 1, {2, 3, 4}));
+  pg.outputs.push_back(pw::value_info("y", 1, {}, false));
+  pg.nodes.push_back(pw::node("Reshape", {"x", "shape"}, {"r"}, "reshape"));
+  pg.nodes.push_back(pw::node("MatMul", {"r", "w"}, {"y"}, "mm"));
+  pg.initializers.push_back(
+      pw::external_tensor("shape", 7, {2}, {{"location", shape_file}, {"offset", offset}, {"length", length}}));
+  pg.initializers.push_back(pw::external_tensor("w", 1, {12, 4096}, {{"location", "weights-never-written.bin"}}));
+  return pw::model(pg);
+}
+
+struct ExternalDir {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("perfpred-ext-" + std::to_string(::getpid()));
+  ExternalDir() {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "sub");
+  }
+  ~ExternalDir() { std::filesystem::remove_all(dir); }
+  std::filesystem::path write(const std::string& name, const std::string& bytes) const {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+    return dir / name;
+  }
+};
+
+TEST(OnnxImporter, SmallExternalConstantsAreReadFromBesideTheModel) {
+  ExternalDir d;
+  // The target after 8 bytes of something else, in a subfolder (a relative location below the model's).
+  d.write("sub/data.bin", std::string(8, '\7') + pw::int64_raw({2, -1}));
+  const auto path = d.write("m.onnx", reshape_model_with_external_target("sub/data.bin", "8"));
+  Graph g = oi::import_file(path);
+  EXPECT_EQ(S(g, "r"), (std::vector<int64_t>{2, 12}));
+  EXPECT_EQ(S(g, "y"), (std::vector<int64_t>{2, 4096}));
+  EXPECT_EQ(S(g, "w"), (std::vector<int64_t>{12, 4096}));  // the weight's file was never needed
+  EXPECT_TRUE(g.unread_external.empty());
+  for (const auto& w : g.warnings) EXPECT_EQ(w.find("external"), std::string::npos) << w;
+}
+
+TEST(OnnxImporter, UnreadableExternalConstantsAreNamedWithWhy) {
+  ExternalDir d;
+  d.write("data.bin", pw::int64_raw({2, -1}));
+  d.write("../perfpred-ext-outside.bin", pw::int64_raw({2, -1}));  // valid bytes that must never be read
+  ASSERT_EQ(::mkfifo((d.dir / "pipe").c_str(), 0600), 0);
+  struct Case {
+    std::string location, offset, why, length = "16";
+  };
+  const std::vector<Case> cases = {
+      {"missing.bin", "0", "'missing.bin': no such file beside the model"},
+      {"../perfpred-ext-outside.bin", "0", "outside the model's folder"},
+      {(d.dir / "data.bin").string(), "0", "an absolute location"},
+      {"data.bin", "8", "beyond the file's end (16 bytes)"},
+      {"data.bin", "-8", "an offset that is not a byte count"},
+      {"sub", "0", "not a regular file"},
+      {"pipe", "0", "not a regular file"},  // a FIFO: opened without blocking, then refused
+      {"data.bin", "0", "its length says 24 bytes, its dims and type make 16", "24"},
+  };
+  for (const auto& c : cases) {
+    const auto path = d.write("m.onnx", reshape_model_with_external_target(c.location, c.offset, c.length));
+    Graph g = oi::import_file(path);
+    EXPECT_FALSE(T(g, "r").shape_known()) << c.location;
+    EXPECT_NE(g.unread_external["shape"].find(c.why), std::string::npos) << c.location << ": " << g.unread_external["shape"];
+    EXPECT_EQ(g.unread_external.count("w"), 0u);  // a weight: never opened, so never reported
+    bool warned = false;
+    for (const auto& w : g.warnings) warned |= w.find("stored in external data were not read: 'shape'") != std::string::npos;
+    EXPECT_TRUE(warned) << c.location;
+  }
+  std::filesystem::remove(d.dir / "../perfpred-ext-outside.bin");
 }
 
 TEST(OnnxImporter, LargeWeightsKeepDimsAndSmallIntegerInitializersKeepValues) {
