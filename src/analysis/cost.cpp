@@ -434,9 +434,11 @@ int unknown_origin(const Graph& g, const std::vector<int>& producer, int start) 
 }
 
 // Runtime inputs that node `ni` depends on, as "'name' [dims]".
-// The graph inputs node `ni` depends on ("'x' [1, seq, 64]"); their symbolic dims kept by name go to `dims`.
+// The graph inputs node `ni` depends on ("'x' [1, seq, 64]"); their symbolic dims kept by name go to `dims`,
+// and the first constant behind it that the importer could not read from external data to `unread`
+// ("'name' (why)"; left empty when there is none).
 std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& producer, int ni,
-                                       std::vector<std::string>& dims, bool& all_shaped) {
+                                       std::vector<std::string>& dims, bool& all_shaped, std::string& unread) {
   all_shaped = true;
   std::vector<char> seen(g.nodes.size(), 0), tseen(g.tensors.size(), 0);
   std::vector<int> todo{ni};
@@ -450,6 +452,8 @@ std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& p
       if (t < 0 || tseen[static_cast<size_t>(t)]) continue;
       tseen[static_cast<size_t>(t)] = 1;
       const Tensor& tt = g.tensors[static_cast<size_t>(t)];
+      if (auto it = g.unread_external.find(tt.name); unread.empty() && it != g.unread_external.end())
+        unread = "'" + tt.name + "' (" + it->second + ")";
       if (tt.is_graph_input) {
         r.push_back("'" + tt.name + "' " + shape_to_string(tt));
         all_shaped = all_shaped && tt.shape_known();
@@ -463,27 +467,6 @@ std::vector<std::string> inputs_behind(const Graph& g, const std::vector<int>& p
   }
   std::sort(r.begin(), r.end());
   return r;
-}
-
-// A constant behind node `ni` (its inputs, and theirs) whose values the importer could not read from external
-// data, as "'NAME' (why)"; "" when there is none.
-std::string unread_external_behind(const Graph& g, const std::vector<int>& producer, int ni) {
-  if (g.unread_external.empty()) return "";
-  std::vector<char> seen(g.nodes.size(), 0);
-  std::vector<int> todo{ni};
-  while (!todo.empty()) {
-    int cur = todo.back();
-    todo.pop_back();
-    if (seen[static_cast<size_t>(cur)]) continue;
-    seen[static_cast<size_t>(cur)] = 1;
-    for (int t : g.nodes[static_cast<size_t>(cur)].inputs) {
-      if (t < 0) continue;
-      const std::string& name = g.tensors[static_cast<size_t>(t)].name;
-      if (auto it = g.unread_external.find(name); it != g.unread_external.end()) return "'" + name + "' (" + it->second + ")";
-      if (producer[static_cast<size_t>(t)] >= 0) todo.push_back(producer[static_cast<size_t>(t)]);
-    }
-  }
-  return "";
 }
 
 }  // namespace
@@ -513,12 +496,13 @@ std::string unshaped_summary(const Graph& g, const GraphCost& c, size_t max_name
       return msg + (o.name.empty() ? " (--data-count N sets every such node's)"
                                    : " (--data-count " + o.name + "=N sets it, --data-count N every such node's)");
   }
-  if (std::string ext = unread_external_behind(g, producer, origin); !ext.empty())
-    return msg + ", which folds a constant kept in external data that was not read: " + ext +
-           "; keep the data file beside the model, as the constant's location names it";
   std::vector<std::string> dims;
   bool all_shaped = true;
-  auto ins = inputs_behind(g, producer, origin, dims, all_shaped);
+  std::string unread;
+  auto ins = inputs_behind(g, producer, origin, dims, all_shaped, unread);
+  if (!unread.empty())
+    return msg + ", which folds a constant kept in external data that was not read: " + unread +
+           "; keep the data file beside the model, as the constant's location names it";
   if (!ins.empty() && all_shaped && !data_dependent_origin) {
     // Every input behind it has its exact shape: the size comes from values computed at run time (a Resize to
     // a detected box's size, a Reshape to a count read from the data), which no shape option sets.
