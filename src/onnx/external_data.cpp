@@ -130,15 +130,10 @@ void load_tensor(onnx::TensorProto& tp, const std::string& name, Reader& reader,
   const DType dt = dtype_from_onnx(tp.data_type());
   const int64_t esize = dtype_size(dt);
   if (esize <= 0) return;
-  int64_t n = 1;
-  for (int64_t d : tp.dims()) {
-    if (d < 0) return;  // the importer reports the bad dims
-    auto m = checked_mul(n, d);
-    if (!m) return;
-    n = *m;
-  }
-  if (!keeps_values(dt, n)) return;  // a weight: its values are never needed
-  if (std::string why = reader.load(tp, n * esize); !why.empty()) unread.emplace(name, std::move(why));
+  const auto n = checked_product(std::span<const int64_t>(tp.dims().data(), static_cast<size_t>(tp.dims_size())));
+  if (!n) return;  // negative or overflowing dims: the importer reports them
+  if (!keeps_values(dt, *n)) return;  // a weight: its values are never needed
+  if (std::string why = reader.load(tp, *n * esize); !why.empty()) unread.emplace(name, std::move(why));
 }
 
 void load_graph(onnx::GraphProto& g, Reader& reader, std::map<std::string, std::string>& unread, int depth) {
